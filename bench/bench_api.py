@@ -1,0 +1,241 @@
+"""API server throughput: GET, LIST (1000 objects), create and watch delivery (100 watchers).
+
+Each figure is also printed as a ratio to a bare aiohttp handler that returns a tiny JSON body,
+measured in the same run on the same machine with the same load generator. Servers run in their
+own process so the load generator does not share their core.
+
+    python bench/bench_api.py [--seconds 3] [--concurrency 32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import multiprocessing
+import os
+import socket
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+import orjson
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _run_bare(port: int) -> None:
+    from aiohttp import web
+
+    body = b'{"kind":"Status","apiVersion":"v1","status":"Success"}'
+
+    async def handler(_: web.Request) -> web.Response:
+        response = web.Response(body=body)
+        response.headers["Content-Type"] = "application/json"
+        return response
+
+    app = web.Application()
+    app.router.add_get("/bare", handler)
+    web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+def _run_fakeapi(port: int) -> None:
+    from fakeapi.bootstrap import new_registry
+    from fakeapi.server.runner import ApiServer
+
+    async def main() -> None:
+        server = ApiServer(registry=new_registry(), port=port)
+        await server.start()
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+
+
+async def _wait_ready(url: str) -> None:
+    async with aiohttp.ClientSession() as session:
+        for _ in range(200):
+            try:
+                async with session.get(url) as response:
+                    if response.status < 500:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.05)
+    raise RuntimeError(f"server at {url} did not start")
+
+
+async def _rate(
+    seconds: float, concurrency: int, call: Callable[[aiohttp.ClientSession], Awaitable[None]]
+) -> float:
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        await call(session)  # warm up the connection pool and caches
+        done = 0
+        stop_at = time.perf_counter() + seconds
+
+        async def worker() -> None:
+            nonlocal done
+            while time.perf_counter() < stop_at:
+                await call(session)
+                done += 1
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return done / (time.perf_counter() - start)
+
+
+def _get(url: str, expect: int = 200) -> Callable[[aiohttp.ClientSession], Awaitable[None]]:
+    async def call(session: aiohttp.ClientSession) -> None:
+        async with session.get(url) as response:
+            await response.read()
+            assert response.status == expect, response.status
+
+    return call
+
+
+async def _post_json(session: aiohttp.ClientSession, url: str, body: dict[str, Any]) -> int:
+    async with session.post(
+        url, data=orjson.dumps(body), headers={"Content-Type": "application/json"}
+    ) as response:
+        await response.read()
+        return response.status
+
+
+async def _setup(base: str, objects: int) -> None:
+    async with aiohttp.ClientSession() as session:
+        await _post_json(session, f"{base}/api/v1/namespaces", {"metadata": {"name": "bench"}})
+        await _post_json(session, f"{base}/api/v1/namespaces", {"metadata": {"name": "watch"}})
+        sem = asyncio.Semaphore(32)
+
+        async def one(i: int) -> None:
+            async with sem:
+                status = await _post_json(
+                    session,
+                    f"{base}/api/v1/namespaces/bench/configmaps",
+                    {
+                        "metadata": {"name": f"cm-{i:05d}", "labels": {"app": "bench"}},
+                        "data": {"key": "value", "index": str(i)},
+                    },
+                )
+                assert status == 201, status
+
+        await asyncio.gather(*(one(i) for i in range(objects)))
+
+
+async def _create_rate(base: str, seconds: float, concurrency: int) -> float:
+    counter = iter(range(10**9))
+    url = f"{base}/api/v1/namespaces/bench/configmaps"
+
+    async def call(session: aiohttp.ClientSession) -> None:
+        status = await _post_json(
+            session, url, {"metadata": {"name": f"new-{next(counter)}"}, "data": {"k": "v"}}
+        )
+        assert status == 201, status
+
+    return await _rate(seconds, concurrency, call)
+
+
+async def _watch_delivery(base: str, watchers: int, events: int) -> tuple[float, bool]:
+    """Events/s delivered to all watchers together, and whether every stream was complete and
+    in order."""
+    url = f"{base}/api/v1/namespaces/watch/configmaps?watch=true&resourceVersion="
+    connector = aiohttp.TCPConnector(limit=watchers + 8)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async with session.get(f"{base}/api/v1/namespaces/watch/configmaps") as response:
+            rv = (await response.json())["metadata"]["resourceVersion"]
+        received: list[list[int]] = [[] for _ in range(watchers)]
+        ready = asyncio.Event()
+        opened = 0
+
+        async def watch(i: int) -> None:
+            nonlocal opened
+            async with session.get(url + rv) as response:
+                opened += 1
+                if opened == watchers:
+                    ready.set()
+                async for line in response.content:
+                    event = orjson.loads(line)
+                    received[i].append(int(event["object"]["metadata"]["resourceVersion"]))
+                    if len(received[i]) == events:
+                        return
+
+        tasks = [asyncio.create_task(watch(i)) for i in range(watchers)]
+        await asyncio.wait_for(ready.wait(), 30)
+        start = time.perf_counter()
+        sem = asyncio.Semaphore(16)
+
+        async def create(i: int) -> None:
+            async with sem:
+                await _post_json(
+                    session,
+                    f"{base}/api/v1/namespaces/watch/configmaps",
+                    {"metadata": {"name": f"w-{i:05d}"}},
+                )
+
+        await asyncio.gather(*(create(i) for i in range(events)))
+        await asyncio.wait_for(asyncio.gather(*tasks), 120)
+        elapsed = time.perf_counter() - start
+    # every watcher saw the same events, each once, in strictly increasing resourceVersion
+    first = received[0]
+    ordered = all(a < b for a, b in itertools.pairwise(first))
+    complete = ordered and len(first) == events and all(r == first for r in received)
+    return watchers * events / elapsed, complete
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    bare_port, api_port = _free_port(), _free_port()
+    ctx = multiprocessing.get_context("spawn")
+    servers = [
+        ctx.Process(target=_run_bare, args=(bare_port,), daemon=True),
+        ctx.Process(target=_run_fakeapi, args=(api_port,), daemon=True),
+    ]
+    for p in servers:
+        p.start()
+    try:
+        bare, base = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{api_port}"
+        await _wait_ready(f"{bare}/bare")
+        await _wait_ready(f"{base}/readyz")
+        await _setup(base, args.objects)
+        sec, conc = args.seconds, args.concurrency
+        baseline = await _rate(sec, conc, _get(f"{bare}/bare"))
+        get = await _rate(sec, conc, _get(f"{base}/api/v1/namespaces/bench/configmaps/cm-00001"))
+        lst = await _rate(sec, min(conc, 8), _get(f"{base}/api/v1/namespaces/bench/configmaps"))
+        create = await _create_rate(base, sec, conc)
+        watch_rate, complete = await _watch_delivery(base, args.watchers, args.events)
+    finally:
+        for p in servers:
+            p.terminate()
+    print(f"bare aiohttp JSON handler : {baseline:10.0f} req/s  (baseline)")
+    print(f"GET one object            : {get:10.0f} req/s  ratio {get / baseline:5.2f}")
+    print(
+        f"LIST {args.objects} objects         : {lst:10.1f} req/s  ratio {lst / baseline:7.4f}"
+        f"  ({lst * args.objects:,.0f} objects/s)"
+    )
+    print(f"create                    : {create:10.0f} req/s  ratio {create / baseline:5.2f}")
+    print(
+        f"watch delivery            : {watch_rate:10.0f} events/s to {args.watchers} watchers "
+        f"({args.events} events each); complete and in order: {complete}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--objects", type=int, default=1000)
+    parser.add_argument("--watchers", type=int, default=100)
+    parser.add_argument("--events", type=int, default=200)
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

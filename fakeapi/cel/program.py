@@ -1,0 +1,438 @@
+"""Turn a checked syntax tree into nested Python closures.
+
+Interpreting a parse tree walks rule nodes and dispatches by name for every evaluation; closures
+do that work once, at compile time, so evaluating a selector is a handful of direct calls. The
+allocator memoises results per device anyway, but the first check of each device in a large
+inventory (and every check after a slice update) pays this cost.
+
+Errors follow CEL: :class:`EvalError` is a value-like error that ``&&``, ``||`` and the
+``all``/``exists`` macros may absorb; :class:`CostLimitExceededError` aborts evaluation outright.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import ast
+from .errors import EvalError
+from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS
+from .values import (
+    EMPTY_MAP,
+    DomainMap,
+    add,
+    compare,
+    div,
+    equals,
+    mod,
+    mul,
+    negate,
+    no_overload,
+    sub,
+    type_name,
+)
+
+__all__ = ["Activation", "CostLimitExceededError", "Evaluator", "compile_program"]
+
+
+class CostLimitExceededError(Exception):
+    """Runtime cost went over the limit (``operation cancelled: actual cost limit exceeded``)."""
+
+
+class Activation:
+    """Variables of one evaluation plus its running cost."""
+
+    __slots__ = ("cost", "limit", "vars")
+
+    def __init__(self, variables: dict[str, object], limit: int) -> None:
+        self.vars = variables
+        self.cost = 0
+        self.limit = limit
+
+
+Evaluator = Callable[[Activation], object]
+
+_UNSET = object()
+
+Items = list[tuple[object, object]]
+Macro = Callable[[Activation, Items, bool, str, "str | None", list[Evaluator]], object]
+
+
+class _Lazy:
+    """A ``cel.bind`` variable, evaluated on first use."""
+
+    __slots__ = ("init", "value")
+
+    def __init__(self, init: Evaluator) -> None:
+        self.init = init
+        self.value: object = _UNSET
+
+
+def compile_program(node: ast.Node, *, list_type_attributes: bool) -> Evaluator:
+    members = dict(MEMBER_FUNCTIONS)
+    if list_type_attributes:
+        members.update(LIST_ATTRIBUTE_FUNCTIONS)
+    return _Compiler(members).build(node, frozenset())
+
+
+def _select(value: object, field: str) -> object:
+    if isinstance(value, dict):
+        try:
+            return value[field]
+        except KeyError:
+            if type(value) is DomainMap:
+                return EMPTY_MAP
+            raise EvalError(f"no such key: {field}") from None
+    raise EvalError(f"type '{type_name(value)}' does not support field selection")
+
+
+def _index(value: object, key: object) -> object:
+    if isinstance(value, dict):
+        try:
+            return value[key]
+        except (KeyError, TypeError):
+            if type(value) is DomainMap:
+                return EMPTY_MAP
+            raise EvalError(f"no such key: {key}") from None
+    if isinstance(value, (list, tuple)):
+        if isinstance(key, bool) or not isinstance(key, int):
+            if isinstance(key, float) and key.is_integer():
+                key = int(key)
+            else:
+                raise no_overload("_[_]", value, key)
+        if not 0 <= key < len(value):
+            raise EvalError(f"index out of range: {key}")
+        return value[key]
+    raise no_overload("_[_]", value, key)
+
+
+def _contains(item: object, container: object) -> object:
+    if isinstance(container, (list, tuple)):
+        return any(equals(item, value) for value in container)
+    if isinstance(container, dict):
+        try:
+            return item in container
+        except TypeError:
+            return False
+    raise no_overload("@in", item, container)
+
+
+def _range(value: object) -> tuple[list[tuple[object, object]], bool]:
+    if isinstance(value, (list, tuple)):
+        return list(enumerate(value)), True
+    if isinstance(value, dict):
+        return list(value.items()), False
+    raise EvalError(f"expression of type '{type_name(value)}' cannot be range of a comprehension")
+
+
+_BINARY: dict[str, Callable[[object, object], object]] = {
+    "==": equals,
+    "!=": lambda a, b: not equals(a, b),
+    "<": lambda a, b: compare("_<_", a, b) < 0,
+    "<=": lambda a, b: compare("_<=_", a, b) <= 0,
+    ">": lambda a, b: compare("_>_", a, b) > 0,
+    ">=": lambda a, b: compare("_>=_", a, b) >= 0,
+    "in": _contains,
+    "+": add,
+    "-": sub,
+    "*": mul,
+    "/": div,
+    "%": mod,
+}
+
+
+class _Compiler:
+    def __init__(self, members: dict[str, Callable[..., object]]) -> None:
+        self.members = members
+
+    def build(self, node: ast.Node, lazy: frozenset[str]) -> Evaluator:
+        if isinstance(node, ast.Lit):
+            value = node.value
+            return lambda a: value
+        if isinstance(node, ast.Ident):
+            return self.ident(node.name, lazy)
+        if isinstance(node, ast.Select):
+            operand = self.build(node.operand, lazy)
+            field = node.field
+            return lambda a: _select(operand(a), field)
+        if isinstance(node, ast.Has):
+            return self.has(node, lazy)
+        if isinstance(node, ast.Index):
+            operand = self.build(node.operand, lazy)
+            index = self.build(node.index, lazy)
+            return lambda a: _index(operand(a), index(a))
+        if isinstance(node, ast.Call):
+            return self.call(node, lazy)
+        if isinstance(node, ast.ListLit):
+            items = [self.build(item, lazy) for item in node.items]
+            return lambda a: [item(a) for item in items]
+        if isinstance(node, ast.MapLit):
+            return self.map_literal(node, lazy)
+        if isinstance(node, ast.Not):
+            operand = self.build(node.operand, lazy)
+            return lambda a: _not(operand(a))
+        if isinstance(node, ast.Neg):
+            operand = self.build(node.operand, lazy)
+            return lambda a: negate(operand(a))
+        if isinstance(node, ast.And):
+            return _logical(
+                self.build(node.left, lazy), self.build(node.right, lazy), short=False, op="_&&_"
+            )
+        if isinstance(node, ast.Or):
+            return _logical(
+                self.build(node.left, lazy), self.build(node.right, lazy), short=True, op="_||_"
+            )
+        if isinstance(node, ast.Binary):
+            left = self.build(node.left, lazy)
+            right = self.build(node.right, lazy)
+            fn = _BINARY[node.op]
+            return lambda a: fn(left(a), right(a))
+        if isinstance(node, ast.Cond):
+            return self.conditional(node, lazy)
+        if isinstance(node, ast.Comprehension):
+            return self.comprehension(node, lazy)
+        if isinstance(node, ast.Bind):
+            return self.bind(node, lazy)
+        raise AssertionError(f"unchecked node {node!r}")
+
+    @staticmethod
+    def ident(name: str, lazy: frozenset[str]) -> Evaluator:
+        if name not in lazy:
+            return lambda a: a.vars[name]
+
+        def lazy_ident(a: Activation) -> object:
+            holder = a.vars[name]
+            if not isinstance(holder, _Lazy):
+                return holder
+            if holder.value is _UNSET:
+                holder.value = holder.init(a)
+            return holder.value
+
+        return lazy_ident
+
+    def has(self, node: ast.Has, lazy: frozenset[str]) -> Evaluator:
+        operand = self.build(node.operand, lazy)
+        field = node.field
+
+        def has(a: Activation) -> object:
+            value = operand(a)
+            if isinstance(value, dict):
+                return field in value
+            raise EvalError(f"invalid type for field selection: {type_name(value)}")
+
+        return has
+
+    def call(self, node: ast.Call, lazy: frozenset[str]) -> Evaluator:
+        args = [self.build(arg, lazy) for arg in node.args]
+        if node.target is None:
+            fn = GLOBAL_FUNCTIONS[node.function]
+            if len(args) == 1:
+                (only,) = args
+                return lambda a: fn(only(a))
+            return lambda a: fn(*[arg(a) for arg in args])
+        method = self.members[node.function]
+        target = self.build(node.target, lazy)
+        if not args:
+            return lambda a: method(target(a))
+        if len(args) == 1:
+            (first,) = args
+            return lambda a: method(target(a), first(a))
+        return lambda a: method(target(a), *[arg(a) for arg in args])
+
+    def map_literal(self, node: ast.MapLit, lazy: frozenset[str]) -> Evaluator:
+        entries = [(self.build(k, lazy), self.build(v, lazy)) for k, v in node.entries]
+
+        def make_map(a: Activation) -> object:
+            out: dict[object, object] = {}
+            for key_fn, value_fn in entries:
+                key = key_fn(a)
+                if not isinstance(key, (str, int)) or isinstance(key, float):
+                    raise EvalError(f"unsupported key type: {type_name(key)}")
+                if key in out:
+                    raise EvalError(f"Failed with repeated key: {key}")
+                out[key] = value_fn(a)
+            return out
+
+        return make_map
+
+    def conditional(self, node: ast.Cond, lazy: frozenset[str]) -> Evaluator:
+        condition = self.build(node.condition, lazy)
+        then = self.build(node.then, lazy)
+        otherwise = self.build(node.otherwise, lazy)
+
+        def cond(a: Activation) -> object:
+            value = condition(a)
+            if value is True:
+                return then(a)
+            if value is False:
+                return otherwise(a)
+            raise no_overload("_?_:_", value)
+
+        return cond
+
+    def bind(self, node: ast.Bind, lazy: frozenset[str]) -> Evaluator:
+        init = self.build(node.init, lazy)
+        body = self.build(node.body, lazy | {node.var})
+        name = node.var
+
+        def bind(a: Activation) -> object:
+            saved = a.vars.get(name, _UNSET)
+            a.vars[name] = _Lazy(init)
+            try:
+                return body(a)
+            finally:
+                _restore(a, name, saved)
+
+        return bind
+
+    def comprehension(self, node: ast.Comprehension, lazy: frozenset[str]) -> Evaluator:
+        inner_lazy = lazy - {node.var, node.var2 or ""}
+        source = self.build(node.range, lazy)
+        bodies = [self.build(arg, inner_lazy) for arg in node.args]
+        var, var2, macro = node.var, node.var2, node.macro
+
+        def run(a: Activation) -> object:
+            items, is_list = _range(source(a))
+            saved = a.vars.get(var, _UNSET)
+            saved2 = a.vars.get(var2, _UNSET) if var2 else _UNSET
+            try:
+                return _MACROS[macro](a, items, is_list, var, var2, bodies)
+            finally:
+                _restore(a, var, saved)
+                if var2:
+                    _restore(a, var2, saved2)
+
+        return run
+
+
+def _restore(a: Activation, name: str, saved: object) -> None:
+    if saved is _UNSET:
+        a.vars.pop(name, None)
+    else:
+        a.vars[name] = saved
+
+
+def _step(
+    a: Activation, var: str, var2: str | None, item: tuple[object, object], is_list: bool
+) -> None:
+    a.cost += 1
+    if a.cost > a.limit:
+        raise CostLimitExceededError("operation cancelled: actual cost limit exceeded")
+    if var2 is None:
+        a.vars[var] = item[1] if is_list else item[0]
+    else:
+        a.vars[var], a.vars[var2] = item
+
+
+def _quantifier(want: bool) -> Macro:
+    def run(
+        a: Activation,
+        items: Items,
+        is_list: bool,
+        var: str,
+        var2: str | None,
+        bodies: list[Evaluator],
+    ) -> object:
+        error: EvalError | None = None
+        for item in items:
+            _step(a, var, var2, item, is_list)
+            try:
+                value = bodies[0](a)
+            except EvalError as exc:
+                error = error or exc
+                continue
+            if value is want:
+                return want
+            if not isinstance(value, bool):
+                error = error or no_overload("_&&_" if not want else "_||_", value)
+        if error is not None:
+            raise error
+        return not want
+
+    return run
+
+
+def _exists_one(
+    a: Activation, items: Items, is_list: bool, var: str, var2: str | None, bodies: list[Evaluator]
+) -> object:
+    count = 0
+    for item in items:
+        _step(a, var, var2, item, is_list)
+        value = bodies[0](a)
+        if value is True:
+            count += 1
+        elif value is not False:
+            raise no_overload("exists_one", value)
+    return count == 1
+
+
+def _map(
+    a: Activation, items: Items, is_list: bool, var: str, var2: str | None, bodies: list[Evaluator]
+) -> object:
+    out: list[object] = []
+    for item in items:
+        _step(a, var, var2, item, is_list)
+        if len(bodies) == 2:
+            keep = bodies[0](a)
+            if keep is not True:
+                if keep is False:
+                    continue
+                raise no_overload("map", keep)
+        out.append(bodies[-1](a))
+    return out
+
+
+def _filter(
+    a: Activation, items: Items, is_list: bool, var: str, var2: str | None, bodies: list[Evaluator]
+) -> object:
+    out: list[object] = []
+    for item in items:
+        _step(a, var, var2, item, is_list)
+        keep = bodies[0](a)
+        if keep is True:
+            out.append(a.vars[var])
+        elif keep is not False:
+            raise no_overload("filter", keep)
+    return out
+
+
+_MACROS = {
+    "all": _quantifier(False),
+    "exists": _quantifier(True),
+    "exists_one": _exists_one,
+    "map": _map,
+    "filter": _filter,
+}
+
+
+def _not(value: object) -> object:
+    if isinstance(value, bool):
+        return not value
+    raise no_overload("!_", value)
+
+
+def _logical(left: Evaluator, right: Evaluator, *, short: bool, op: str) -> Evaluator:
+    """``&&`` (short=False: false wins), ``||`` (short=True: true wins); errors commute."""
+
+    def run(a: Activation) -> object:
+        error: EvalError | None = None
+        try:
+            lv = left(a)
+            if lv is short:
+                return short
+            if not isinstance(lv, bool):
+                error = no_overload(op, lv)
+        except EvalError as exc:
+            error = exc
+        try:
+            rv = right(a)
+        except EvalError as exc:
+            raise (error or exc) from None
+        if rv is short:
+            return short
+        if not isinstance(rv, bool):
+            raise error or no_overload(op, rv)
+        if error is not None:
+            raise error
+        return not short
+
+    return run

@@ -1,0 +1,230 @@
+"""CEL value semantics on plain Python values.
+
+Values are native Python objects so that evaluation needs no wrapping: ``bool``, ``int`` (int64),
+:class:`~fakeapi.cel.ast.UInt`, ``float``, ``str``, ``bytes``, ``None``, ``list``/``tuple``,
+``dict``, :class:`~fakeapi.quantity.Quantity` and :class:`~fakeapi.cel.semver.Semver`. This
+module supplies what Python's operators get wrong for CEL: ``bool`` is not a number, integer
+arithmetic is checked for int64 overflow and truncates toward zero, numbers compare across types
+(CrossTypeNumericComparisons), and equality is heterogeneous (``1 == "1"`` is false, not an error).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from fakeapi.quantity import Quantity
+
+from .ast import UInt
+from .errors import EvalError
+from .semver import Semver
+
+__all__ = [
+    "DomainMap",
+    "add",
+    "compare",
+    "div",
+    "equals",
+    "mod",
+    "mul",
+    "negate",
+    "sub",
+    "type_name",
+]
+
+INT_MIN = -(2**63)
+INT_MAX = 2**63 - 1
+UINT_MAX = 2**64 - 1
+
+
+class DomainMap(dict[str, object]):
+    """``device.attributes`` / ``device.capacity``: an unknown domain reads as an empty map."""
+
+    __slots__ = ()
+
+
+EMPTY_MAP: Mapping[str, object] = {}
+
+
+def type_name(value: object) -> str:
+    """CEL type name of a runtime value, as used in error messages."""
+    if value is None:
+        return "null_type"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, UInt):
+        return "uint"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bytes):
+        return "bytes"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    if isinstance(value, Quantity):
+        return "kubernetes.Quantity"
+    if isinstance(value, Semver):
+        return "kubernetes.Semver"
+    return type(value).__name__
+
+
+def no_overload(op: str, *values: object) -> EvalError:
+    return EvalError(f"no such overload: {op}({', '.join(type_name(v) for v in values)})")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def equals(left: object, right: object) -> bool:
+    """CEL heterogeneous equality."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if _is_number(left) and _is_number(right):
+        if isinstance(left, float) and math.isnan(left):
+            return False
+        return left == right
+    if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+        return len(left) == len(right) and all(
+            equals(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, dict) and isinstance(right, dict):
+        if len(left) != len(right):
+            return False
+        for key, value in left.items():
+            if key not in right or not equals(value, right[key]):
+                return False
+        return True
+    if type(left) is not type(right):
+        return False
+    return left == right
+
+
+def compare(op: str, left: object, right: object) -> int:
+    """-1/0/1 for ordered comparisons; raises ``no such overload`` for unordered types."""
+    if _is_number(left) and _is_number(right):
+        a, b = left, right
+    elif isinstance(left, bool) and isinstance(right, bool):
+        a, b = int(left), int(right)
+    elif (isinstance(left, str) and isinstance(right, str)) or (
+        isinstance(left, bytes) and isinstance(right, bytes)
+    ):
+        a, b = left, right
+    else:
+        raise no_overload(op, left, right)
+    if a < b:  # type: ignore[operator]
+        return -1
+    return 1 if a > b else 0  # type: ignore[operator]
+
+
+def _check_int(value: int) -> int:
+    if not INT_MIN <= value <= INT_MAX:
+        raise EvalError("integer overflow")
+    return value
+
+
+def _check_uint(value: int) -> UInt:
+    if not 0 <= value <= UINT_MAX:
+        raise EvalError("unsigned integer overflow")
+    return UInt(value)
+
+
+def _int_kind(left: object, right: object) -> str | None:
+    if isinstance(left, bool) or isinstance(right, bool):
+        return None
+    if isinstance(left, UInt) and isinstance(right, UInt):
+        return "uint"
+    if (
+        isinstance(left, int)
+        and isinstance(right, int)
+        and not isinstance(left, UInt)
+        and not isinstance(right, UInt)
+    ):
+        return "int"
+    return None
+
+
+def add(left: object, right: object) -> object:
+    kind = _int_kind(left, right)
+    if kind == "int":
+        return _check_int(left + right)  # type: ignore[operator]
+    if kind == "uint":
+        return _check_uint(left + right)  # type: ignore[operator]
+    if isinstance(left, float) and isinstance(right, float):
+        return left + right
+    if isinstance(left, str) and isinstance(right, str):
+        return left + right
+    if isinstance(left, bytes) and isinstance(right, bytes):
+        return left + right
+    if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+        return [*left, *right]
+    raise no_overload("_+_", left, right)
+
+
+def sub(left: object, right: object) -> object:
+    kind = _int_kind(left, right)
+    if kind == "int":
+        return _check_int(left - right)  # type: ignore[operator]
+    if kind == "uint":
+        return _check_uint(left - right)  # type: ignore[operator]
+    if isinstance(left, float) and isinstance(right, float):
+        return left - right
+    raise no_overload("_-_", left, right)
+
+
+def mul(left: object, right: object) -> object:
+    kind = _int_kind(left, right)
+    if kind == "int":
+        return _check_int(left * right)  # type: ignore[operator]
+    if kind == "uint":
+        return _check_uint(left * right)  # type: ignore[operator]
+    if isinstance(left, float) and isinstance(right, float):
+        return left * right
+    raise no_overload("_*_", left, right)
+
+
+def _trunc_div(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a >= 0) == (b >= 0) else -quotient
+
+
+def div(left: object, right: object) -> object:
+    kind = _int_kind(left, right)
+    if kind is not None:
+        if right == 0:
+            raise EvalError("division by zero")
+        result = _trunc_div(left, right)  # type: ignore[arg-type]
+        return _check_int(result) if kind == "int" else _check_uint(result)
+    if isinstance(left, float) and isinstance(right, float):
+        if right == 0.0:
+            if left == 0.0 or math.isnan(left):
+                return math.nan
+            return math.copysign(math.inf, left) * math.copysign(1.0, right)
+        return left / right
+    raise no_overload("_/_", left, right)
+
+
+def mod(left: object, right: object) -> object:
+    kind = _int_kind(left, right)
+    if kind is not None:
+        if right == 0:
+            raise EvalError("modulus by zero")
+        a, b = left, right
+        result = a - b * _trunc_div(a, b)  # type: ignore[operator, arg-type]
+        return _check_int(result) if kind == "int" else _check_uint(result)
+    raise no_overload("_%_", left, right)
+
+
+def negate(value: object) -> object:
+    if isinstance(value, (bool, UInt)):
+        raise no_overload("-_", value)
+    if isinstance(value, int):
+        return _check_int(-value)
+    if isinstance(value, float):
+        return -value
+    raise no_overload("-_", value)

@@ -1,0 +1,245 @@
+"""Feature gates: the known names, their defaults, the ``--feature-gates`` flag, field dropping.
+
+fakeapi behaves like a Kubernetes 1.36 control plane with the seed KEPs switched on, so the table
+below gives every DRA and workload gate its 1.36 default, and the gates of the seed designs
+(KEP-5729, KEP-5194, KEP-5677, KEP-4680) default to on. Gates that only appear in 1.37 are known
+(so their fields can be served and dropped) and default to off. ``GenericWorkload`` is alpha and off
+in 1.36 but is switched on here: the seed KEP-5729 builds on Workload and PodGroup, and without it
+the seed feature could not be used at all.
+
+The flag parser follows component-base's ``featureGate.Set``: comma-separated ``Name=bool`` pairs,
+Go ``strconv.ParseBool`` spelling, the first unknown or locked gate aborts with upstream's message.
+
+Registry strategies call :func:`enabled` (a missing name means the default, never "off") and
+:func:`drop_disabled_fields`, which reproduces upstream's ``dropDisabledFields`` pattern: fields of a
+disabled gate are removed from a new object unless the old object already uses that gate's fields,
+so an update never silently strips data that was stored while the gate was on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "FeatureSpec",
+    "FeatureGateError",
+    "GatedFields",
+    "KNOWN_FEATURES",
+    "default_gates",
+    "parse_feature_gates",
+    "enabled",
+    "drop_disabled_fields",
+    "field_in_use",
+    "drop_field",
+]
+
+Stage = Literal["alpha", "beta", "ga", "seed"]
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureSpec:
+    """One gate: its default, maturity and whether the default may be overridden."""
+
+    name: str
+    default: bool
+    stage: Stage
+    locked: bool = False
+
+
+def _specs(*specs: FeatureSpec) -> dict[str, FeatureSpec]:
+    return {spec.name: spec for spec in specs}
+
+
+#: Every gate fakeapi knows, with its Kubernetes 1.36 default (seed gates on).
+KNOWN_FEATURES: Mapping[str, FeatureSpec] = _specs(
+    # resource.k8s.io
+    FeatureSpec("DynamicResourceAllocation", True, "ga", locked=True),
+    FeatureSpec("DRAAdminAccess", True, "ga", locked=True),
+    FeatureSpec("DRAPrioritizedList", True, "ga"),
+    FeatureSpec("DRAResourceClaimDeviceStatus", True, "beta"),
+    FeatureSpec("DRADeviceTaints", True, "beta"),
+    FeatureSpec("DRADeviceTaintRules", False, "beta"),
+    FeatureSpec("DRAPartitionableDevices", True, "beta"),
+    FeatureSpec("DRAConsumableCapacity", True, "beta"),
+    FeatureSpec("DRADeviceBindingConditions", True, "beta"),
+    FeatureSpec("DRAExtendedResource", True, "beta"),
+    FeatureSpec("DRASchedulerFilterTimeout", True, "beta"),
+    FeatureSpec("DRAListTypeAttributes", False, "alpha"),
+    FeatureSpec("DRANodeAllocatableResources", False, "alpha"),
+    FeatureSpec("DRAWorkloadResourceClaims", False, "alpha"),
+    # 1.37 additions: known so that their fields can be dropped, off like any alpha gate
+    FeatureSpec("DRAOptionalNodeOperations", False, "alpha"),
+    FeatureSpec("DRAPartitionableDevicesType", False, "alpha"),
+    FeatureSpec("DRAFractionalCapacityRange", False, "alpha"),
+    FeatureSpec("DRADerivedAttributes", False, "alpha"),
+    FeatureSpec("DRADeviceCompatibilityGroups", False, "alpha"),
+    # scheduling.k8s.io
+    FeatureSpec("GenericWorkload", True, "alpha"),
+    FeatureSpec("TopologyAwareWorkloadScheduling", False, "alpha"),
+    FeatureSpec("CompositePodGroup", False, "alpha"),
+    FeatureSpec("PodGroupPreemptionPolicy", False, "alpha"),
+    # seed KEPs served by fakeapi
+    FeatureSpec("WorkloadPodGroupResourceClaimTemplate", True, "seed"),
+    FeatureSpec("DRAReservedForWorkloads", True, "seed"),
+    FeatureSpec("DRAResourceAvailabilityVisibility", True, "seed"),
+    FeatureSpec("ResourceHealthStatus", True, "seed"),
+)
+
+
+class FeatureGateError(ValueError):
+    """A ``--feature-gates`` value the component-base parser would reject; str() is its message."""
+
+
+def default_gates() -> dict[str, bool]:
+    """Every known gate at its default."""
+    return {name: spec.default for name, spec in KNOWN_FEATURES.items()}
+
+
+_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def _parse_bool(text: str) -> bool:
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f'strconv.ParseBool: parsing "{text}": invalid syntax')
+
+
+def parse_feature_gates(text: str, *, base: Mapping[str, bool] | None = None) -> dict[str, bool]:
+    """The full gate map after applying ``A=true,B=false`` on top of ``base`` (the defaults).
+
+    Raises :class:`FeatureGateError` with component-base's wording: ``missing bool value for X``,
+    ``invalid value of X=Y, err: ...``, ``unrecognized feature gate: X`` or
+    ``cannot set feature gate X to false, feature is locked to true``.
+    """
+    requested: dict[str, bool] = {}
+    for item in text.split(","):
+        if not item:
+            continue
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise FeatureGateError(f"missing bool value for {name}")
+        raw = raw.strip()
+        try:
+            requested[name] = _parse_bool(raw)
+        except ValueError as exc:
+            raise FeatureGateError(f"invalid value of {name}={raw}, err: {exc}") from None
+    gates = dict(default_gates() if base is None else base)
+    for name, value in requested.items():
+        spec = KNOWN_FEATURES.get(name)
+        if spec is None:
+            raise FeatureGateError(f"unrecognized feature gate: {name}")
+        if spec.locked and spec.default != value:
+            raise FeatureGateError(
+                f"cannot set feature gate {name} to {str(value).lower()}, "
+                f"feature is locked to {str(spec.default).lower()}"
+            )
+        gates[name] = value
+    return gates
+
+
+def enabled(gates: Mapping[str, bool], name: str) -> bool:
+    """Whether ``name`` is on in ``gates``; a gate missing from the map has its default."""
+    value = gates.get(name)
+    if value is not None:
+        return value
+    spec = KNOWN_FEATURES.get(name)
+    return spec.default if spec is not None else False
+
+
+# --- dropping fields of disabled gates ---------------------------------------------------------
+#
+# A field path is dotted wire names; ``[*]`` descends into every list item and ``{*}`` into every
+# map value: ``spec.devices.requests[*].exactly.adminAccess``, ``spec.devices[*].capacity{*}.requestPolicy``.
+
+_TOKEN = re.compile(r"([^.\[{]+)|\[\*\]|\{\*\}")
+
+
+def _tokens(path: str) -> list[str]:
+    out: list[str] = []
+    for match in _TOKEN.finditer(path):
+        out.append(match.group(1) or match.group(0))
+    return out
+
+
+def _parents(value: Any, tokens: list[str]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Every (containing dict, key) that ``tokens`` addresses inside ``value``."""
+    if not tokens:
+        return
+    head, rest = tokens[0], tokens[1:]
+    if head == "[*]":
+        if isinstance(value, list):
+            for item in value:
+                yield from _parents(item, rest)
+        return
+    if head == "{*}":
+        if isinstance(value, dict):
+            for item in value.values():
+                yield from _parents(item, rest)
+        return
+    if not isinstance(value, dict):
+        return
+    if not rest:
+        if head in value:
+            yield value, head
+        return
+    yield from _parents(value.get(head), rest)
+
+
+def _set(value: Any) -> bool:
+    return value is not None and value != [] and value != {}
+
+
+def field_in_use(obj: Mapping[str, Any] | None, path: str) -> bool:
+    """Whether ``obj`` sets the field at ``path`` (not null, not an empty list or map)."""
+    if obj is None:
+        return False
+    return any(_set(parent[key]) for parent, key in _parents(obj, _tokens(path)))
+
+
+def drop_field(obj: dict[str, Any], path: str) -> None:
+    """Remove the field at ``path`` (every match of the wildcards) from ``obj`` in place."""
+    for parent, key in list(_parents(obj, _tokens(path))):
+        del parent[key]
+
+
+@dataclass(frozen=True, slots=True)
+class GatedFields:
+    """Fields that exist only while all of ``gates`` are on (upstream: one dropDisabled… function).
+
+    ``in_use_paths`` decide whether the old object already uses the feature (defaults to ``paths``);
+    upstream sometimes judges use by fewer fields than it drops.
+    """
+
+    gates: tuple[str, ...]
+    paths: tuple[str, ...]
+    in_use_paths: tuple[str, ...] = ()
+
+    def in_use(self, obj: Mapping[str, Any] | None) -> bool:
+        return any(field_in_use(obj, p) for p in (self.in_use_paths or self.paths))
+
+
+def drop_disabled_fields(
+    new: dict[str, Any],
+    old: Mapping[str, Any] | None,
+    *,
+    gates: Mapping[str, bool],
+    rules: Iterable[GatedFields],
+) -> None:
+    """Drop from ``new`` the fields of every rule whose gates are not all on, unless ``old`` uses them.
+
+    ``old`` is None on create, so disabled fields are always dropped then.
+    """
+    for rule in rules:
+        if all(enabled(gates, gate) for gate in rule.gates):
+            continue
+        if rule.in_use(old):
+            continue
+        for path in rule.paths:
+            drop_field(new, path)

@@ -1,0 +1,59 @@
+"""resource.k8s.io/v1beta2 DeviceTaintRule: a taint applied to every device a selector matches.
+
+Served at v1beta2, the version Kubernetes 1.36 serves (v1 arrives in 1.37 with the same shape).
+The taint is added virtually for the scheduler and the eviction controller; stored slices are not
+modified. The selector fields ``deviceClassName`` and ``selectors`` were tombstoned upstream and are
+not served.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fakeapi.models.base import K8sModel, map_list
+from fakeapi.models.meta import Condition, ObjectMeta
+from fakeapi.models.resource_common import DeviceTaint
+
+__all__ = ["DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintRuleStatus", "DeviceTaintSelector"]
+
+
+class DeviceTaintSelector(K8sModel):
+    """Which devices the taint applies to; every set field must match, {} matches all devices."""
+
+    driver: str | None = None
+    """Only devices of this driver."""
+    pool: str | None = None
+    """Only devices of this pool."""
+    device: str | None = None
+    """Only devices with this name."""
+
+
+class DeviceTaintRuleSpec(K8sModel):
+    """The selector and the taint."""
+
+    device_selector: DeviceTaintSelector | None = None
+    """The devices to taint; unset taints no device."""
+    taint: DeviceTaint
+    """The taint added to the selected devices."""
+
+
+class DeviceTaintRuleStatus(K8sModel):
+    """Progress of applying the rule."""
+
+    conditions: Annotated[list[Condition] | None, map_list("type")] = None
+    """Conditions such as EvictionInProgress (at most 8)."""
+
+
+class DeviceTaintRule(K8sModel):
+    """Adds a taint to all devices matching a selector."""
+
+    api_version: str | None = None
+    """The versioned schema of this representation."""
+    kind: str | None = None
+    """The REST resource this object represents."""
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    spec: DeviceTaintRuleSpec
+    """The selector and taint."""
+    status: DeviceTaintRuleStatus | None = None
+    """Progress reported by the eviction controller."""

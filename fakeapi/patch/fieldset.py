@@ -1,0 +1,311 @@
+"""Field sets: the paths of an object a manager owns, and their FieldsV1 encoding.
+
+A set is a trie keyed by *path elements* in their FieldsV1 spelling, exactly as upstream's
+structured-merge-diff writes them:
+
+* ``f:<name>`` — a field of a struct or a key of a map;
+* ``k:{"name":"c"}`` — an item of a map-list, by its key fields (sorted, compact JSON);
+* ``v:"x"`` — an item of a set-list, by its value;
+* ``i:3`` — an item of a list by position (only read, never produced here).
+
+Keeping elements as canonical strings makes sets plain dicts and Python sets: equality, hashing
+and membership need no parsing. Each node has ``members`` (elements that are themselves owned)
+and ``children`` (elements with owned descendants). In FieldsV1 JSON a member without children
+is ``{}`` and a member with children carries ``".": {}`` among them; entries are written in
+upstream's element order (fields, then keys, then values, then indexes, each sorted), so encoded
+managedFields compare byte for byte with a real cluster's.
+
+Sets are immutable once built: the algebra returns new sets that may share unchanged sub-trees.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from typing import Any
+
+from fakeapi.patch.errors import go_json
+
+__all__ = [
+    "FieldSet",
+    "Path",
+    "element_sort_key",
+    "field_element",
+    "key_element",
+    "path_string",
+    "value_element",
+]
+
+#: A path from the object root, one encoded element per step.
+Path = tuple[str, ...]
+
+
+def field_element(name: str) -> str:
+    return "f:" + name
+
+
+def key_element(fields: dict[str, Any]) -> str:
+    """``k:{...}`` for a map-list item whose key fields are ``fields`` (sorted by name)."""
+    try:
+        return _key_element(tuple(sorted(fields.items())))
+    except TypeError:  # an unhashable key value
+        return "k:" + go_json({name: fields[name] for name in sorted(fields)})
+
+
+@lru_cache(maxsize=8192)
+def _key_element(items: tuple[tuple[str, Any], ...]) -> str:
+    return "k:" + go_json(dict(items))
+
+
+def value_element(value: Any) -> str:
+    return "v:" + go_json(value)
+
+
+@lru_cache(maxsize=8192)
+def _canonical(element: str) -> str | None:
+    """``element`` respelled canonically; None for an unknown kind (dropped, as upstream)."""
+    if len(element) < 2 or element[1] != ":":
+        raise ValueError(f"invalid path element {element!r}")
+    prefix, body = element[0], element[2:]
+    if prefix == "f":
+        return element
+    if prefix == "k":
+        fields = json.loads(body)
+        if not isinstance(fields, dict):
+            raise ValueError(f"invalid key path element {element!r}")
+        return key_element(fields)
+    if prefix == "v":
+        return value_element(json.loads(body))
+    if prefix == "i":
+        return "i:" + str(int(body))
+    return None
+
+
+def _value_key(value: Any) -> tuple[Any, ...]:
+    # structured-merge-diff's total order: numbers < strings < bools < lists < maps < null
+    if isinstance(value, bool):
+        return (2, value)
+    if isinstance(value, int | float):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value)
+    if isinstance(value, list):
+        return (3, tuple(_value_key(v) for v in value))
+    if isinstance(value, dict):
+        return (4, tuple((k, _value_key(value[k])) for k in sorted(value)))
+    return (5,)
+
+
+@lru_cache(maxsize=8192)
+def element_sort_key(element: str) -> tuple[Any, ...]:
+    """Upstream's PathElement order: fields < keys < values < indexes, each by content."""
+    prefix, body = element[0], element[2:]
+    if prefix == "f":
+        return (0, body)
+    if prefix == "k":
+        fields = json.loads(body)
+        return (1, tuple((name, _value_key(fields[name])) for name in sorted(fields)))
+    if prefix == "v":
+        return (2, _value_key(json.loads(body)))
+    return (3, int(body))
+
+
+def _go_quote(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ",".join(_go_quote(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}={_go_quote(value[k])}" for k in sorted(value)) + "}"
+    return str(value)
+
+
+def _element_string(element: str) -> str:
+    prefix, body = element[0], element[2:]
+    if prefix == "f":
+        return "." + body
+    if prefix == "k":
+        fields = json.loads(body)
+        return "[" + ",".join(f"{k}={_go_quote(fields[k])}" for k in sorted(fields)) + "]"
+    if prefix == "v":
+        return "[=" + _go_quote(json.loads(body)) + "]"
+    return "[" + body + "]"
+
+
+def path_string(path: Sequence[str]) -> str:
+    """A path as upstream prints it in conflicts: ``.spec.containers[name="c"].image``."""
+    return "".join(_element_string(e) for e in path)
+
+
+class FieldSet:
+    """A set of paths, stored as a trie of encoded path elements."""
+
+    __slots__ = ("children", "members")
+
+    def __init__(
+        self, members: set[str] | None = None, children: dict[str, FieldSet] | None = None
+    ) -> None:
+        self.members: set[str] = members if members is not None else set()
+        #: never holds an empty set
+        self.children: dict[str, FieldSet] = children if children is not None else {}
+
+    @classmethod
+    def from_paths(cls, *paths: Sequence[str]) -> FieldSet:
+        """A set of the given paths, e.g. ``FieldSet.from_paths(("f:status",))``."""
+        out = cls()
+        for path in paths:
+            out.insert(path)
+        return out
+
+    def insert(self, path: Sequence[str]) -> None:
+        """Add ``path`` (only while building a fresh set; sets are shared once built)."""
+        if not path:
+            return  # upstream does not track ownership of the whole object
+        node = self
+        for element in path[:-1]:
+            child = node.children.get(element)
+            if child is None:
+                child = node.children[element] = FieldSet()
+            node = child
+        node.members.add(path[-1])
+
+    def has(self, path: Sequence[str]) -> bool:
+        node: FieldSet | None = self
+        for element in path[:-1]:
+            node = node.children.get(element) if node is not None else None
+        return node is not None and bool(path) and path[-1] in node.members
+
+    def is_empty(self) -> bool:
+        return not self.members and not self.children
+
+    def __bool__(self) -> bool:
+        return not self.is_empty()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FieldSet):
+            return NotImplemented
+        return self.members == other.members and self.children == other.children
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __len__(self) -> int:
+        return len(self.members) + sum(len(c) for c in self.children.values())
+
+    def __repr__(self) -> str:
+        return f"FieldSet({[path_string(p) for p in self.paths()]})"
+
+    def union(self, other: FieldSet) -> FieldSet:
+        if other.is_empty():
+            return self
+        if self.is_empty():
+            return other
+        children = dict(self.children)
+        for element, sub in other.children.items():
+            mine = children.get(element)
+            children[element] = sub if mine is None else mine.union(sub)
+        return FieldSet(self.members | other.members, children)
+
+    def intersection(self, other: FieldSet) -> FieldSet:
+        children: dict[str, FieldSet] = {}
+        for element, sub in self.children.items():
+            theirs = other.children.get(element)
+            if theirs is not None:
+                common = sub.intersection(theirs)
+                if common:
+                    children[element] = common
+        return FieldSet(self.members & other.members, children)
+
+    def difference(self, other: FieldSet) -> FieldSet:
+        """Paths of ``self`` not in ``other`` (exact paths: descendants stay)."""
+        if other.is_empty():
+            return self
+        children: dict[str, FieldSet] = {}
+        for element, sub in self.children.items():
+            theirs = other.children.get(element)
+            if theirs is None:
+                children[element] = sub
+            else:
+                rest = sub.difference(theirs)
+                if rest:
+                    children[element] = rest
+        return FieldSet(self.members - other.members, children)
+
+    def recursive_difference(self, other: FieldSet) -> FieldSet:
+        """Paths of ``self`` that neither are in ``other`` nor lie under a path of ``other``."""
+        if other.is_empty():
+            return self
+        children: dict[str, FieldSet] = {}
+        for element, sub in self.children.items():
+            if element in other.members:
+                continue
+            theirs = other.children.get(element)
+            if theirs is None:
+                children[element] = sub
+            else:
+                rest = sub.recursive_difference(theirs)
+                if rest:
+                    children[element] = rest
+        return FieldSet(self.members - other.members, children)
+
+    def paths(self, prefix: Path = ()) -> Iterator[Path]:
+        """Every path, in upstream's iteration order (members of a node, then its children)."""
+        for element in sorted(self.members, key=element_sort_key):
+            yield (*prefix, element)
+        for element in sorted(self.children, key=element_sort_key):
+            yield from self.children[element].paths((*prefix, element))
+
+    def to_fields_v1(self) -> dict[str, Any]:
+        """The FieldsV1 JSON object, keys in upstream's order."""
+        return self._emit(include_self=False)
+
+    def _emit(self, *, include_self: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if include_self:
+            out["."] = {}
+        elements: Iterable[str] = sorted(self.members | self.children.keys(), key=element_sort_key)
+        for element in elements:
+            child = self.children.get(element)
+            if child is None:
+                out[element] = {}
+            else:
+                out[element] = child._emit(include_self=element in self.members)
+        return out
+
+    @classmethod
+    def from_fields_v1(cls, data: Any) -> FieldSet:
+        """Decode a FieldsV1 object; ValueError if it is not one. Unknown element kinds drop."""
+        if not isinstance(data, dict):
+            raise ValueError("FieldsV1 must be a JSON object")
+        found = cls._read(data)
+        return found if found is not None else cls()
+
+    @classmethod
+    def _read(cls, data: dict[str, Any]) -> FieldSet | None:
+        out: FieldSet | None = None
+        for raw, value in data.items():
+            if raw == ".":
+                continue
+            if not isinstance(value, dict):
+                raise ValueError(f"FieldsV1 entry {raw!r} is not an object")
+            try:
+                element = _canonical(raw)
+            except (ValueError, json.JSONDecodeError) as exc:
+                raise ValueError(f"parsing key as path element: {exc}") from None
+            if element is None:
+                continue
+            grandchildren = cls._read(value)
+            if out is None:
+                out = cls()
+            if grandchildren is None or "." in value:
+                out.members.add(element)
+            if grandchildren is not None:
+                existing = out.children.get(element)
+                out.children[element] = (
+                    grandchildren if existing is None else existing.union(grandchildren)
+                )
+        return out

@@ -1,0 +1,465 @@
+"""Schema-driven walks over JSON-shaped objects, as structured-merge-diff does them for apply.
+
+Server-side apply needs five operations that all read the same facts from the compiled schema:
+how each list is identified (map-list keys, set values, or atomic) and whether a struct or map is
+atomic. They live together here so they agree on those facts:
+
+* :func:`to_field_set` — the paths an applied configuration sets (upstream ``ToFieldSet``);
+* :func:`compare` — the paths added, modified and removed between two versions (``Compare``);
+* :func:`merge` — a configuration merged into the live object (``Merge``; the config wins);
+* :func:`remove_items` — an object without the given paths (``RemoveItems``);
+* :func:`ensure_named_fields_are_members` — a set that also owns the struct fields leading to
+  its paths, which is how pruning decides what another manager still holds.
+
+Rules that mirror upstream and look surprising: a struct field holding a non-empty object is not
+itself a member (only its leaves are), list items always are, map entries always are, a field set
+to ``null`` or ``{}`` is a member, and an empty granular list contributes nothing. Two empty (or
+null) containers compare as leaves, so ``{}`` versus ``null`` is a modification. Unknown fields
+and free-form JSON are atomic leaves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fakeapi.patch.errors import bad_request
+from fakeapi.patch.fieldset import FieldSet, key_element, path_string, value_element
+from fakeapi.schema import SchemaNode
+
+__all__ = [
+    "MISSING",
+    "Comparison",
+    "compare",
+    "ensure_named_fields_are_members",
+    "merge",
+    "remove_items",
+    "to_field_set",
+    "zero_object",
+]
+
+Shape = Literal["leaf", "struct", "map", "set", "assoc"]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: An absent key or list item (as opposed to a present ``null``).
+MISSING: Any = _Missing()
+_ANY = SchemaNode("any")
+
+
+def _shape(node: SchemaNode) -> Shape:
+    kind = node.kind
+    if kind == "object":
+        return "leaf" if node.map_type == "atomic" else "struct"
+    if kind == "map":
+        return "leaf" if node.map_type == "atomic" else "map"
+    if kind == "array":
+        list_type = node.list_meta.list_type if node.list_meta else "atomic"
+        if list_type == "set":
+            return "set"
+        if list_type == "map" and node.list_meta and node.list_meta.map_keys:
+            return "assoc"
+    return "leaf"
+
+
+def _child(node: SchemaNode, shape: Shape, key: str) -> tuple[SchemaNode, bool]:
+    """The schema of ``key`` under a struct or map, and whether it is a declared struct field."""
+    if shape == "struct":
+        sub = node.properties.get(key)
+        return (sub, True) if sub is not None else (_ANY, False)
+    return (node.item or _ANY), False
+
+
+def _item_element(node: SchemaNode, shape: Shape, item: Any, where: tuple[str, ...]) -> str:
+    if shape == "set":
+        return value_element(item)
+    keys = node.list_meta.map_keys if node.list_meta else ()
+    if not isinstance(item, dict):
+        raise bad_request(f"{path_string(where)}: associative list item is not an object")
+    fields = {k: item[k] for k in keys if k in item and item[k] is not None}
+    if not fields:
+        raise bad_request(
+            f"{path_string(where)}: associative list with keys has an element that omits key "
+            f'field "{keys[0]}" (and doesn\'t have default value)'
+        )
+    return key_element(fields)
+
+
+def _granular(value: Any, shape: Shape) -> bool:
+    if shape in ("struct", "map"):
+        return isinstance(value, dict)
+    if shape in ("set", "assoc"):
+        return isinstance(value, list)
+    return False
+
+
+# --- field sets --------------------------------------------------------------------------------
+
+
+def to_field_set(value: Any, node: SchemaNode) -> FieldSet:
+    """The paths ``value`` sets, as an applier of it would own them."""
+    return _to_set(value, node, ()) or FieldSet()
+
+
+def _to_set(value: Any, node: SchemaNode, where: tuple[str, ...]) -> FieldSet | None:
+    shape = _shape(node)
+    if not _granular(value, shape):
+        return None
+    out = FieldSet()
+    if shape in ("struct", "map"):
+        for key, sub in value.items():
+            element = "f:" + key
+            child, declared = _child(node, shape, key)
+            grand = _to_set(sub, child, (*where, element))
+            if grand:
+                out.children[element] = grand
+            if (
+                not declared
+                or sub is None
+                or (isinstance(sub, dict) and not sub)
+                or not _granular(sub, _shape(child))
+            ):
+                out.members.add(element)
+        return out
+    item_node = node.item or _ANY
+    seen: set[str] = set()
+    for item in value:
+        element = _item_element(node, shape, item, where)
+        out.members.add(element)
+        if element in seen:  # duplicates are owned as a whole, never descended into
+            out.children.pop(element, None)
+            continue
+        seen.add(element)
+        grand = _to_set(item, item_node, (*where, element))
+        if grand:
+            out.children[element] = grand
+    return out
+
+
+def ensure_named_fields_are_members(fields: FieldSet, node: SchemaNode) -> FieldSet:
+    """``fields`` plus every declared struct field that leads to one of its paths."""
+    if not fields.children:
+        return fields
+    shape = _shape(node)
+    members = set(fields.members)
+    children: dict[str, FieldSet] = {}
+    for element, sub in fields.children.items():
+        child_node = _ANY
+        if shape in ("struct", "map") and element.startswith("f:"):
+            child_node, declared = _child(node, shape, element[2:])
+            if declared:
+                members.add(element)
+        elif shape in ("set", "assoc"):
+            child_node = node.item or _ANY
+        children[element] = ensure_named_fields_are_members(sub, child_node)
+    return FieldSet(members, children)
+
+
+# --- comparison --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Comparison:
+    """Paths ``new`` added, modified and removed relative to ``old``."""
+
+    added: FieldSet = field(default_factory=FieldSet)
+    modified: FieldSet = field(default_factory=FieldSet)
+    removed: FieldSet = field(default_factory=FieldSet)
+
+    def changed(self) -> FieldSet:
+        return self.modified.union(self.added)
+
+    def exclude(self, ignored: FieldSet | None) -> Comparison:
+        if ignored is None or ignored.is_empty():
+            return self
+        return Comparison(
+            self.added.recursive_difference(ignored),
+            self.modified.recursive_difference(ignored),
+            self.removed.recursive_difference(ignored),
+        )
+
+
+def compare(old: Any, new: Any, node: SchemaNode) -> Comparison:
+    out = Comparison()
+    _compare(old, new, node, out, ())
+    return out
+
+
+def _leaf(old: Any, new: Any, out: Comparison, path: tuple[str, ...]) -> None:
+    if old is MISSING:
+        out.added.insert(path)
+    elif new is MISSING:
+        out.removed.insert(path)
+    elif not _same(old, new):
+        out.modified.insert(path)
+
+
+def _same(old: Any, new: Any) -> bool:
+    return bool(old == new) and isinstance(old, bool) == isinstance(new, bool)
+
+
+def _empty(value: Any) -> bool:
+    return value is MISSING or value is None or (isinstance(value, dict | list) and not value)
+
+
+def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[str, ...]) -> None:
+    if old is new or (old is not MISSING and new is not MISSING and _same(old, new)):
+        return  # shared or equal sub-trees (the common case after a patch) change nothing
+    shape = _shape(node)
+    if shape == "leaf":
+        _leaf(old, new, out, path)
+        return
+    old_ok = old is MISSING or old is None or _granular(old, shape)
+    new_ok = new is MISSING or new is None or _granular(new, shape)
+    if not (old_ok and new_ok) or (_empty(old) and _empty(new)):
+        # a type change, or two empty containers: compared as values
+        _leaf(old, new, out, path)
+        return
+    if shape in ("struct", "map"):
+        old_map: dict[str, Any] = old if isinstance(old, dict) else {}
+        new_map: dict[str, Any] = new if isinstance(new, dict) else {}
+        for key in old_map.keys() | new_map.keys():
+            child, _ = _child(node, shape, key)
+            _compare(old_map.get(key, MISSING), new_map.get(key, MISSING), child, out,
+                     (*path, "f:" + key))
+    else:
+        item_node = node.item or _ANY
+        old_items = _index(node, shape, old, path)
+        new_items = _index(node, shape, new, path)
+        for element in old_items.keys() | new_items.keys():
+            _compare(old_items.get(element, MISSING), new_items.get(element, MISSING),
+                     item_node, out, (*path, element))
+    if path:
+        if old is MISSING:
+            out.added.insert(path)
+        elif new is MISSING:
+            out.removed.insert(path)
+
+
+def _index(node: SchemaNode, shape: Shape, items: Any, where: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(items, list):
+        for item in items:
+            out.setdefault(_item_element(node, shape, item, where), item)
+    return out
+
+
+# --- merging -----------------------------------------------------------------------------------
+
+
+def merge(live: Any, config: Any, node: SchemaNode) -> Any:
+    """``config`` merged into ``live``: the config's values win, lists merge by identity."""
+    return _merge(live, config, node, ())
+
+
+def _merge(live: Any, config: Any, node: SchemaNode, where: tuple[str, ...]) -> Any:
+    if config is MISSING:
+        return live
+    if live is MISSING:
+        _check_duplicates(config, node, where)
+        return config
+    shape = _shape(node)
+    if not (_granular(live, shape) and _granular(config, shape)) or (not live and not config):
+        _check_duplicates(config, node, where)
+        return config
+    if shape in ("struct", "map"):
+        out: dict[str, Any] | None = None
+        for key, value in config.items():
+            child, _ = _child(node, shape, key)
+            current = live.get(key, MISSING)
+            merged = _merge(current, value, child, (*where, "f:" + key))
+            if merged is not current:
+                if out is None:
+                    out = dict(live)
+                out[key] = merged
+        return live if out is None else out
+    return _merge_list(live, config, node, shape, where)
+
+
+def _check_duplicates(config: Any, node: SchemaNode, where: tuple[str, ...]) -> None:
+    shape = _shape(node)
+    if shape in ("set", "assoc") and isinstance(config, list):
+        seen: set[str] = set()
+        for item in config:
+            element = _item_element(node, shape, item, where)
+            if element in seen:
+                raise bad_request(
+                    f"{path_string(where)}: duplicate entries for key "
+                    f"{path_string((element,))}"
+                )
+            seen.add(element)
+    elif shape in ("struct", "map") and isinstance(config, dict):
+        for key, value in config.items():
+            if isinstance(value, dict | list):
+                child, _ = _child(node, shape, key)
+                _check_duplicates(value, child, (*where, "f:" + key))
+
+
+def _merge_list(
+    live: list[Any], config: list[Any], node: SchemaNode, shape: Shape, where: tuple[str, ...]
+) -> list[Any]:
+    # Upstream's order: live-only items keep their places, config items follow the config's
+    # order, and an item present in both is emitted where the config puts it.
+    item_node = node.item or _ANY
+    config_elements = [_item_element(node, shape, item, where) for item in config]
+    config_items: dict[str, Any] = {}
+    for element, item in zip(config_elements, config, strict=True):
+        if element in config_items:
+            raise bad_request(
+                f"{path_string(where)}: duplicate entries for key {path_string((element,))}"
+            )
+        config_items[element] = item
+    live_elements = [_item_element(node, shape, item, where) for item in live]
+    live_items: dict[str, Any] = {}
+    for element, item in zip(live_elements, live, strict=True):
+        live_items.setdefault(element, item)
+    shared = [e for e in config_elements if e in live_items]
+    shared_at = 0
+    next_shared = shared[0] if shared else None
+
+    def advance() -> str | None:
+        nonlocal shared_at
+        shared_at += 1
+        return shared[shared_at] if shared_at < len(shared) else None
+
+    out: list[Any] = []
+    done: set[str] = set()
+    li = ri = 0
+    n_live, n_config = len(live_elements), len(config_elements)
+    while li < n_live or ri < n_config:
+        if li < n_live and ri < n_config:
+            element = live_elements[li]
+            if element == config_elements[ri]:
+                done.add(element)
+                out.append(_merge(live_items[element], config_items[element], item_node,
+                                  (*where, element)))
+                li += 1
+                ri += 1
+                next_shared = advance()
+                continue
+            if element in config_items and next_shared is not None and next_shared != element:
+                li += 1
+                continue
+        if li < n_live:
+            element = live_elements[li]
+            if element not in config_items:
+                out.append(live[li])
+                li += 1
+                continue
+            if element in done:
+                li += 1
+        if ri < n_config:
+            element = config_elements[ri]
+            done.add(element)
+            out.append(_merge(live_items.get(element, MISSING), config_items[element], item_node,
+                              (*where, element)))
+            ri += 1
+            if next_shared == element:
+                next_shared = advance()
+    return out
+
+
+# --- removal -----------------------------------------------------------------------------------
+
+
+def remove_items(value: Any, node: SchemaNode, to_remove: FieldSet) -> Any:
+    """``value`` without the paths in ``to_remove`` (each with everything under it).
+
+    A container emptied by the removal disappears from its parent, as upstream's result does
+    once decoded into the API type. Inputs are not modified; untouched sub-trees are shared.
+    """
+    if to_remove.is_empty():
+        return value
+    result = _remove(value, node, to_remove)
+    return {} if result is MISSING else result
+
+
+def _remove(value: Any, node: SchemaNode, to_remove: FieldSet) -> Any:
+    shape = _shape(node)
+    if not _granular(value, shape) or not value:
+        return value
+    if shape in ("struct", "map"):
+        out: dict[str, Any] | None = None
+        for key, sub in value.items():
+            element = "f:" + key
+            if element in to_remove.members:
+                new: Any = MISSING
+            else:
+                below = to_remove.children.get(element)
+                if below is None:
+                    continue
+                child, _ = _child(node, shape, key)
+                new = _remove(sub, child, below)
+                if new is sub:
+                    continue
+            if out is None:
+                out = dict(value)
+            if new is MISSING:
+                del out[key]
+            else:
+                out[key] = new
+        if out is None:
+            return value
+        return out if out else MISSING
+    item_node = node.item or _ANY
+    items: list[Any] | None = None
+    for index, item in enumerate(value):
+        element = _item_element(node, shape, item, ())
+        if element in to_remove.members:
+            new_item: Any = MISSING
+        else:
+            below = to_remove.children.get(element)
+            if below is None:
+                if items is not None:
+                    items.append(item)
+                continue
+            new_item = _remove(item, item_node, below)
+        if items is None:
+            items = list(value[:index])
+        if new_item is not MISSING:
+            items.append(new_item)
+    if items is None:
+        return value
+    return items if items else MISSING
+
+
+# --- the zero object ---------------------------------------------------------------------------
+
+_zero_cache: dict[int, dict[str, Any]] = {}
+
+
+def zero_object(node: SchemaNode) -> dict[str, Any]:
+    """The object upstream starts from on create: a zero-valued API struct.
+
+    In a zero Go struct a non-pointer struct field is ``{}`` and a field without ``omitempty``
+    is ``null`` rather than absent; that decides whether the creator's entry marks ``f:spec``
+    or ``f:containers`` with ``.``. Here ``metadata``/``spec``/``status`` and the required
+    fields below them play those parts. The result is shared: never modify it.
+    """
+    cached = _zero_cache.get(id(node))
+    if cached is None:
+        cached = {}
+        for key in ("metadata", "spec", "status"):
+            sub = node.properties.get(key)
+            if sub is not None and _shape(sub) == "struct":
+                cached[key] = _zero_struct(sub, depth=0)
+        _zero_cache[id(node)] = cached
+    return cached
+
+
+def _zero_struct(node: SchemaNode, *, depth: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if depth > 8:
+        return out
+    for key in node.required:
+        sub = node.properties.get(key)
+        if sub is None:
+            continue
+        out[key] = _zero_struct(sub, depth=depth + 1) if _shape(sub) == "struct" else None
+    return out

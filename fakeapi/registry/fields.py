@@ -1,0 +1,51 @@
+"""Keeps ``metadata.managedFields`` up to date on every write (server-side apply's bookkeeping).
+
+Every create, update and patch records which manager set which fields (operation ``Update``);
+server-side apply records ``Apply`` entries. The field-set algebra lives in ``fakeapi.patch``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakeapi.resources import ResourceType
+
+__all__ = ["ManagedFieldsTracker"]
+
+
+class ManagedFieldsTracker:
+    def track(
+        self,
+        rt: ResourceType,
+        old: dict[str, Any] | None,
+        new: dict[str, Any],
+        *,
+        manager: str,
+        operation: str,
+        now: str,
+        subresource: str,
+    ) -> None:
+        """Update ``new["metadata"]["managedFields"]`` for a write by ``manager``."""
+        if operation == "Apply" or not manager:
+            return
+        try:
+            from fakeapi.patch.apply import update_managed_fields
+        except ImportError:  # the field-set library is not available in this build
+            return
+        meta = new["metadata"]
+        current = (old or {}).get("metadata", {}).get("managedFields") or meta.get("managedFields")
+        fields = update_managed_fields(
+            old=old,
+            new=new,
+            manager=manager,
+            managed_fields=list(current or []),
+            schema=rt.schema,
+            api_version=rt.api_version,
+            now=now,
+            subresource=subresource,
+            operation=operation,
+        )
+        if fields:
+            meta["managedFields"] = fields
+        else:
+            meta.pop("managedFields", None)

@@ -1,0 +1,49 @@
+"""Small helpers the core kinds share: safe lookups in JSON-shaped objects and printer cells.
+
+Strategies read objects that passed schema validation, but optional sub-objects may be absent or
+``null``; these helpers turn that into empty values so printing and field selection never raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from fakeapi.timefmt import human_duration, parse_time
+
+__all__ = ["as_dict", "as_list", "dig", "since_cell", "text"]
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a mapping, else an empty dict."""
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else an empty list."""
+    return value if isinstance(value, list) else []
+
+
+def dig(obj: Any, *keys: str) -> Any:
+    """``obj[k1][k2]...``, or None as soon as a level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def text(value: Any) -> str:
+    """A string field's value, ``""`` when unset."""
+    return value if isinstance(value, str) else ""
+
+
+def since_cell(timestamp: Any, now: datetime) -> str:
+    """kubectl's ``translateTimestampSince``: the age of ``timestamp`` or ``<unknown>``."""
+    if not isinstance(timestamp, str) or not timestamp:
+        return "<unknown>"
+    try:
+        return human_duration(now - parse_time(timestamp))
+    except ValueError:
+        return "<unknown>"

@@ -1,0 +1,372 @@
+"""Pod: defaults, QoS class, the Pending phase, binding, graceful deletion and ``kubectl get``.
+
+What the API server itself does to a pod, as upstream's defaulting and pod strategy do it:
+defaults the spec (restart and DNS policy, scheduler, grace period, container pull policy,
+termination message, port protocol, requests from limits), computes ``status.qosClass`` once, and
+starts the pod ``Pending``. Admission plugins (service accounts, default tolerations, priority)
+are not applied here. ``spec.nodeName`` is set only by :func:`bind_pod` (``POST
+pods/{name}/binding``); a scheduled pod lingers ``terminationGracePeriodSeconds`` after deletion
+until its kubelet confirms, an unscheduled or finished one goes at once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import orjson
+
+from fakeapi import errors
+from fakeapi.quantity import QuantityError, parse_quantity
+from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.registry.kinds.pod_printing import POD_COLUMNS
+from fakeapi.registry.kinds.pod_validation import (
+    validate_pod_spec,
+    validate_pod_status_update,
+    validate_pod_update,
+)
+from fakeapi.registry.strategy import Column, Obj, Strategy, WriteContext
+from fakeapi.timefmt import format_time
+from fakeapi.validation.field import FieldError, Path, not_supported, required
+
+__all__ = [
+    "DEFAULT_GRACE_PERIOD_SECONDS",
+    "PodStrategy",
+    "bind_pod",
+    "default_pod",
+    "mark_scheduled",
+    "pod_qos_class",
+]
+
+DEFAULT_GRACE_PERIOD_SECONDS = 30
+_QOS_RESOURCES = ("cpu", "memory")
+_TERMINAL = ("Succeeded", "Failed")
+
+
+# --- defaults -----------------------------------------------------------------------------------
+
+
+def default_pod(pod: Obj) -> None:
+    """Apply upstream's pod defaulting to ``pod`` in place."""
+    spec = pod.setdefault("spec", {})
+    if not isinstance(spec, dict):
+        return
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("terminationGracePeriodSeconds", DEFAULT_GRACE_PERIOD_SECONDS)
+    spec.setdefault("securityContext", {})
+    spec.setdefault("enableServiceLinks", True)
+    host_network = spec.get("hostNetwork") is True
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for container in as_list(spec.get(key)):
+            if isinstance(container, dict):
+                _default_container(
+                    container, host_network=host_network, requests=key != "ephemeralContainers"
+                )
+    pod_resources = spec.get("resources")
+    if isinstance(pod_resources, dict):
+        _requests_from_limits(pod_resources)
+    for volume in as_list(spec.get("volumes")):
+        if isinstance(volume, dict):
+            _default_volume(volume)
+
+
+def _default_container(container: dict[str, Any], *, host_network: bool, requests: bool) -> None:
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    container.setdefault("imagePullPolicy", _pull_policy(text(container.get("image"))))
+    resources = container.setdefault("resources", {})
+    if requests and isinstance(resources, dict):
+        _requests_from_limits(resources)
+    for port in as_list(container.get("ports")):
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+            if host_network and "containerPort" in port:
+                port.setdefault("hostPort", port["containerPort"])
+    for probe_key in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(probe_key)
+        if isinstance(probe, dict):
+            probe.setdefault("timeoutSeconds", 1)
+            probe.setdefault("periodSeconds", 10)
+            probe.setdefault("successThreshold", 1)
+            probe.setdefault("failureThreshold", 3)
+            http = probe.get("httpGet")
+            if isinstance(http, dict):
+                http.setdefault("path", "/")
+                http.setdefault("scheme", "HTTP")
+    for env in as_list(container.get("env")):
+        field_ref = dig(env, "valueFrom", "fieldRef")
+        if isinstance(field_ref, dict):
+            field_ref.setdefault("apiVersion", "v1")
+
+
+def _pull_policy(image: str) -> str:
+    """``Always`` for ``:latest`` or untagged images, else ``IfNotPresent`` (digests included)."""
+    if "@" in image:
+        return "IfNotPresent"
+    last = image.rsplit("/", 1)[-1]
+    if ":" not in last or last.rsplit(":", 1)[1] == "latest":
+        return "Always"
+    return "IfNotPresent"
+
+
+def _requests_from_limits(resources: dict[str, Any]) -> None:
+    limits = resources.get("limits")
+    if not isinstance(limits, dict) or not limits:
+        return
+    requests = resources.get("requests")
+    requests = dict(requests) if isinstance(requests, dict) else {}
+    for name, value in limits.items():
+        requests.setdefault(name, value)
+    resources["requests"] = requests
+
+
+def _default_volume(volume: dict[str, Any]) -> None:
+    for key in ("secret", "configMap", "downwardAPI", "projected"):
+        source = volume.get(key)
+        if isinstance(source, dict):
+            source.setdefault("defaultMode", 0o644)
+    projected = volume.get("projected")
+    for source in as_list(dig(projected, "sources")):
+        token = dig(source, "serviceAccountToken")
+        if isinstance(token, dict):
+            token.setdefault("expirationSeconds", 3600)
+    host_path = volume.get("hostPath")
+    if isinstance(host_path, dict):
+        host_path.setdefault("type", "")
+    claim_template = dig(volume, "ephemeral", "volumeClaimTemplate", "spec")
+    if isinstance(claim_template, dict):
+        claim_template.setdefault("volumeMode", "Filesystem")
+
+
+# --- QoS ----------------------------------------------------------------------------------------
+
+
+def pod_qos_class(pod: Obj) -> str:
+    """Guaranteed, Burstable or BestEffort from cpu/memory requests and limits, as upstream."""
+    spec = as_dict(pod.get("spec"))
+    pod_level = as_dict(spec.get("resources"))
+    if _has_qos_resources(pod_level):
+        sources = [pod_level]
+    else:
+        sources = [
+            as_dict(as_dict(c).get("resources"))
+            for key in ("initContainers", "containers")
+            for c in as_list(spec.get(key))
+        ]
+    requests: dict[str, Fraction] = {}
+    limits: dict[str, Fraction] = {}
+    guaranteed = True
+    for resources in sources:
+        for name, amount in _positive(resources.get("requests")).items():
+            requests[name] = requests.get(name, Fraction(0)) + amount
+        found = _positive(resources.get("limits"))
+        for name, amount in found.items():
+            limits[name] = limits.get(name, Fraction(0)) + amount
+        if not all(name in found for name in _QOS_RESOURCES):
+            guaranteed = False
+    if not requests and not limits:
+        return "BestEffort"
+    matching = all(limits.get(name) == amount for name, amount in requests.items())
+    if guaranteed and matching and len(requests) == len(limits):
+        return "Guaranteed"
+    return "Burstable"
+
+
+def _has_qos_resources(resources: dict[str, Any]) -> bool:
+    return any(
+        name in _QOS_RESOURCES
+        for key in ("requests", "limits")
+        for name in as_dict(resources.get(key))
+    )
+
+
+def _positive(values: Any) -> dict[str, Fraction]:
+    out: dict[str, Fraction] = {}
+    for name, raw in as_dict(values).items():
+        if name not in _QOS_RESOURCES:
+            continue
+        try:
+            amount = parse_quantity(str(raw)).value
+        except (QuantityError, ValueError):
+            continue
+        if amount > 0:
+            out[name] = amount
+    return out
+
+
+# --- binding ------------------------------------------------------------------------------------
+
+
+def bind_pod(pod: Obj, binding: Obj, now: datetime) -> Obj:
+    """The pod after ``POST pods/{name}/binding`` with ``binding``: a new dict, ``pod`` untouched.
+
+    Sets ``spec.nodeName``, copies the binding's annotations and marks ``PodScheduled=True``.
+    Raises 409 Conflict when the pod is already bound, is being deleted or still has scheduling
+    gates, 422 when the binding names no node, and 400 when it names another pod.
+    """
+    name = text(dig(pod, "metadata", "name"))
+    binding_name = text(dig(binding, "metadata", "name"))
+    if binding_name and binding_name != name:
+        raise errors.bad_request("name in URL does not match name in Binding object")
+    target = as_dict(binding.get("target"))
+    causes: list[FieldError] = []
+    kind = text(target.get("kind"))
+    if kind and kind != "Node":
+        causes.append(not_supported(Path("target").child("kind"), kind, ("Node", "<empty>")))
+    if not text(target.get("name")):
+        causes.append(required(Path("target").child("name")))
+    if causes:
+        raise errors.invalid(
+            kind="Binding", group="", name=binding_name or name, causes=[c.cause() for c in causes]
+        )
+    node = text(dig(pod, "spec", "nodeName"))
+    if node:
+        raise errors.conflict(
+            resource="pods/binding",
+            group="",
+            name=name,
+            detail=f'pod {name} is already assigned to node "{node}"',
+        )
+    if dig(pod, "metadata", "deletionTimestamp"):
+        raise errors.conflict(
+            resource="pods/binding",
+            group="",
+            name=name,
+            detail=f"pod {name} is being deleted, cannot be assigned to a host",
+        )
+    if as_list(dig(pod, "spec", "schedulingGates")):
+        raise errors.conflict(
+            resource="pods/binding",
+            group="",
+            name=name,
+            detail=f"pod {name} has non-empty .spec.schedulingGates",
+        )
+    new = _copy(pod)
+    new["spec"]["nodeName"] = text(target.get("name"))
+    annotations = as_dict(dig(binding, "metadata", "annotations"))
+    if annotations:
+        meta = new.setdefault("metadata", {})
+        meta["annotations"] = {**as_dict(meta.get("annotations")), **annotations}
+    mark_scheduled(new, now)
+    return new
+
+
+def mark_scheduled(pod: Obj, now: datetime) -> None:
+    """Replace any ``PodScheduled`` condition of ``pod`` with ``status: "True"`` at ``now``."""
+    status = pod.get("status")
+    if not isinstance(status, dict):
+        status = pod["status"] = {}
+    conditions = [
+        c for c in as_list(status.get("conditions")) if as_dict(c).get("type") != "PodScheduled"
+    ]
+    scheduled: dict[str, Any] = {
+        "type": "PodScheduled",
+        "status": "True",
+        "lastProbeTime": None,
+        "lastTransitionTime": format_time(now),
+    }
+    generation = dig(pod, "metadata", "generation")
+    if isinstance(generation, int):
+        scheduled["observedGeneration"] = generation
+    status["conditions"] = [*conditions, scheduled]
+
+
+def _copy(obj: Obj) -> Obj:
+    copied: Obj = orjson.loads(orjson.dumps(obj))
+    return copied
+
+
+# --- strategy -----------------------------------------------------------------------------------
+
+
+class PodStrategy(Strategy):
+    """Namespaced; status and binding subresources; spec mostly immutable."""
+
+    status_subresource = True
+    tracks_generation = True
+    field_labels = (
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName",
+    )
+    columns: ClassVar[tuple[Column, ...]] = POD_COLUMNS
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj.pop("status", None)
+        default_pod(obj)
+        obj["status"] = {"phase": "Pending", "qosClass": pod_qos_class(obj)}
+
+    def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
+        return validate_pod_spec(as_dict(obj.get("spec")), path=Path("spec"), creating=True)
+
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        default_pod(new)
+        if ctx.subresource == "binding" and text(dig(new, "spec", "nodeName")):
+            # the store restores the old status on non-status writes; binding owns this condition
+            mark_scheduled(new, ctx.now)
+
+    def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
+        if ctx.subresource == "binding":
+            return validate_pod_spec(as_dict(new.get("spec")), path=Path("spec"), creating=False)
+        return validate_pod_update(new, old)
+
+    def prepare_for_status_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        status = new.get("status")
+        if not isinstance(status, dict):
+            status = new["status"] = {}
+        old_qos = dig(old, "status", "qosClass")
+        if not status.get("qosClass") and old_qos:
+            status["qosClass"] = old_qos
+        meta = new.get("metadata")
+        old_owners = dig(old, "metadata", "ownerReferences")
+        if isinstance(meta, dict):
+            if old_owners is None:
+                meta.pop("ownerReferences", None)
+            else:
+                meta["ownerReferences"] = old_owners
+
+    def validate_status_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
+        return validate_pod_status_update(new, old)
+
+    def grace_period_seconds(self, obj: Obj, requested: int | None) -> int:
+        if requested is not None:
+            period = requested
+        else:
+            configured = dig(obj, "spec", "terminationGracePeriodSeconds")
+            period = configured if isinstance(configured, int) else DEFAULT_GRACE_PERIOD_SECONDS
+        if not text(dig(obj, "spec", "nodeName")):
+            period = 0
+        if dig(obj, "status", "phase") in _TERMINAL:
+            period = 0
+        return 1 if period < 0 else period
+
+    def apply_subresource(self, name: str, current: Obj, body: Obj, ctx: WriteContext) -> Obj:
+        if name != "binding":
+            raise NotImplementedError(name)
+        return bind_pod(current, body, ctx.now)
+
+    def selectable_fields(self, obj: Obj) -> dict[str, str]:
+        spec = as_dict(obj.get("spec"))
+        status = as_dict(obj.get("status"))
+        pod_ip = text(status.get("podIP"))
+        if not pod_ip:
+            ips = as_list(status.get("podIPs"))
+            pod_ip = text(as_dict(ips[0]).get("ip")) if ips else ""
+        return {
+            "spec.nodeName": text(spec.get("nodeName")),
+            "spec.restartPolicy": text(spec.get("restartPolicy")),
+            "spec.schedulerName": text(spec.get("schedulerName")),
+            "spec.serviceAccountName": text(spec.get("serviceAccountName")),
+            "spec.hostNetwork": "true" if spec.get("hostNetwork") is True else "false",
+            "status.phase": text(status.get("phase")),
+            "status.podIP": pod_ip,
+            "status.nominatedNodeName": text(status.get("nominatedNodeName")),
+        }

@@ -1,0 +1,494 @@
+"""Pod spec rules: what a new pod must satisfy and what an update may change.
+
+A pod's spec is frozen after creation except for the few fields upstream lets users change
+(container images, a shrinking activeDeadlineSeconds, added tolerations, removed scheduling
+gates, a negative grace period raised to 1). Anything else — ``spec.nodeName`` included, which
+only the binding subresource sets — is answered with upstream's ``pod updates may not change
+fields other than ...`` followed by a short diff of what changed.
+
+Resource claims follow dra-api.md §4.6 with the KEP-5729 seed addition (§14.1): each entry names
+exactly one of ``resourceClaimName``, ``resourceClaimTemplateName`` or ``podGroupResourceClaim``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.validation.field import (
+    FieldError,
+    Path,
+    duplicate,
+    forbidden,
+    invalid,
+    not_supported,
+    required,
+)
+from fakeapi.validation.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name
+
+__all__ = [
+    "UPDATABLE_POD_SPEC_FIELDS",
+    "validate_pod_spec",
+    "validate_pod_status_update",
+    "validate_pod_update",
+]
+
+UPDATABLE_POD_SPEC_FIELDS = (
+    "`spec.containers[*].image`",
+    "`spec.initContainers[*].image`",
+    "`spec.activeDeadlineSeconds`",
+    "`spec.tolerations` (only additions to existing tolerations)",
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+)
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+DNS_POLICIES = ("ClusterFirst", "ClusterFirstWithHostNet", "Default", "None")
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+PROTOCOLS = ("SCTP", "TCP", "UDP")
+TERMINATION_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
+TOLERATION_OPERATORS = ("Equal", "Exists")
+_CLAIM_SOURCES = ("resourceClaimName", "resourceClaimTemplateName", "podGroupResourceClaim")
+_INT32_MAX = 2**31 - 1
+
+
+def validate_pod_spec(spec: dict[str, Any], *, path: Path, creating: bool) -> list[FieldError]:
+    """Errors of a pod's spec; ``creating`` adds the rules that only apply to a new pod."""
+    errors: list[FieldError] = []
+    claim_names, claim_errors = _validate_resource_claims(
+        as_list(spec.get("resourceClaims")), path.child("resourceClaims")
+    )
+    volume_names: set[str] = set()
+    for i, volume in enumerate(as_list(spec.get("volumes"))):
+        name = text(as_dict(volume).get("name"))
+        at = path.child("volumes").index(i).child("name")
+        errors.extend(_name_errors(name, at, volume_names, is_dns1123_label))
+    container_names: set[str] = set()
+    containers = as_list(spec.get("containers"))
+    if not containers:
+        errors.append(required(path.child("containers")))
+    for key in ("initContainers", "containers"):
+        for i, container in enumerate(as_list(spec.get(key))):
+            errors.extend(
+                _validate_container(
+                    as_dict(container), path.child(key).index(i), container_names, claim_names
+                )
+            )
+    errors.extend(claim_errors)
+    errors.extend(_validate_choice(spec, "restartPolicy", RESTART_POLICIES, path))
+    errors.extend(_validate_choice(spec, "dnsPolicy", DNS_POLICIES, path))
+    deadline = spec.get("activeDeadlineSeconds")
+    if isinstance(deadline, int) and not 1 <= deadline <= _INT32_MAX:
+        errors.append(
+            invalid(
+                path.child("activeDeadlineSeconds"),
+                deadline,
+                f"must be between 1 and {_INT32_MAX}, inclusive",
+            )
+        )
+    node_name = text(spec.get("nodeName"))
+    if node_name:
+        for msg in is_dns1123_subdomain(node_name):
+            errors.append(invalid(path.child("nodeName"), node_name, msg))
+    errors.extend(
+        _validate_tolerations(as_list(spec.get("tolerations")), path.child("tolerations"))
+    )
+    gate_names: set[str] = set()
+    for i, gate in enumerate(as_list(spec.get("schedulingGates"))):
+        at = path.child("schedulingGates").index(i)
+        name = text(as_dict(gate).get("name"))
+        if name in gate_names:
+            errors.append(duplicate(at, name))
+        gate_names.add(name)
+        errors.extend(_qualified_name_errors(name, at.child("name")))
+    errors.extend(_validate_workload_ref(spec.get("workloadRef"), path.child("workloadRef")))
+    if creating:
+        if as_list(spec.get("ephemeralContainers")):
+            errors.append(forbidden(path.child("ephemeralContainers"), "cannot be set on create"))
+        if node_name and gate_names:
+            errors.append(
+                forbidden(
+                    path.child("nodeName"),
+                    "cannot be set until all schedulingGates have been cleared",
+                )
+            )
+    return errors
+
+
+def validate_pod_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """Errors of a change to an existing pod's spec (the new spec's own errors included)."""
+    path = Path("spec")
+    new_spec = as_dict(new.get("spec"))
+    old_spec = as_dict(old.get("spec"))
+    errors = validate_pod_spec(new_spec, path=path, creating=False)
+    for key in ("containers", "initContainers"):
+        new_list = as_list(new_spec.get(key))
+        if len(new_list) != len(as_list(old_spec.get(key))):
+            errors.append(
+                forbidden(path.child(key), "pod updates may not add or remove containers")
+            )
+            return errors
+        for i, container in enumerate(new_list):
+            image = text(as_dict(container).get("image"))
+            if image and image.strip() != image:
+                errors.append(
+                    invalid(
+                        path.child(key).index(i).child("image"),
+                        image,
+                        "must not have leading or trailing whitespace",
+                    )
+                )
+    errors.extend(_validate_deadline_update(new_spec, old_spec, path))
+    errors.extend(_validate_added_tolerations(new_spec, old_spec, path.child("tolerations")))
+    errors.extend(_validate_removed_gates(new_spec, old_spec, path.child("schedulingGates")))
+    if new_spec == old_spec:
+        return errors
+    munged = _munge_updatable(new_spec, old_spec)
+    if munged != old_spec:
+        detail = "pod updates may not change fields other than " + ",".join(
+            UPDATABLE_POD_SPEC_FIELDS
+        )
+        errors.append(forbidden(path, detail + "\n" + _spec_diff(old_spec, munged)))
+    return errors
+
+
+def validate_pod_status_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """Errors of a status write: QoS is immutable, claim statuses name pod claims."""
+    path = Path("status")
+    status = as_dict(new.get("status"))
+    old_status = as_dict(old.get("status"))
+    errors: list[FieldError] = []
+    qos = text(status.get("qosClass"))
+    if qos != text(old_status.get("qosClass")):
+        errors.append(invalid(path.child("qosClass"), qos, "field is immutable"))
+    claim_names = {
+        text(as_dict(c).get("name")) for c in as_list(dig(new, "spec", "resourceClaims"))
+    }
+    seen: set[str] = set()
+    for i, entry in enumerate(as_list(status.get("resourceClaimStatuses"))):
+        at = path.child("resourceClaimStatuses").index(i).child("name")
+        name = text(as_dict(entry).get("name"))
+        if name not in claim_names:
+            errors.append(
+                invalid(at, name, "must match the name of an entry in `spec.resourceClaims`")
+            )
+        if name in seen:
+            errors.append(duplicate(at, name))
+        seen.add(name)
+        generated = as_dict(entry).get("resourceClaimName")
+        if isinstance(generated, str):
+            errors.extend(invalid(at, generated, msg) for msg in is_dns1123_subdomain(generated))
+    restart = text(dig(old, "spec", "restartPolicy"))
+    for key, policy in (("containerStatuses", restart), ("ephemeralContainerStatuses", "Never")):
+        errors.extend(_state_transitions(status, old_status, key, policy, path.child(key)))
+    return errors
+
+
+# --- containers ---------------------------------------------------------------------------------
+
+
+def _validate_container(
+    container: dict[str, Any], path: Path, names: set[str], claim_names: set[str]
+) -> list[FieldError]:
+    errors = _name_errors(text(container.get("name")), path.child("name"), names, is_dns1123_label)
+    if not text(container.get("image")):
+        errors.append(required(path.child("image")))
+    errors.extend(_validate_choice(container, "imagePullPolicy", PULL_POLICIES, path))
+    errors.extend(
+        _validate_choice(container, "terminationMessagePolicy", TERMINATION_MESSAGE_POLICIES, path)
+    )
+    for i, port in enumerate(as_list(container.get("ports"))):
+        port = as_dict(port)
+        at = path.child("ports").index(i)
+        number = port.get("containerPort")
+        if isinstance(number, int) and not 1 <= number <= 65535:
+            errors.append(
+                invalid(at.child("containerPort"), number, "must be between 1 and 65535, inclusive")
+            )
+        protocol = port.get("protocol")
+        if isinstance(protocol, str) and protocol not in PROTOCOLS:
+            errors.append(not_supported(at.child("protocol"), protocol, PROTOCOLS))
+    errors.extend(
+        _validate_claim_refs(
+            as_list(dig(container, "resources", "claims")),
+            claim_names,
+            path.child("resources", "claims"),
+        )
+    )
+    return errors
+
+
+def _validate_claim_refs(refs: list[Any], claim_names: set[str], path: Path) -> list[FieldError]:
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, ref in enumerate(refs):
+        ref = as_dict(ref)
+        at = path.index(i)
+        name = text(ref.get("name"))
+        request = text(ref.get("request"))
+        if not name:
+            errors.append(required(at))
+            continue
+        key = f"{name}/{request}" if request else name
+        if key in seen or (request and name in seen):
+            errors.append(duplicate(at, key))
+        seen.add(key)
+        if name not in claim_names:
+            listed = ", ".join(sorted(claim_names))
+            detail = "must be one of the names in pod.spec.resourceClaims" + (
+                f": {listed}" if listed else " which is empty"
+            )
+            errors.append(FieldError("FieldValueNotFound", str(at), detail, name))
+        if request:
+            at_request = at.child("request")
+            errors.extend(invalid(at_request, request, msg) for msg in is_dns1123_label(request))
+    return errors
+
+
+# --- resource claims ----------------------------------------------------------------------------
+
+
+def _validate_resource_claims(claims: list[Any], path: Path) -> tuple[set[str], list[FieldError]]:
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    for i, claim in enumerate(claims):
+        claim = as_dict(claim)
+        at = path.index(i)
+        name = text(claim.get("name"))
+        errors.extend(_name_errors(name, at.child("name"), names, is_dns1123_label))
+        sources = [key for key in _CLAIM_SOURCES if claim.get(key) is not None]
+        with_group = "podGroupResourceClaim" in sources
+        if len(sources) > 1:
+            detail = (
+                "at most one of `resourceClaimName`, `resourceClaimTemplateName` or "
+                "`podGroupResourceClaim` may be specified"
+                if with_group
+                else "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
+                "specified"
+            )
+            errors.append(invalid(at, claim, detail))
+        elif not sources:
+            errors.append(
+                invalid(
+                    at,
+                    claim,
+                    "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`, "
+                    "`podGroupResourceClaim`",
+                )
+            )
+        for key in sources:
+            value = text(claim.get(key))
+            rule = is_dns1123_label if key == "podGroupResourceClaim" else is_dns1123_subdomain
+            errors.extend(invalid(at.child(key), value, msg) for msg in rule(value))
+    return names, errors
+
+
+def _validate_workload_ref(ref: Any, path: Path) -> list[FieldError]:
+    if ref is None:
+        return []
+    ref = as_dict(ref)
+    errors: list[FieldError] = []
+    name = text(ref.get("name"))
+    if not name:
+        errors.append(required(path.child("name")))
+    else:
+        errors.extend(invalid(path.child("name"), name, msg) for msg in is_dns1123_subdomain(name))
+    group = ref.get("podGroupName")
+    if isinstance(group, str):
+        at = path.child("podGroupName")
+        errors.extend(invalid(at, group, msg) for msg in is_dns1123_subdomain(group))
+    return errors
+
+
+# --- tolerations, gates, deadlines --------------------------------------------------------------
+
+
+def _validate_tolerations(tolerations: list[Any], path: Path) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for i, toleration in enumerate(tolerations):
+        toleration = as_dict(toleration)
+        at = path.index(i)
+        key = text(toleration.get("key"))
+        if key:
+            errors.extend(_qualified_name_errors(key, at.child("key")))
+        operator = text(toleration.get("operator")) or "Equal"
+        if not key and operator != "Exists":
+            errors.append(
+                invalid(
+                    at.child("operator"),
+                    operator,
+                    'operator must be Exists when `key` is empty, which means "match all values '
+                    'and all keys"',
+                )
+            )
+        if operator not in TOLERATION_OPERATORS:
+            errors.append(not_supported(at.child("operator"), operator, TOLERATION_OPERATORS))
+        elif operator == "Exists" and text(toleration.get("value")):
+            errors.append(
+                invalid(
+                    at.child("operator"),
+                    toleration.get("value"),
+                    "value must be empty when `operator` is 'Exists'",
+                )
+            )
+        effect = text(toleration.get("effect"))
+        if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+            errors.append(
+                not_supported(
+                    at.child("effect"), effect, ("NoExecute", "NoSchedule", "PreferNoSchedule")
+                )
+            )
+        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+            errors.append(
+                invalid(
+                    at.child("effect"),
+                    effect,
+                    "effect must be 'NoExecute' when `tolerationSeconds` is set",
+                )
+            )
+    return errors
+
+
+def _validate_added_tolerations(
+    new: dict[str, Any], old: dict[str, Any], path: Path
+) -> list[FieldError]:
+    new_list = [as_dict(t) for t in as_list(new.get("tolerations"))]
+    for old_toleration in as_list(old.get("tolerations")):
+        base = {k: v for k, v in as_dict(old_toleration).items() if k != "tolerationSeconds"}
+        if not any(
+            {k: v for k, v in t.items() if k != "tolerationSeconds"} == base for t in new_list
+        ):
+            return [
+                forbidden(
+                    path, "existing toleration can not be modified except its tolerationSeconds"
+                )
+            ]
+    return []
+
+
+def _validate_removed_gates(
+    new: dict[str, Any], old: dict[str, Any], path: Path
+) -> list[FieldError]:
+    old_names = {text(as_dict(g).get("name")) for g in as_list(old.get("schedulingGates"))}
+    errors: list[FieldError] = []
+    for i, gate in enumerate(as_list(new.get("schedulingGates"))):
+        name = text(as_dict(gate).get("name"))
+        if name not in old_names:
+            errors.append(
+                forbidden(
+                    path.index(i).child("name"),
+                    f"only deletion is allowed, but found new scheduling gate '{name}'",
+                )
+            )
+    return errors
+
+
+def _validate_deadline_update(
+    new: dict[str, Any], old: dict[str, Any], path: Path
+) -> list[FieldError]:
+    at = path.child("activeDeadlineSeconds")
+    new_value, old_value = new.get("activeDeadlineSeconds"), old.get("activeDeadlineSeconds")
+    if new_value is None:
+        if old_value is not None:
+            return [invalid(at, None, "must not update from a positive integer to nil value")]
+        return []
+    if isinstance(new_value, int) and isinstance(old_value, int) and old_value < new_value:
+        return [invalid(at, new_value, "must be less than or equal to previous value")]
+    return []
+
+
+def _munge_updatable(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """``new`` with every field an update may change reset to ``old``'s value."""
+    munged = copy.deepcopy(new)
+    for key in ("containers", "initContainers"):
+        old_list = as_list(old.get(key))
+        for i, container in enumerate(as_list(munged.get(key))):
+            if isinstance(container, dict) and i < len(old_list):
+                old_image = as_dict(old_list[i]).get("image")
+                if old_image is None:
+                    container.pop("image", None)
+                else:
+                    container["image"] = old_image
+    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
+        if key in old:
+            munged[key] = old[key]
+        else:
+            munged.pop(key, None)
+    old_grace = old.get("terminationGracePeriodSeconds")
+    if (
+        isinstance(old_grace, int)
+        and old_grace < 0
+        and munged.get("terminationGracePeriodSeconds") == 1
+    ):
+        munged["terminationGracePeriodSeconds"] = old_grace
+    return munged
+
+
+def _spec_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """A short, cmp.Diff-like listing of the top-level spec fields that differ."""
+    lines = ["  core.PodSpec{"]
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            if key in old:
+                lines.append(f"- \t{key}: {_short(old[key])},")
+            if key in new:
+                lines.append(f"+ \t{key}: {_short(new[key])},")
+    lines.append("  }")
+    return "\n".join(lines)
+
+
+def _short(value: Any) -> str:
+    rendered = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    return rendered if len(rendered) <= 200 else rendered[:197] + "..."
+
+
+def _state_transitions(
+    status: dict[str, Any], old_status: dict[str, Any], key: str, policy: str, path: Path
+) -> list[FieldError]:
+    """A container that ended for good may not be reported running again."""
+    if policy == "Always":
+        return []
+    errors: list[FieldError] = []
+    new_by_name = {text(as_dict(s).get("name")): as_dict(s) for s in as_list(status.get(key))}
+    for i, old_entry in enumerate(as_list(old_status.get(key))):
+        terminated = dig(old_entry, "state", "terminated")
+        if not isinstance(terminated, dict):
+            continue
+        if terminated.get("exitCode") not in (0, None) and policy == "OnFailure":
+            continue
+        new_entry = new_by_name.get(text(as_dict(old_entry).get("name")))
+        if new_entry is not None and dig(new_entry, "state", "terminated") is None:
+            errors.append(
+                forbidden(
+                    path.index(i).child("state"), "may not be transitioned to non-terminated state"
+                )
+            )
+    return errors
+
+
+# --- small helpers ------------------------------------------------------------------------------
+
+
+def _name_errors(name: str, path: Path, seen: set[str], rule: Any) -> list[FieldError]:
+    if not name:
+        return [required(path)]
+    if name in seen:
+        return [duplicate(path, name)]
+    seen.add(name)
+    return [invalid(path, name, msg) for msg in rule(name)]
+
+
+def _qualified_name_errors(name: str, path: Path) -> list[FieldError]:
+    return [invalid(path, name, msg) for msg in is_qualified_name(name)]
+
+
+def _validate_choice(
+    obj: dict[str, Any], key: str, allowed: Iterable[str], path: Path
+) -> list[FieldError]:
+    value = obj.get(key)
+    values = tuple(allowed)
+    if isinstance(value, str) and value not in values:
+        return [not_supported(path.child(key), value, values)]
+    return []

@@ -1,0 +1,139 @@
+"""LIST: consistent pages, resourceVersion semantics, selectors.
+
+The first page is read at the current resourceVersion; its continue token records that version
+and the last key, and later pages are read *as of that version* (the storage rebuilds the
+snapshot from its event history), so a paged list is consistent however the objects change in
+between. A token older than the retained history answers 410 Expired, as upstream does when etcd
+has compacted it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from itertools import islice
+
+import orjson
+
+from fakeapi import errors
+from fakeapi.registry.options import ListOptions
+from fakeapi.registry.selection import build_predicate
+from fakeapi.resources import ResourceType
+from fakeapi.storage.events import Stored
+from fakeapi.storage.memory import Storage, TooOldError, key_range
+
+__all__ = ["ListResult", "list_objects", "encode_continue", "decode_continue"]
+
+_EXPIRED_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this response "
+    "to retrieve the remainder of the results. Continuing with the provided token results in an "
+    "inconsistent list - objects that were created, modified, or deleted between the time the "
+    "first chunk was returned and now may show up in the list."
+)
+
+
+@dataclass(slots=True)
+class ListResult:
+    items: list[Stored]
+    resource_version: str
+    continue_token: str = ""
+    remaining: int | None = None
+
+
+def encode_continue(rv: int, start: str) -> str:
+    raw = orjson.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start})
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        data = orjson.loads(base64.urlsafe_b64decode(padded.encode()))
+        rv, start = int(data["rv"]), str(data["start"])
+    except (ValueError, KeyError, TypeError, binascii.Error, orjson.JSONDecodeError):
+        raise errors.bad_request(
+            "continue key is not valid: incorrect encoded start resourceVersion (version "
+            "meta.k8s.io/v1)"
+        ) from None
+    if rv <= 0:
+        raise errors.bad_request(
+            "continue key is not valid: incorrect encoded start "
+            "resourceVersion (version meta.k8s.io/v1)"
+        )
+    return rv, start
+
+
+def _parse_rv(text: str) -> int:
+    if not text.isdigit():
+        raise errors.bad_request(f"invalid resource version: {text!r}")
+    return int(text)
+
+
+def list_objects(
+    storage: Storage, rt: ResourceType, namespace: str | None, options: ListOptions
+) -> ListResult:
+    predicate = build_predicate(rt, options.label_selector, options.field_selector)
+    table = storage.table(rt.key)
+    prefix, upper = key_range(namespace)
+    current_rv = storage.rv
+    after: str | None = None
+    snapshot_rv: int | None = None
+    if options.continue_token:
+        if options.resource_version not in ("", "0") or options.resource_version_match:
+            raise errors.bad_request(
+                "specifying resource version is not allowed when using continue"
+            )
+        snapshot_rv, after = decode_continue(options.continue_token)
+    elif options.resource_version_match == "Exact" or (
+        options.resource_version not in ("", "0")
+        and options.limit
+        and options.resource_version_match != "NotOlderThan"
+    ):
+        snapshot_rv = _parse_rv(options.resource_version)
+    elif options.resource_version not in ("", "0"):
+        requested = _parse_rv(options.resource_version)
+        if requested > current_rv:
+            raise errors.timeout(f"Too large resource version: {requested}, current: {current_rv}")
+    if snapshot_rv is not None and snapshot_rv > current_rv:
+        raise errors.timeout(f"Too large resource version: {snapshot_rv}, current: {current_rv}")
+    list_rv = snapshot_rv if snapshot_rv is not None else current_rv
+
+    # fast path: metadata.name=X (kubectl wait/delete, kr8s get) is a key lookup
+    fsel = options.field_selector
+    exact_name = fsel.exact_match("metadata.name") if fsel is not None else None
+    if exact_name is not None and snapshot_rv is None and (namespace or not rt.namespaced):
+        key = f"{namespace}/{exact_name}" if namespace else exact_name
+        stored = table.get(key)
+        items = (
+            [stored] if stored is not None and (predicate is None or predicate(stored.obj)) else []
+        )
+        return ListResult(items, str(list_rv))
+
+    try:
+        if snapshot_rv is not None:
+            source = table.scan_at(snapshot_rv, prefix, upper, after)
+        else:
+            source = table.scan(prefix, upper, after)
+        if predicate is not None:
+            source = (s for s in source if predicate(s.obj))
+        limit = options.limit if options.limit > 0 else 0
+        if not limit:
+            return ListResult(list(source), str(list_rv))
+        items = list(islice(source, limit + 1))
+    except TooOldError as exc:
+        if options.continue_token:
+            raise errors.expired(_EXPIRED_CONTINUE) from None
+        raise errors.expired(str(exc)) from None
+    if len(items) <= limit:
+        return ListResult(items, str(list_rv))
+    items = items[:limit]
+    last = table.key_of(items[-1].obj)
+    remaining: int | None = None
+    if predicate is None:
+        if snapshot_rv is None:
+            remaining = table.count_after(prefix, upper, last)
+        else:
+            remaining = table.count_at(snapshot_rv, prefix, upper, last)
+    return ListResult(items, str(list_rv), encode_continue(list_rv, last), remaining)

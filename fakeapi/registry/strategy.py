@@ -1,0 +1,173 @@
+"""What makes a kind different from another: the strategy the generic store calls.
+
+The store (``fakeapi.registry.store``) does everything that is the same for every kind: metadata,
+resourceVersion, finalizers, graceful deletion, the main/status split and watch events. A kind adds
+a :class:`Strategy` subclass that overrides only the hooks it needs. Hooks receive JSON-shaped
+dicts that the store owns for the duration of the call: ``prepare_*`` hooks may change the new
+object in place, ``validate*`` and ``warnings*`` hooks must not change anything.
+
+Hooks run in this order:
+
+- create: ``prepare_for_create`` → ``validate`` → ``warnings_on_create``
+- update of the main resource: (store keeps the old status) ``prepare_for_update`` →
+  ``validate_update`` → ``warnings_on_update``
+- update of the status subresource: (store keeps everything but status)
+  ``prepare_for_status_update`` → ``validate_status_update``
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+from fakeapi.validation.field import FieldError
+
+__all__ = ["Strategy", "Column", "WriteContext", "Obj", "NAME_COLUMN", "AGE_COLUMN", "age_cell"]
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteContext:
+    """What a hook may know about the request it runs for."""
+
+    now: datetime
+    feature_gates: Mapping[str, bool] = field(default_factory=dict)
+    subresource: str = ""
+    dry_run: bool = False
+    #: the request's ``fieldManager`` (``kubectl-create``, ``resourcepool-controller``, ...)
+    field_manager: str = ""
+
+    def gate(self, name: str) -> bool:
+        """Whether feature gate ``name`` is on (a gate not in the map has its default)."""
+        from fakeapi.features import enabled
+
+        return enabled(self.feature_gates, name)
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A server-side printing column (``meta/v1 TableColumnDefinition``) and how to fill it."""
+
+    name: str
+    cell: Callable[[Obj, datetime], Any]
+    type: str = "string"
+    format: str = ""
+    description: str = ""
+    priority: int = 0
+
+    def definition(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "type": self.type,
+            "format": self.format,
+            "description": self.description,
+            "priority": self.priority,
+        }
+
+
+def age_cell(obj: Obj, now: datetime) -> str:
+    """The Age cell: ``HumanDuration`` of now − creationTimestamp."""
+    from fakeapi.timefmt import human_duration, parse_time
+
+    created = obj.get("metadata", {}).get("creationTimestamp")
+    if not created:
+        return "<unknown>"
+    return human_duration(now - parse_time(created))
+
+
+NAME_COLUMN = Column(
+    "Name",
+    lambda obj, _now: obj.get("metadata", {}).get("name", ""),
+    format="name",
+    description="Name must be unique within a namespace. Is required when creating resources, "
+    "although some resources may allow a client to request the generation of an appropriate name "
+    "automatically. Name is primarily intended for creation idempotence and configuration "
+    "definition. Cannot be updated.",
+)
+AGE_COLUMN = Column(
+    "Age",
+    age_cell,
+    description="CreationTimestamp is a timestamp representing the server time when this object "
+    "was created. It is not guaranteed to be set in happens-before order across separate "
+    "operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.",
+)
+
+
+class Strategy:
+    """Default behaviour of a kind; subclasses override the hooks that differ."""
+
+    #: The kind has a ``status`` subresource: main writes keep the old status and status writes
+    #: keep everything else.
+    status_subresource: ClassVar[bool] = False
+    #: ``metadata.generation`` is set to 1 on create and bumped when the spec changes.
+    tracks_generation: ClassVar[bool] = False
+    #: Top-level fields that are not "spec" for the generation bump (besides metadata/status).
+    non_spec_fields: ClassVar[frozenset[str]] = frozenset(
+        {"apiVersion", "kind", "metadata", "status"}
+    )
+    #: Field selector labels this kind supports beyond ``metadata.name``/``metadata.namespace``.
+    field_labels: ClassVar[tuple[str, ...]] = ()
+    #: Server-side printing columns.
+    columns: ClassVar[tuple[Column, ...]] = (NAME_COLUMN, AGE_COLUMN)
+    #: PUT of a missing object creates it.
+    allow_create_on_update: ClassVar[bool] = False
+    #: Unconditional updates (no resourceVersion in the body) are allowed.
+    allow_unconditional_update: ClassVar[bool] = True
+    #: How names are validated: ``subdomain`` (RFC 1123 subdomain) or ``label`` (RFC 1123 label).
+    name_rule: ClassVar[str] = "subdomain"
+
+    # --- create -------------------------------------------------------------------------------
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        """Before validation of a new object: clear status, apply defaults. May change ``obj``."""
+        if self.status_subresource:
+            obj.pop("status", None)
+
+    def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
+        """Errors of a new object (metadata is validated by the store)."""
+        return []
+
+    def warnings_on_create(self, obj: Obj, ctx: WriteContext) -> list[str]:
+        """Warning headers for a new object."""
+        return []
+
+    # --- update of the main resource ----------------------------------------------------------
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        """Before validation of an update; the store has already restored the old status."""
+
+    def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
+        """Errors of an update: the new object's own errors plus immutability rules."""
+        return self.validate(new, ctx)
+
+    def warnings_on_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[str]:
+        return []
+
+    # --- update of the status subresource -----------------------------------------------------
+    def prepare_for_status_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        """Before validation of a status write; the store has restored everything but status."""
+
+    def validate_status_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
+        return []
+
+    # --- deletion ------------------------------------------------------------------------------
+    def grace_period_seconds(self, obj: Obj, requested: int | None) -> int:
+        """Seconds the object lingers with a deletionTimestamp before removal (0: none)."""
+        return 0
+
+    def prepare_for_delete(self, obj: Obj, ctx: WriteContext) -> None:
+        """When deletion starts but the object lingers (finalizers, grace): may change ``obj``."""
+
+    def deletion_blocked(self, obj: Obj) -> bool:
+        """The object must stay despite an empty finalizer list (e.g. namespace spec finalizers)."""
+        return False
+
+    def apply_subresource(self, name: str, current: Obj, body: Obj, ctx: WriteContext) -> Obj:
+        """A POST to a custom subresource (``pods/binding``): the new object. Raise to refuse."""
+        raise NotImplementedError(name)
+
+    # --- reads ---------------------------------------------------------------------------------
+    def selectable_fields(self, obj: Obj) -> dict[str, str]:
+        """Values of ``field_labels`` for ``obj`` (the store adds metadata.name/namespace)."""
+        return {}

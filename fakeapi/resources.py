@@ -1,0 +1,299 @@
+"""The table of served kinds: one row per kind drives routes, discovery, OpenAPI and printing.
+
+Adding a kind takes a model (``fakeapi.models``), a strategy (``fakeapi.registry.kinds``) and a
+row in :data:`KINDS` — nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from fakeapi.registry.strategy import Strategy
+from fakeapi.schema import SchemaNode, schema_for
+
+__all__ = ["ResourceType", "ResourceTable"]
+
+
+@dataclass(frozen=True, eq=False)
+class ResourceType:
+    """One served resource: its names, scope, subresources, model and strategy."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    model: type[BaseModel]
+    strategy: Strategy
+    #: ``status`` and/or ``binding`` (pods)
+    subresources: tuple[str, ...] = ()
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    #: DELETE answers with the object (else with a ``Status`` Success), as upstream's OpenAPI says
+    delete_returns_object: bool = False
+    #: the upstream OpenAPI schema name prefix, e.g. ``io.k8s.api.core.v1``
+    openapi_prefix: str = ""
+    #: verbs not served (e.g. a kind written only by a controller still lists them)
+    singular: str = field(default="")
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def qualified_plural(self) -> str:
+        """``pods`` or ``resourceclaims.resource.k8s.io``: the prefix of 404/409 messages."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def list_kind(self) -> str:
+        return f"{self.kind}List"
+
+    @property
+    def singular_name(self) -> str:
+        return self.singular or self.kind.lower()
+
+    @property
+    def schema(self) -> SchemaNode:
+        return schema_for(self.model)
+
+    @property
+    def key(self) -> str:
+        """Storage key of the resource: ``resourceclaims.resource.k8s.io`` (group-qualified)."""
+        return self.qualified_plural
+
+
+class ResourceTable:
+    """The served kinds, indexed the ways requests look them up."""
+
+    def __init__(self, types: Iterable[ResourceType]) -> None:
+        self._types = list(types)
+        self._by_path: dict[tuple[str, str, str], ResourceType] = {}
+        self._by_kind: dict[tuple[str, str], ResourceType] = {}
+        for rt in self._types:
+            self._by_path[(rt.group, rt.version, rt.plural)] = rt
+            self._by_kind[(rt.api_version, rt.kind)] = rt
+
+    def __iter__(self) -> Iterator[ResourceType]:
+        return iter(self._types)
+
+    def lookup(self, group: str, version: str, plural: str) -> ResourceType | None:
+        return self._by_path.get((group, version, plural))
+
+    def by_kind(self, api_version: str, kind: str) -> ResourceType | None:
+        return self._by_kind.get((api_version, kind))
+
+    def group_versions(self) -> list[tuple[str, str]]:
+        """(group, version) pairs in first-served order, core first."""
+        seen: dict[tuple[str, str], None] = {}
+        for rt in self._types:
+            seen.setdefault((rt.group, rt.version), None)
+        return list(seen)
+
+
+def default_resources() -> ResourceTable:
+    """Every kind fakeapi serves, core first (the order of discovery and OpenAPI)."""
+    from fakeapi.models import coordination, core, events, pod, scheduling
+    from fakeapi.models.device_class import DeviceClass
+    from fakeapi.models.device_taint_rule import DeviceTaintRule
+    from fakeapi.models.resource_claim import ResourceClaim, ResourceClaimTemplate
+    from fakeapi.models.resource_pool import ResourcePool
+    from fakeapi.models.resource_slice import ResourceSlice
+    from fakeapi.registry.kinds.configmap import ConfigMapStrategy
+    from fakeapi.registry.kinds.deviceclass import DeviceClassStrategy
+    from fakeapi.registry.kinds.devicetaintrule import DeviceTaintRuleStrategy
+    from fakeapi.registry.kinds.event import CoreEventStrategy, EventsEventStrategy
+    from fakeapi.registry.kinds.lease import LeaseStrategy
+    from fakeapi.registry.kinds.namespace import NamespaceStrategy
+    from fakeapi.registry.kinds.node import NodeStrategy
+    from fakeapi.registry.kinds.pod import PodStrategy
+    from fakeapi.registry.kinds.podgroup import PodGroupStrategy
+    from fakeapi.registry.kinds.resourceclaim import ResourceClaimStrategy
+    from fakeapi.registry.kinds.resourceclaimtemplate import ResourceClaimTemplateStrategy
+    from fakeapi.registry.kinds.resourcepool import ResourcePoolStrategy
+    from fakeapi.registry.kinds.resourceslice import ResourceSliceStrategy
+    from fakeapi.registry.kinds.workload import WorkloadStrategy
+
+    core_v1 = "io.k8s.api.core.v1"
+    resource_v1 = "io.k8s.api.resource.v1"
+    resource_v1beta2 = "io.k8s.api.resource.v1beta2"
+    scheduling_v1alpha1 = "io.k8s.api.scheduling.v1alpha1"
+    return ResourceTable(
+        [
+            ResourceType(
+                "",
+                "v1",
+                "Namespace",
+                "namespaces",
+                False,
+                core.Namespace,
+                NamespaceStrategy(),
+                ("status",),
+                ("ns",),
+                openapi_prefix=core_v1,
+            ),
+            ResourceType(
+                "",
+                "v1",
+                "Node",
+                "nodes",
+                False,
+                core.Node,
+                NodeStrategy(),
+                ("status",),
+                ("no",),
+                openapi_prefix=core_v1,
+            ),
+            ResourceType(
+                "",
+                "v1",
+                "Pod",
+                "pods",
+                True,
+                pod.Pod,
+                PodStrategy(),
+                ("status", "binding"),
+                ("po",),
+                ("all",),
+                delete_returns_object=True,
+                openapi_prefix=core_v1,
+            ),
+            ResourceType(
+                "",
+                "v1",
+                "Event",
+                "events",
+                True,
+                core.Event,
+                CoreEventStrategy(),
+                (),
+                ("ev",),
+                openapi_prefix=core_v1,
+            ),
+            ResourceType(
+                "",
+                "v1",
+                "ConfigMap",
+                "configmaps",
+                True,
+                core.ConfigMap,
+                ConfigMapStrategy(),
+                (),
+                ("cm",),
+                openapi_prefix=core_v1,
+            ),
+            ResourceType(
+                "events.k8s.io",
+                "v1",
+                "Event",
+                "events",
+                True,
+                events.Event,
+                EventsEventStrategy(),
+                (),
+                ("ev",),
+                openapi_prefix="io.k8s.api.events.v1",
+            ),
+            ResourceType(
+                "coordination.k8s.io",
+                "v1",
+                "Lease",
+                "leases",
+                True,
+                coordination.Lease,
+                LeaseStrategy(),
+                openapi_prefix="io.k8s.api.coordination.v1",
+            ),
+            ResourceType(
+                "resource.k8s.io",
+                "v1",
+                "DeviceClass",
+                "deviceclasses",
+                False,
+                DeviceClass,
+                DeviceClassStrategy(),
+                delete_returns_object=True,
+                openapi_prefix=resource_v1,
+            ),
+            ResourceType(
+                "resource.k8s.io",
+                "v1",
+                "ResourceClaim",
+                "resourceclaims",
+                True,
+                ResourceClaim,
+                ResourceClaimStrategy(),
+                ("status",),
+                delete_returns_object=True,
+                openapi_prefix=resource_v1,
+            ),
+            ResourceType(
+                "resource.k8s.io",
+                "v1",
+                "ResourceClaimTemplate",
+                "resourceclaimtemplates",
+                True,
+                ResourceClaimTemplate,
+                ResourceClaimTemplateStrategy(),
+                delete_returns_object=True,
+                openapi_prefix=resource_v1,
+            ),
+            ResourceType(
+                "resource.k8s.io",
+                "v1",
+                "ResourceSlice",
+                "resourceslices",
+                False,
+                ResourceSlice,
+                ResourceSliceStrategy(),
+                delete_returns_object=True,
+                openapi_prefix=resource_v1,
+            ),
+            ResourceType(
+                "resource.k8s.io",
+                "v1beta2",
+                "DeviceTaintRule",
+                "devicetaintrules",
+                False,
+                DeviceTaintRule,
+                DeviceTaintRuleStrategy(),
+                ("status",),
+                openapi_prefix=resource_v1beta2,
+            ),
+            ResourceType(
+                "resource.k8s.io",
+                "v1beta2",
+                "ResourcePool",
+                "resourcepools",
+                False,
+                ResourcePool,
+                ResourcePoolStrategy(),
+                ("status",),
+                openapi_prefix=resource_v1beta2,
+            ),
+            ResourceType(
+                "scheduling.k8s.io",
+                "v1alpha1",
+                "Workload",
+                "workloads",
+                True,
+                scheduling.Workload,
+                WorkloadStrategy(),
+                openapi_prefix=scheduling_v1alpha1,
+            ),
+            ResourceType(
+                "scheduling.k8s.io",
+                "v1alpha1",
+                "PodGroup",
+                "podgroups",
+                True,
+                scheduling.PodGroup,
+                PodGroupStrategy(),
+                ("status",),
+                openapi_prefix=scheduling_v1alpha1,
+            ),
+        ]
+    )

@@ -1,0 +1,231 @@
+"""A compiled, walkable view of the API types: what each field is and how its lists merge.
+
+Pydantic models are convenient to declare but slow to introspect on a hot path. Each kind's model
+is compiled once into a tree of :class:`SchemaNode` that the rest of the server reads: pruning of
+unknown fields (``fieldValidation``), strategic merge patch (merge keys, list types), server-side
+apply (field sets) and the OpenAPI documents.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel
+
+from fakeapi.models.base import ListMeta_, MapMeta
+
+__all__ = ["SchemaNode", "schema_for", "prune_unknown_fields", "DIRECTIVE_PREFIXES"]
+
+NodeKind = Literal["object", "array", "map", "scalar", "any"]
+
+#: Strategic-merge-patch directive keys, which are never unknown fields.
+DIRECTIVE_PREFIXES = ("$setElementOrder/", "$deleteFromPrimitiveList/")
+_DIRECTIVE_KEYS = frozenset({"$patch", "$retainKeys"})
+
+
+@dataclass(eq=False, slots=True)
+class SchemaNode:
+    """One position in an API type: an object, a list, a map, a scalar or free-form JSON."""
+
+    kind: NodeKind
+    description: str = ""
+    #: object: wire name -> node, in declaration order
+    properties: dict[str, SchemaNode] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    #: array items or map values
+    item: SchemaNode | None = None
+    list_meta: ListMeta_ | None = None
+    map_type: str | None = None
+    #: scalar: OpenAPI type (string, integer, number, boolean) and format
+    scalar_type: str = ""
+    format: str = ""
+    enum: tuple[Any, ...] = ()
+    #: object: the model it was compiled from (names the OpenAPI schema)
+    model: type[BaseModel] | None = None
+
+    def child(self, name: str) -> SchemaNode | None:
+        """The node of property ``name`` (objects) or of any value (maps); None if unknown."""
+        if self.kind == "object":
+            return self.properties.get(name)
+        if self.kind == "map":
+            return self.item
+        if self.kind == "any":
+            return self
+        return None
+
+    @property
+    def merge_key(self) -> str | None:
+        """The strategic-merge-patch merge key of a list of objects, if it merges."""
+        return self.list_meta.patch_merge_key if self.list_meta else None
+
+    @property
+    def patch_strategy(self) -> str | None:
+        return self.list_meta.patch_strategy if self.list_meta else None
+
+
+_ANY = SchemaNode("any")
+_cache: dict[type[BaseModel], SchemaNode] = {}
+
+
+def schema_for(model: type[BaseModel]) -> SchemaNode:
+    """The compiled tree of ``model`` (cached; recursive types share nodes)."""
+    node = _cache.get(model)
+    if node is not None:
+        return node
+    node = SchemaNode("object", description=_doc(model), model=model)
+    _cache[model] = node  # before the fields, so recursion finds it
+    required: list[str] = []
+    for name, info in model.model_fields.items():
+        wire = info.alias or name
+        child = _node_for(info.annotation, list(info.metadata))
+        if info.description:
+            child = _with_description(child, info.description)
+        node.properties[wire] = child
+        if info.is_required():
+            required.append(wire)
+    node.required = tuple(required)
+    return node
+
+
+def _doc(model: type[BaseModel]) -> str:
+    doc = model.__doc__ or ""
+    return "" if doc.startswith("!!!") or "BaseModel" in doc else " ".join(doc.split())
+
+
+def _with_description(node: SchemaNode, description: str) -> SchemaNode:
+    if node.kind == "object" and node.model is not None:
+        # object nodes are shared per model; a field's description belongs to a copy
+        copy = SchemaNode(
+            "object",
+            description=description,
+            properties=node.properties,
+            required=node.required,
+            model=node.model,
+            map_type=node.map_type,
+        )
+        return copy
+    node.description = description
+    return node
+
+
+def _node_for(tp: Any, metadata: list[Any]) -> SchemaNode:
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        inner, *extra = typing.get_args(tp)
+        return _node_for(inner, metadata + list(extra))
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1:
+            return _node_for(args[0], metadata)
+        return _scalar_union(args, metadata)
+    list_meta = next((m for m in metadata if isinstance(m, ListMeta_)), None)
+    map_meta = next((m for m in metadata if isinstance(m, MapMeta)), None)
+    tag = next((m for m in metadata if isinstance(m, str)), "")
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        base = schema_for(tp)
+        if map_meta is None:
+            return base
+        return SchemaNode(
+            "object",
+            description=base.description,
+            properties=base.properties,
+            required=base.required,
+            model=tp,
+            map_type=map_meta.map_type,
+        )
+    if origin is list:
+        (item_tp,) = typing.get_args(tp)
+        return SchemaNode("array", item=_node_for(item_tp, []), list_meta=list_meta or ListMeta_())
+    if origin is dict:
+        _, value_tp = typing.get_args(tp)
+        return SchemaNode(
+            "map", item=_node_for(value_tp, []), map_type=map_meta.map_type if map_meta else None
+        )
+    if origin is Literal:
+        return SchemaNode("scalar", scalar_type="string", enum=typing.get_args(tp))
+    if tag == "raw" or tp is Any:
+        return SchemaNode("any")
+    if tp is bool:
+        return SchemaNode("scalar", scalar_type="boolean")
+    if tp is int:
+        return SchemaNode("scalar", scalar_type="integer", format="int64")
+    if tp is float:
+        return SchemaNode("scalar", scalar_type="number", format="double")
+    if tp is str:
+        return SchemaNode("scalar", scalar_type="string", format=tag)
+    return SchemaNode("any")
+
+
+def _scalar_union(args: list[Any], metadata: list[Any]) -> SchemaNode:
+    tag = next((m for m in metadata if isinstance(m, str)), "")
+    if tag in ("quantity", "int-or-string"):
+        return SchemaNode("scalar", scalar_type="string", format=tag)
+    return SchemaNode("any")
+
+
+def prune_unknown_fields(
+    node: SchemaNode, value: Any, *, path: str = "", patch: bool = False
+) -> tuple[Any, list[str]]:
+    """``value`` without the fields ``node`` does not declare, and the paths of those fields.
+
+    The input is not modified; unchanged sub-trees are shared with the result. With ``patch``,
+    strategic-merge-patch directive keys are kept and never reported.
+    """
+    unknown: list[str] = []
+    return _prune(node, value, path, patch, unknown), unknown
+
+
+def _prune(node: SchemaNode, value: Any, path: str, patch: bool, unknown: list[str]) -> Any:
+    kind = node.kind
+    if kind == "any" or value is None:
+        return value
+    if kind == "object":
+        if not isinstance(value, dict):
+            return value
+        out: dict[str, Any] | None = None
+        props = node.properties
+        for key, sub in value.items():
+            child = props.get(key)
+            if child is None:
+                if patch and (key in _DIRECTIVE_KEYS or key.startswith(DIRECTIVE_PREFIXES)):
+                    continue
+                unknown.append(f"{path}.{key}" if path else key)
+                if out is None:
+                    out = dict(value)
+                del out[key]
+                continue
+            if child.kind in ("object", "array", "map") and sub is not None:
+                new = _prune(child, sub, f"{path}.{key}" if path else key, patch, unknown)
+                if new is not sub:
+                    if out is None:
+                        out = dict(value)
+                    out[key] = new
+        return value if out is None else out
+    if kind == "array":
+        item = node.item
+        if not isinstance(value, list) or item is None or item.kind in ("scalar", "any"):
+            return value
+        new_list: list[Any] | None = None
+        for i, sub in enumerate(value):
+            new = _prune(item, sub, f"{path}[{i}]", patch, unknown)
+            if new is not sub:
+                if new_list is None:
+                    new_list = list(value)
+                new_list[i] = new
+        return value if new_list is None else new_list
+    if kind == "map":
+        item = node.item
+        if not isinstance(value, dict) or item is None or item.kind in ("scalar", "any"):
+            return value
+        new_map: dict[str, Any] | None = None
+        for key, sub in value.items():
+            new = _prune(item, sub, f"{path}.{key}" if path else key, patch, unknown)
+            if new is not sub:
+                if new_map is None:
+                    new_map = dict(value)
+                new_map[key] = new
+        return value if new_map is None else new_map
+    return value

@@ -1,0 +1,193 @@
+"""The aiohttp application: routes, error rendering, discovery/OpenAPI caches.
+
+Discovery and OpenAPI documents depend only on the resource table, so they are encoded once per
+application and served as bytes. Any :class:`StatusError` raised below a handler becomes its
+``kind: Status`` response; anything else is a bug, logged and answered 500 as upstream would.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from functools import cached_property
+
+import orjson
+from aiohttp import web
+
+from fakeapi import errors
+from fakeapi.registry.store import Registry
+from fakeapi.server import discovery, openapi
+from fakeapi.server.encoding import json_bytes_response, status_response
+from fakeapi.server.handlers import ResourceHandlers, WatchSettings
+
+__all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED"]
+
+log = logging.getLogger("fakeapi.server")
+
+REGISTRY = web.AppKey("registry", Registry)
+AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+VERSION_INFO = {
+    "major": "1",
+    "minor": "37",
+    "emulationMajor": "1",
+    "emulationMinor": "37",
+    "minCompatibilityMajor": "1",
+    "minCompatibilityMinor": "36",
+    "gitVersion": "v1.37.0-fake",
+    "gitCommit": "0000000000000000000000000000000000000000",
+    "gitTreeState": "clean",
+    "buildDate": "2026-01-01T00:00:00Z",
+    "goVersion": "go1.25.0",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def _status_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except errors.StatusError as exc:
+        return status_response(exc)
+    except web.HTTPNotFound:
+        return status_response(
+            errors.StatusError(
+                404, "NotFound", "the server could not find the requested resource", {}
+            )
+        )
+    except web.HTTPMethodNotAllowed as exc:
+        return status_response(
+            errors.method_not_allowed(
+                f"the server does not allow this method on the requested resource ({exc.method})"
+            )
+        )
+    except web.HTTPRequestEntityTooLarge:
+        return status_response(
+            errors.request_entity_too_large("Request entity too large: limit is 3145728")
+        )
+    except web.HTTPException:
+        raise
+    except Exception as exc:  # a bug: never crash the server, say so like upstream
+        log.exception("internal error serving %s %s", request.method, request.path)
+        return status_response(errors.internal_error(repr(exc)))
+
+
+class _Documents:
+    """Discovery and OpenAPI bytes, computed on first use."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.resources = registry.resources
+        self._openapi: dict[str, bytes | None] = {}
+
+    @cached_property
+    def aggregated_core(self) -> bytes:
+        return orjson.dumps(discovery.aggregated_discovery(self.resources, core=True))
+
+    @cached_property
+    def aggregated_groups(self) -> bytes:
+        return orjson.dumps(discovery.aggregated_discovery(self.resources, core=False))
+
+    @cached_property
+    def group_list(self) -> bytes:
+        return orjson.dumps(discovery.legacy_group_list(self.resources))
+
+    @cached_property
+    def openapi_index(self) -> bytes:
+        return orjson.dumps(openapi.openapi_index(self.resources))
+
+    def openapi_document(self, group: str, version: str) -> bytes | None:
+        key = f"{group}/{version}"
+        if key not in self._openapi:
+            doc = openapi.openapi_document(self.resources, group, version)
+            self._openapi[key] = None if doc is None else openapi.document_bytes(doc)
+        return self._openapi[key]
+
+
+async def _ok(_: web.Request) -> web.Response:
+    return web.Response(text="ok", content_type="text/plain")
+
+
+def create_app(*, registry: Registry, watch: WatchSettings | None = None) -> web.Application:
+    app = web.Application(middlewares=[_status_errors], client_max_size=4 * 1024 * 1024)
+    app[REGISTRY] = registry
+    docs = _Documents(registry)
+    handlers = ResourceHandlers(registry=registry, watch=watch)
+    version_bytes = orjson.dumps(VERSION_INFO)
+
+    async def version(_: web.Request) -> web.Response:
+        return json_bytes_response(version_bytes)
+
+    async def api_root(request: web.Request) -> web.Response:
+        if "as=APIGroupDiscoveryList" in request.headers.get("Accept", ""):
+            return json_bytes_response(docs.aggregated_core, content_type=AGGREGATED)
+        address = request.host or "127.0.0.1"
+        return json_bytes_response(orjson.dumps(discovery.legacy_api_versions(address)))
+
+    async def apis_root(request: web.Request) -> web.Response:
+        if "as=APIGroupDiscoveryList" in request.headers.get("Accept", ""):
+            return json_bytes_response(docs.aggregated_groups, content_type=AGGREGATED)
+        return json_bytes_response(docs.group_list)
+
+    async def core_resources(_: web.Request) -> web.Response:
+        doc = discovery.legacy_resource_list(registry.resources, "", "v1")
+        if doc is None:
+            raise web.HTTPNotFound()
+        return json_bytes_response(orjson.dumps(doc))
+
+    async def group(request: web.Request) -> web.Response:
+        doc = discovery.legacy_group(registry.resources, request.match_info["group"])
+        if doc is None:
+            raise web.HTTPNotFound()
+        return json_bytes_response(orjson.dumps(doc))
+
+    async def group_version(request: web.Request) -> web.Response:
+        info = request.match_info
+        doc = discovery.legacy_resource_list(registry.resources, info["group"], info["version"])
+        if doc is None:
+            raise web.HTTPNotFound()
+        return json_bytes_response(orjson.dumps(doc))
+
+    async def openapi_v3_index(_: web.Request) -> web.Response:
+        return json_bytes_response(docs.openapi_index)
+
+    async def openapi_v3_doc(request: web.Request) -> web.Response:
+        path = request.match_info["path"].strip("/")
+        parts = path.split("/")
+        if parts == ["api", "v1"]:
+            body = docs.openapi_document("", "v1")
+        elif len(parts) == 3 and parts[0] == "apis":
+            body = docs.openapi_document(parts[1], parts[2])
+        else:
+            body = None
+        if body is None:
+            raise web.HTTPNotFound()
+        return json_bytes_response(body)
+
+    async def not_found(_: web.Request) -> web.Response:
+        raise web.HTTPNotFound()
+
+    router = app.router
+    for path in ("/healthz", "/livez", "/readyz"):
+        router.add_get(path, _ok)
+        router.add_get(path + "/{check:.*}", _ok)
+    router.add_get("/version", version)
+    router.add_get("/version/", version)
+    router.add_get("/api", api_root)
+    router.add_get("/api/", api_root)
+    router.add_get("/apis", apis_root)
+    router.add_get("/apis/", apis_root)
+    router.add_get("/api/v1", core_resources)
+    router.add_get("/api/v1/", core_resources)
+    router.add_route("*", "/api/v1/{tail:.+}", handlers.core)
+    router.add_get("/apis/{group}", group)
+    router.add_get("/apis/{group}/", group)
+    router.add_get("/apis/{group}/{version}", group_version)
+    router.add_get("/apis/{group}/{version}/", group_version)
+    router.add_route("*", "/apis/{group}/{version}/{tail:.+}", handlers.grouped)
+    router.add_get("/openapi/v3", openapi_v3_index)
+    router.add_get("/openapi/v3/", openapi_v3_index)
+    router.add_get("/openapi/v3/{path:.+}", openapi_v3_doc)
+    router.add_get("/openapi/v2", not_found)
+    return app

@@ -1,0 +1,144 @@
+"""Bodies in and out: JSON/YAML/protobuf request decoding and exact response Content-Types.
+
+Responses are built from bytes (the stored encodings, concatenated for lists) and labelled
+``application/json`` with no charset: several clients compare the header exactly, and aiohttp's
+``json_response`` would append one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+import yaml
+from aiohttp import web
+
+from fakeapi import errors
+from fakeapi.server.protobuf import ProtobufDecodeError, decode_kubernetes_protobuf
+
+__all__ = [
+    "JSON",
+    "json_bytes_response",
+    "json_response",
+    "status_response",
+    "warning_header",
+    "read_body",
+    "media_type",
+    "MAX_BODY_BYTES",
+]
+
+JSON = "application/json"
+#: upstream's limit on request bodies (3 MiB)
+MAX_BODY_BYTES = 3 * 1024 * 1024
+
+
+def json_bytes_response(
+    body: bytes,
+    *,
+    status: int = 200,
+    warnings: list[str] | None = None,
+    content_type: str = JSON,
+) -> web.Response:
+    response = web.Response(body=body, status=status)
+    response.headers["Content-Type"] = content_type
+    for text in warnings or ():
+        response.headers.add("Warning", warning_header(text))
+    return response
+
+
+def json_response(
+    obj: Any, *, status: int = 200, warnings: list[str] | None = None
+) -> web.Response:
+    return json_bytes_response(orjson.dumps(obj), status=status, warnings=warnings)
+
+
+def status_response(error: errors.StatusError) -> web.Response:
+    return json_bytes_response(orjson.dumps(error.status()), status=error.code)
+
+
+def warning_header(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{escaped}"'
+
+
+def media_type(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+class _DupDict(dict[str, Any]):
+    __slots__ = ("dups",)
+    dups: list[str]
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> _DupDict:
+    out = _DupDict()
+    dups: list[str] = []
+    for key, value in pairs:
+        if key in out:
+            dups.append(key)
+        out[key] = value
+    out.dups = dups
+    return out
+
+
+def _duplicate_paths(value: Any, path: str, found: list[str]) -> None:
+    if isinstance(value, _DupDict):
+        for key in value.dups:
+            found.append(f"{path}.{key}" if path else key)
+        for key, sub in value.items():
+            _duplicate_paths(sub, f"{path}.{key}" if path else key, found)
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            _duplicate_paths(sub, f"{path}[{i}]", found)
+
+
+def find_duplicate_fields(raw: bytes) -> list[str]:
+    """Paths of keys that appear twice in one JSON object (Strict and Warn report them)."""
+    try:
+        parsed = json.loads(raw, object_pairs_hook=_pairs)
+    except ValueError:
+        return []
+    found: list[str] = []
+    _duplicate_paths(parsed, "", found)
+    return found
+
+
+async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any, tuple[str, ...]]:
+    """Decode the request body by its Content-Type; returns (value, duplicate field paths)."""
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise errors.request_entity_too_large(
+            f"Request entity too large: limit is {MAX_BODY_BYTES}"
+        )
+    raw = await request.content.read(MAX_BODY_BYTES + 1)
+    if len(raw) > MAX_BODY_BYTES:
+        raise errors.request_entity_too_large(
+            f"Request entity too large: limit is {MAX_BODY_BYTES}"
+        )
+    kind = media_type(request.headers.get("Content-Type", JSON)) or JSON
+    if kind == "application/vnd.kubernetes.protobuf":
+        try:
+            return decode_kubernetes_protobuf(raw), ()
+        except ProtobufDecodeError:
+            raise errors.unsupported_media_type(kind) from None
+    if kind in ("application/yaml", "application/apply-patch+yaml"):
+        try:
+            return orjson.loads(raw), tuple(find_duplicate_fields(raw) if want_duplicates else ())
+        except orjson.JSONDecodeError:
+            pass
+        try:
+            return yaml.safe_load(raw.decode("utf-8")), ()
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(f"error converting YAML to JSON: {exc}") from None
+    if kind == JSON or kind.endswith("+json") or kind == "*/*":
+        if not raw.strip():
+            raise errors.bad_request("the body of the request was empty")
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise errors.bad_request(
+                f"couldn't get version/kind; json parse error: {exc}"
+            ) from None
+        dups = tuple(find_duplicate_fields(raw)) if want_duplicates else ()
+        return value, dups
+    raise errors.unsupported_media_type(kind)

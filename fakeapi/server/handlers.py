@@ -1,0 +1,303 @@
+"""Thin HTTP handlers for resource URLs: parse, call the registry, encode. No kind-specific code.
+
+Each verb maps to one registry call; what differs between kinds lives in strategies. Responses
+reuse the stored encodings: a GET writes the stored bytes as they are and a LIST concatenates
+them, so reads never re-serialise objects.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from fakeapi import errors
+from fakeapi.registry.options import WriteOptions
+from fakeapi.registry.store import DeleteResult, Registry, WriteResult
+from fakeapi.resources import ResourceTable, ResourceType
+from fakeapi.server import query as q
+from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
+from fakeapi.server.params import WriteVerb
+from fakeapi.server.patching import APPLY, apply_patch_request
+from fakeapi.server.routing import Target, resolve
+from fakeapi.server.tables import table, wants_table
+from fakeapi.server.watchstream import error_stream, stream_watch
+
+__all__ = ["ResourceHandlers", "WatchSettings"]
+
+
+class WatchSettings:
+    """Server-wide watch behaviour (tests shorten these)."""
+
+    def __init__(self, *, min_timeout: float = 1800.0, bookmark_interval: float = 60.0) -> None:
+        self.min_timeout = min_timeout
+        self.bookmark_interval = bookmark_interval
+
+    def default_timeout(self) -> float:
+        # upstream randomises between the minimum and twice the minimum
+        return self.min_timeout * (1 + random.random())
+
+
+def _not_found_url() -> errors.StatusError:
+    return errors.StatusError(
+        404, "NotFound", "the server could not find the requested resource", {}
+    )
+
+
+def _method_not_allowed(method: str) -> errors.StatusError:
+    return errors.method_not_allowed(
+        f"the server does not allow this method on the requested resource ({method})"
+    )
+
+
+class ResourceHandlers:
+    def __init__(self, *, registry: Registry, watch: WatchSettings | None = None) -> None:
+        self.registry = registry
+        self.resources: ResourceTable = registry.resources
+        self.watch_settings = watch or WatchSettings()
+
+    async def core(self, request: web.Request) -> web.StreamResponse:
+        return await self._dispatch(request, "", "v1", request.match_info["tail"])
+
+    async def grouped(self, request: web.Request) -> web.StreamResponse:
+        info = request.match_info
+        return await self._dispatch(request, info["group"], info["version"], info["tail"])
+
+    async def _dispatch(
+        self, request: web.Request, group: str, version: str, tail: str
+    ) -> web.StreamResponse:
+        target = resolve(self.resources, group, version, tail)
+        if target is None:
+            raise _not_found_url()
+        method = request.method
+        if target.name is None:
+            if method == "GET":
+                if target.watch_path or q.flag(request.query, "watch"):
+                    return await self.watch(request, target)
+                return self.list(request, target)
+            if method == "POST":
+                if target.resource.namespaced and target.namespace is None:
+                    raise _method_not_allowed(method)
+                return await self.create(request, target)
+            if method == "DELETE":
+                return await self.delete_collection(request, target)
+            raise _method_not_allowed(method)
+        if target.watch_path:
+            if method != "GET":
+                raise _method_not_allowed(method)
+            return await self.watch(request, target)
+        if target.resource.namespaced and target.namespace is None:
+            raise _not_found_url()
+        if target.subresource and target.subresource != "status":
+            if method in ("POST", "PUT"):
+                return await self.post_subresource(request, target)
+            raise _method_not_allowed(method)
+        if method == "GET":
+            return self.get(request, target)
+        if method == "PUT":
+            return await self.update(request, target)
+        if method == "PATCH":
+            return await self.patch(request, target)
+        if method == "DELETE" and not target.subresource:
+            return await self.delete(request, target)
+        raise _method_not_allowed(method)
+
+    # --- reads -------------------------------------------------------------------------------
+    def get(self, request: web.Request, target: Target) -> web.Response:
+        assert target.name is not None
+        stored = self.registry.get(target.resource, target.namespace, target.name)
+        if wants_table(request.headers.get("Accept", "")):
+            body = table(
+                target.resource,
+                [stored.obj],
+                now=self.registry.clock.now(),
+                include=q.include_object(request.query),
+                resource_version=str(stored.rv),
+            )
+            return json_response(body)
+        return json_bytes_response(stored.raw)
+
+    def list(self, request: web.Request, target: Target) -> web.Response:
+        rt = target.resource
+        result = self.registry.list(rt, target.namespace, q.list_options(request.query))
+        if wants_table(request.headers.get("Accept", "")):
+            body = table(
+                rt,
+                (s.obj for s in result.items),
+                now=self.registry.clock.now(),
+                include=q.include_object(request.query),
+                resource_version=result.resource_version,
+                continue_token=result.continue_token,
+                remaining=result.remaining,
+            )
+            return json_response(body)
+        meta: dict[str, Any] = {"resourceVersion": result.resource_version}
+        if result.continue_token:
+            meta["continue"] = result.continue_token
+        if result.remaining is not None:
+            meta["remainingItemCount"] = result.remaining
+        head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta})
+        payload = head[:-1] + b',"items":[' + b",".join(s.raw for s in result.items) + b"]}"
+        return json_bytes_response(payload)
+
+    async def watch(self, request: web.Request, target: Target) -> web.StreamResponse:
+        rt = target.resource
+        options = q.watch_options(request.query, watch_path=target.watch_path)
+        if target.name is not None:
+            options = _with_name(options, target.name)
+        timeout = q.timeout_seconds(request.query)
+        try:
+            watcher = self.registry.watch(rt, target.namespace, options)
+        except errors.StatusError as exc:
+            if exc.code == 410:
+                return await error_stream(request, exc)
+            raise
+        settings = self.watch_settings
+        return await stream_watch(
+            request,
+            rt=rt,
+            watcher=watcher,
+            timeout=float(timeout) if timeout and timeout > 0 else settings.default_timeout(),
+            allow_bookmarks=options.allow_bookmarks,
+            bookmark_interval=settings.bookmark_interval,
+            current_rv=lambda: self.registry.storage.rv,
+            as_table=wants_table(request.headers.get("Accept", "")),
+            include=q.include_object(request.query),
+            now=self.registry.clock.now,
+        )
+
+    # --- writes ------------------------------------------------------------------------------
+    async def _body(
+        self, request: web.Request, verb: WriteVerb, *, apply_patch: bool = False
+    ) -> tuple[Any, WriteOptions]:
+        q.write_options(request.query, verb=verb, apply_patch=apply_patch)  # fail before reading
+        validation = request.query.get("fieldValidation", "") or "Warn"
+        body, dups = await read_body(request, want_duplicates=validation != "Ignore")
+        return body, q.write_options(
+            request.query, verb=verb, apply_patch=apply_patch, duplicates=dups
+        )
+
+    def _written(self, rt: ResourceType, result: WriteResult, *, status: int) -> web.Response:
+        return json_bytes_response(result.raw, status=status, warnings=result.warnings)
+
+    async def create(self, request: web.Request, target: Target) -> web.Response:
+        body, options = await self._body(request, "create")
+        result = self.registry.create(target.resource, target.namespace, body, options)
+        return self._written(target.resource, result, status=201)
+
+    async def update(self, request: web.Request, target: Target) -> web.Response:
+        assert target.name is not None
+        body, options = await self._body(request, "update")
+        result = self.registry.update(
+            target.resource,
+            target.namespace,
+            target.name,
+            body,
+            options,
+            subresource=target.subresource,
+        )
+        return self._written(target.resource, result, status=201 if result.created else 200)
+
+    async def patch(self, request: web.Request, target: Target) -> web.Response:
+        assert target.name is not None
+        content_type = request.headers.get("Content-Type", "")
+        body, options = await self._body(
+            request, "patch", apply_patch=media_type(content_type) == APPLY
+        )
+        result = apply_patch_request(
+            self.registry,
+            target,
+            content_type=content_type,
+            patch=body,
+            options=options,
+        )
+        return self._written(target.resource, result, status=201 if result.created else 200)
+
+    async def post_subresource(self, request: web.Request, target: Target) -> web.Response:
+        assert target.name is not None
+        body, options = await self._body(request, "create")
+        if not isinstance(body, dict):
+            raise errors.bad_request("the body of the request must be an object")
+        result = self.registry.post_subresource(
+            target.resource, target.namespace, target.name, target.subresource, body, options
+        )
+        if request.method == "PUT":  # e.g. namespaces/finalize answers with the object
+            return json_bytes_response(result.raw)
+        return json_response(
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Success",
+                "code": 201,
+            },
+            status=201,
+        )
+
+    async def delete(self, request: web.Request, target: Target) -> web.Response:
+        assert target.name is not None
+        body = await _optional_body(request)
+        options = q.delete_options(request.query, body)
+        result = self.registry.delete(target.resource, target.namespace, target.name, options)
+        return self._deleted(target.resource, result)
+
+    def _deleted(self, rt: ResourceType, result: DeleteResult) -> web.Response:
+        if rt.delete_returns_object or not result.deleted:
+            return json_bytes_response(result.raw)
+        meta = result.obj.get("metadata", {})
+        details: dict[str, Any] = {"name": meta.get("name", "")}
+        if rt.group:
+            details["group"] = rt.group
+        details["kind"] = rt.plural
+        details["uid"] = meta.get("uid", "")
+        return json_response(
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Success",
+                "details": details,
+            }
+        )
+
+    async def delete_collection(self, request: web.Request, target: Target) -> web.Response:
+        rt = target.resource
+        body = await _optional_body(request)
+        options = q.delete_options(request.query, body)
+        results = self.registry.delete_collection(
+            rt, target.namespace, q.list_options(request.query), options
+        )
+        head = orjson.dumps(
+            {
+                "kind": rt.list_kind,
+                "apiVersion": rt.api_version,
+                "metadata": {"resourceVersion": str(self.registry.storage.rv)},
+            }
+        )
+        payload = head[:-1] + b',"items":[' + b",".join(r.raw for r in results) + b"]}"
+        return json_bytes_response(payload)
+
+
+async def _optional_body(request: web.Request) -> Any:
+    if not request.can_read_body:
+        return None
+    raw = await request.read()
+    if not raw.strip():
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise errors.bad_request(f"couldn't get version/kind; json parse error: {exc}") from None
+
+
+def _with_name(options: Any, name: str) -> Any:
+    from dataclasses import replace
+
+    from fakeapi.selectors import parse_field_selector
+
+    selector = parse_field_selector(f"metadata.name={name}")
+    if options.field_selector is not None and not options.field_selector.empty:
+        selector = parse_field_selector(f"{options.field_selector},metadata.name={name}")
+    return replace(options, field_selector=selector)

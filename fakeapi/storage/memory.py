@@ -1,0 +1,255 @@
+"""In-memory storage: versioned objects in key order, one global resourceVersion, event history.
+
+This is the only place that compares resourceVersions and reports a conflict. Objects are kept
+per resource in a ``SortedDict`` keyed ``namespace/name`` (or ``name``), so a namespace is a key
+range and ``limit``/``continue`` is a cheap range scan. Each resource keeps a bounded history of
+its events: watches resume from it, and paged lists reconstruct the state at the resourceVersion
+of their first page from it (a consistent snapshot without copying the table). When the history
+no longer reaches back far enough the caller gets 410 Expired.
+
+Everything here is synchronous: the server is one asyncio thread, so a read-modify-write that does
+not await cannot interleave with another.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_right
+from collections.abc import Iterator
+from typing import Any
+
+from sortedcontainers import SortedDict
+
+from fakeapi.storage.events import Event, EventType, Stored, encode
+from fakeapi.storage.watch import Predicate, Watcher
+
+__all__ = [
+    "Storage",
+    "Table",
+    "StorageError",
+    "KeyExistsError",
+    "KeyNotFoundError",
+    "ConflictError",
+    "TooOldError",
+    "key_range",
+]
+
+DEFAULT_HISTORY = 100_000
+DEFAULT_WATCH_QUEUE = 10_000
+
+
+class StorageError(Exception):
+    pass
+
+
+class KeyExistsError(StorageError):
+    pass
+
+
+class KeyNotFoundError(StorageError):
+    pass
+
+
+class ConflictError(StorageError):
+    pass
+
+
+class TooOldError(StorageError):
+    """The requested resourceVersion is older than the retained history."""
+
+    def __init__(self, requested: int, oldest: int) -> None:
+        super().__init__(f"too old resource version: {requested} ({oldest})")
+        self.requested = requested
+        self.oldest = oldest
+
+
+def key_range(namespace: str | None) -> tuple[str, str | None]:
+    """(prefix, upper bound) of the keys of ``namespace``; all keys when None."""
+    if not namespace:
+        return "", None
+    # '/' sorts right before '0', so [ns + '/', ns + '0') holds exactly the keys of ns
+    return namespace + "/", namespace + "0"
+
+
+class Storage:
+    """All resources of one cluster and the global resourceVersion counter."""
+
+    def __init__(
+        self, *, history_size: int = DEFAULT_HISTORY, watch_queue: int = DEFAULT_WATCH_QUEUE
+    ):
+        self.rv = 1
+        self.history_size = history_size
+        self.watch_queue = watch_queue
+        self._tables: dict[str, Table] = {}
+
+    def table(self, resource: str) -> Table:
+        table = self._tables.get(resource)
+        if table is None:
+            table = self._tables[resource] = Table(self, resource)
+        return table
+
+    def next_rv(self) -> int:
+        self.rv += 1
+        return self.rv
+
+
+class Table:
+    """The objects and event history of one resource."""
+
+    def __init__(self, storage: Storage, resource: str) -> None:
+        self.storage = storage
+        self.resource = resource
+        self.objects: SortedDict = SortedDict()
+        self.history: list[Event] = []
+        self._history_rvs: list[int] = []
+        #: every event with rv <= compacted_rv has been dropped from history
+        self.compacted_rv = 0
+        self.watchers: set[Watcher] = set()
+
+    # --- reads -------------------------------------------------------------------------------
+    def get(self, key: str) -> Stored | None:
+        stored: Stored | None = self.objects.get(key)
+        return stored
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+    def scan(self, prefix: str, upper: str | None, after: str | None) -> Iterator[Stored]:
+        """Current objects with keys in [prefix, upper) and > after, in key order."""
+        objects = self.objects
+        for key in self.keys(prefix, upper, after):
+            yield objects[key]
+
+    def count_after(self, prefix: str, upper: str | None, after: str) -> int:
+        objects = self.objects
+        end: int = len(objects) if upper is None else objects.bisect_left(upper)
+        start: int = objects.bisect_right(after)
+        return max(0, end - start)
+
+    def keys(self, prefix: str, upper: str | None, after: str | None) -> Iterator[str]:
+        lo = after if after is not None and after >= prefix else prefix
+        inclusive = (after is None or after < prefix, False)
+        yield from self.objects.irange(lo, upper, inclusive=inclusive)
+
+    def scan_at(
+        self, rv: int, prefix: str, upper: str | None, after: str | None
+    ) -> Iterator[Stored]:
+        """Objects as they were at resourceVersion ``rv``, keys in [prefix, upper), > after."""
+        overlay = self.state_overlay(rv)
+        if not overlay:
+            yield from self.scan(prefix, upper, after)
+            return
+        old_keys = sorted(
+            k
+            for k in overlay
+            if k >= prefix and (upper is None or k < upper) and (after is None or k > after)
+        )
+        last = None
+        for key in heapq.merge(self.keys(prefix, upper, after), old_keys):
+            if key == last:
+                continue
+            last = key
+            if key in overlay:
+                old = overlay[key]
+                if old is not None:
+                    yield old
+            else:
+                yield self.objects[key]
+
+    def count_at(self, rv: int, prefix: str, upper: str | None, after: str) -> int:
+        """How many objects existed at ``rv`` with keys in range and > after."""
+        count = self.count_after(prefix, upper, after)
+        for key, old in self.state_overlay(rv).items():
+            if key > after and key >= prefix and (upper is None or key < upper):
+                count += (old is not None) - (key in self.objects)
+        return count
+
+    @staticmethod
+    def key_of(obj: dict[str, Any]) -> str:
+        meta = obj["metadata"]
+        ns = meta.get("namespace")
+        return f"{ns}/{meta['name']}" if ns else meta["name"]
+
+    def state_overlay(self, rv: int) -> dict[str, Stored | None]:
+        """For each key changed after ``rv``: its state at ``rv`` (None if it did not exist)."""
+        self.check_history(rv)
+        overlay: dict[str, Stored | None] = {}
+        start = bisect_right(self._history_rvs, rv)
+        for event in self.history[start:]:
+            if event.key not in overlay:
+                overlay[event.key] = event.prev
+        return overlay
+
+    def check_history(self, rv: int) -> None:
+        if rv < self.compacted_rv:
+            oldest = self.history[0].rv if self.history else self.storage.rv
+            raise TooOldError(rv, oldest)
+
+    def events_since(self, rv: int) -> list[Event]:
+        self.check_history(rv)
+        return self.history[bisect_right(self._history_rvs, rv) :]
+
+    # --- writes ------------------------------------------------------------------------------
+    def create(self, key: str, obj: dict[str, Any]) -> Stored:
+        """Store a new object; ``obj`` becomes owned by the storage (its RV is set here)."""
+        if key in self.objects:
+            raise KeyExistsError(key)
+        return self._write("ADDED", key, obj, None)
+
+    def update(self, key: str, obj: dict[str, Any], *, expected_rv: int | None) -> Stored:
+        """Replace an object; ``expected_rv`` (if given) must be the current version."""
+        current: Stored | None = self.objects.get(key)
+        if current is None:
+            raise KeyNotFoundError(key)
+        if expected_rv is not None and expected_rv != current.rv:
+            raise ConflictError(key)
+        return self._write("MODIFIED", key, obj, current)
+
+    def delete(self, key: str, *, expected_rv: int | None) -> Stored:
+        """Remove an object; the DELETED event carries its last state with a new RV."""
+        current: Stored | None = self.objects.get(key)
+        if current is None:
+            raise KeyNotFoundError(key)
+        if expected_rv is not None and expected_rv != current.rv:
+            raise ConflictError(key)
+        last = dict(current.obj)
+        last["metadata"] = dict(last["metadata"])
+        return self._write("DELETED", key, last, current)
+
+    def _write(
+        self, etype: EventType, key: str, obj: dict[str, Any], prev: Stored | None
+    ) -> Stored:
+        rv = self.storage.next_rv()
+        obj["metadata"]["resourceVersion"] = str(rv)
+        raw = encode(obj)
+        stored = Stored(obj, raw, rv)
+        if etype == "DELETED":
+            del self.objects[key]
+        else:
+            self.objects[key] = stored
+        event = Event(etype, key, rv, obj, raw, prev)
+        self._record(event)
+        for watcher in tuple(self.watchers):
+            watcher.offer(event)
+        return stored
+
+    def _record(self, event: Event) -> None:
+        self.history.append(event)
+        self._history_rvs.append(event.rv)
+        limit = self.storage.history_size
+        if len(self.history) > 2 * limit:
+            drop = len(self.history) - limit
+            self.compacted_rv = self.history[drop - 1].rv
+            del self.history[:drop]
+            del self._history_rvs[:drop]
+
+    # --- watch -------------------------------------------------------------------------------
+    def watch(self, *, prefix: str, predicate: Predicate | None) -> Watcher:
+        watcher = Watcher(
+            prefix=prefix,
+            predicate=predicate,
+            max_queue=self.storage.watch_queue,
+            detach=self.watchers.discard,
+        )
+        self.watchers.add(watcher)
+        return watcher

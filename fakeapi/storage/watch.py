@@ -1,0 +1,126 @@
+"""Watch fan-out: a watcher is a filter plus a bounded queue that writers fill synchronously.
+
+Writers never wait for readers. Each change is offered to every watcher of its resource at write
+time; the watcher applies its filter against the old and new state (so an object that stops
+matching is delivered as DELETED and one that starts matching as ADDED, as upstream's watch cache
+does) and appends to its queue. A reader drains the whole queue at once, so a burst becomes one
+batch (one socket write). A watcher whose queue grows past its bound is closed: a slow reader
+loses its stream, it never stalls writers or grows memory without bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from fakeapi.storage.events import Event, encode
+
+__all__ = ["Watcher", "Delivery", "Predicate"]
+
+Predicate = Callable[[dict[str, Any]], bool]
+#: (event type, object, encoded object)
+Delivery = tuple[str, dict[str, Any], bytes]
+
+
+def _restamp(obj: dict[str, Any], rv: int) -> tuple[dict[str, Any], bytes]:
+    meta = dict(obj.get("metadata") or {})
+    meta["resourceVersion"] = str(rv)
+    new = dict(obj)
+    new["metadata"] = meta
+    return new, encode(new)
+
+
+class Watcher:
+    """One watch on one resource, optionally limited to a key prefix and a predicate."""
+
+    __slots__ = (
+        "_detach",
+        "_wakeup",
+        "closed",
+        "max_queue",
+        "overflowed",
+        "predicate",
+        "prefix",
+        "queue",
+    )
+
+    def __init__(
+        self,
+        *,
+        prefix: str,
+        predicate: Predicate | None,
+        max_queue: int,
+        detach: Callable[[Watcher], None],
+    ) -> None:
+        self.prefix = prefix
+        self.predicate = predicate
+        self.max_queue = max_queue
+        self.queue: deque[Delivery] = deque()
+        self.closed = False
+        self.overflowed = False
+        self._wakeup = asyncio.Event()
+        self._detach = detach
+
+    def offer(self, event: Event) -> None:
+        """Filter ``event`` and queue what this watcher must see (called by writers)."""
+        if self.closed or (self.prefix and not event.key.startswith(self.prefix)):
+            return
+        pred = self.predicate
+        if pred is None:
+            self._push((event.type, event.obj, event.raw))
+            return
+        etype = event.type
+        if etype == "ADDED":
+            if pred(event.obj):
+                self._push(("ADDED", event.obj, event.raw))
+        elif etype == "DELETED":
+            if pred(event.prev.obj if event.prev is not None else event.obj):
+                self._push(("DELETED", event.obj, event.raw))
+        else:
+            now = pred(event.obj)
+            before = event.prev is not None and pred(event.prev.obj)
+            if now and before:
+                self._push(("MODIFIED", event.obj, event.raw))
+            elif now:
+                self._push(("ADDED", event.obj, event.raw))
+            elif before:
+                assert event.prev is not None
+                obj, raw = _restamp(event.prev.obj, event.rv)
+                self._push(("DELETED", obj, raw))
+
+    def push_initial(self, delivery: Delivery) -> None:
+        self._push(delivery)
+
+    def _push(self, delivery: Delivery) -> None:
+        queue = self.queue
+        queue.append(delivery)
+        if len(queue) > self.max_queue:
+            self.overflowed = True
+            self.close()
+            return
+        self._wakeup.set()
+
+    def drain(self) -> list[Delivery]:
+        """Everything queued so far, oldest first."""
+        items = list(self.queue)
+        self.queue.clear()
+        self._wakeup.clear()
+        return items
+
+    async def wait(self, timeout: float | None = None) -> bool:
+        """Wait until something is queued or the watcher closes; False on timeout."""
+        if self.queue or self.closed:
+            return True
+        try:
+            await asyncio.wait_for(self._wakeup.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._detach(self)
+            self._wakeup.set()

@@ -1,0 +1,64 @@
+"""Timestamps as the API writes them and ages as kubectl prints them.
+
+``format_time`` writes RFC 3339 with whole seconds and ``Z`` (``metav1.Time``); ``human_duration``
+reproduces Go's ``duration.HumanDuration`` used for the Age column.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+__all__ = ["format_time", "format_micro_time", "parse_time", "human_duration"]
+
+
+def format_time(moment: datetime) -> str:
+    """``2026-01-01T00:00:00Z``: whole seconds, UTC."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def format_micro_time(moment: datetime) -> str:
+    """``metav1.MicroTime``: ``2026-01-01T00:00:00.000000Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp (``Z`` or an offset, optional fraction)."""
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment
+
+
+def human_duration(elapsed: timedelta) -> str:
+    """Go's ``duration.HumanDuration``: ``45s``, ``2m30s``, ``95m``, ``3h10m``, ``2d3h``."""
+    seconds = int(elapsed.total_seconds())
+    if elapsed.total_seconds() < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 60 * 2:
+        return f"{seconds}s"
+    minutes = seconds // 60
+    if minutes < 10:
+        s = seconds % 60
+        return f"{minutes}m" if s == 0 else f"{minutes}m{s}s"
+    if minutes < 60 * 3:
+        return f"{minutes}m"
+    hours = minutes // 60
+    if hours < 8:
+        m = minutes % 60
+        return f"{hours}h" if m == 0 else f"{hours}h{m}m"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        h = hours % 24
+        return f"{hours // 24}d" if h == 0 else f"{hours // 24}d{h}h"
+    days = hours // 24
+    if days < 365 * 2:
+        return f"{days}d"
+    if days < 365 * 8:
+        d = days % 365
+        return f"{days // 365}y" if d == 0 else f"{days // 365}y{d}d"
+    return f"{days // 365}y"

@@ -1,0 +1,1 @@
+"""The fakeapi scheduler: kube-scheduler's framework shape with the DynamicResources plugin."""

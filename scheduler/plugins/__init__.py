@@ -1,0 +1,1 @@
+"""Scheduler plugins, one package per plugin."""

@@ -1,0 +1,1 @@
+"""Shared pytest configuration: the tests import the project from the repository root."""

@@ -1,0 +1,126 @@
+"""Feature gates: defaults, the --feature-gates flag syntax, and dropping fields of disabled gates."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakeapi.features import (
+    KNOWN_FEATURES,
+    FeatureGateError,
+    GatedFields,
+    default_gates,
+    drop_disabled_fields,
+    drop_field,
+    enabled,
+    field_in_use,
+    parse_feature_gates,
+)
+
+
+@pytest.mark.parametrize(("gate", "default"), [
+    ("DynamicResourceAllocation", True),
+    ("DRAAdminAccess", True),
+    ("DRAPrioritizedList", True),
+    ("DRAResourceClaimDeviceStatus", True),
+    ("DRADeviceTaints", True),
+    ("DRADeviceTaintRules", False),
+    ("DRAPartitionableDevices", True),
+    ("DRAConsumableCapacity", True),
+    ("DRADeviceBindingConditions", True),
+    ("DRAExtendedResource", True),
+    ("DRAListTypeAttributes", False),
+    ("DRAWorkloadResourceClaims", False),
+    ("WorkloadPodGroupResourceClaimTemplate", True),
+    ("DRAReservedForWorkloads", True),
+    ("DRAResourceAvailabilityVisibility", True),
+    ("ResourceHealthStatus", True),
+])
+def test_defaults_are_kubernetes_1_36_with_seed_features_on(gate: str, default: bool) -> None:
+    assert default_gates()[gate] is default
+
+
+def test_flag_overrides_defaults() -> None:
+    gates = parse_feature_gates("DRAListTypeAttributes=true, DRADeviceTaints=false,")
+    assert gates["DRAListTypeAttributes"] is True
+    assert gates["DRADeviceTaints"] is False
+    assert gates["DRAConsumableCapacity"] is True
+    assert set(gates) == set(KNOWN_FEATURES)
+
+
+def test_go_bool_spellings_are_accepted() -> None:
+    gates = parse_feature_gates("DRAListTypeAttributes=1,DRADeviceTaints=F,DRAConsumableCapacity=FALSE")
+    assert (gates["DRAListTypeAttributes"], gates["DRADeviceTaints"], gates["DRAConsumableCapacity"]) == (
+        True, False, False)
+
+
+def test_empty_flag_means_defaults() -> None:
+    assert parse_feature_gates("") == default_gates()
+
+
+@pytest.mark.parametrize(("flag", "message"), [
+    ("NoSuchGate=true", "unrecognized feature gate: NoSuchGate"),
+    ("DRADeviceTaints", "missing bool value for DRADeviceTaints"),
+    ("DRADeviceTaints=yes",
+     'invalid value of DRADeviceTaints=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'),
+    ("DRAAdminAccess=false", "cannot set feature gate DRAAdminAccess to false, feature is locked to true"),
+])
+def test_bad_flags_are_rejected_with_upstream_messages(flag: str, message: str) -> None:
+    with pytest.raises(FeatureGateError) as info:
+        parse_feature_gates(flag)
+    assert str(info.value) == message
+
+
+def test_locked_gate_may_be_set_to_its_default() -> None:
+    assert parse_feature_gates("DRAAdminAccess=true")["DRAAdminAccess"] is True
+
+
+def test_missing_gate_falls_back_to_its_default() -> None:
+    assert enabled({}, "DRAPrioritizedList") is True
+    assert enabled({}, "DRAListTypeAttributes") is False
+    assert enabled({"DRAPrioritizedList": False}, "DRAPrioritizedList") is False
+    assert enabled({}, "Unknown") is False
+
+
+def test_field_paths_with_wildcards() -> None:
+    obj = {"spec": {"devices": [{"name": "a", "capacity": {"m": {"value": "1", "requestPolicy": {}}}},
+                                {"name": "b", "capacity": {"m": {"value": "1", "requestPolicy": {"default": "1"}}}}]}}
+    assert field_in_use(obj, "spec.devices[*].capacity{*}.requestPolicy")
+    assert not field_in_use(obj, "spec.devices[*].taints")
+    drop_field(obj, "spec.devices[*].capacity{*}.requestPolicy")
+    assert obj == {"spec": {"devices": [{"name": "a", "capacity": {"m": {"value": "1"}}},
+                                        {"name": "b", "capacity": {"m": {"value": "1"}}}]}}
+
+
+def test_empty_values_do_not_count_as_in_use() -> None:
+    assert not field_in_use({"status": {"devices": []}}, "status.devices")
+    assert field_in_use({"spec": {"x": False}}, "spec.x")
+    assert not field_in_use(None, "spec.x")
+
+
+RULE = GatedFields(("DRADeviceTaints",), ("spec.devices[*].taints",))
+
+
+def test_disabled_fields_dropped_on_create() -> None:
+    new = {"spec": {"devices": [{"name": "a", "taints": [{"key": "k"}]}]}}
+    drop_disabled_fields(new, None, gates={"DRADeviceTaints": False}, rules=[RULE])
+    assert new == {"spec": {"devices": [{"name": "a"}]}}
+
+
+def test_disabled_fields_kept_when_old_object_uses_them() -> None:
+    old = {"spec": {"devices": [{"name": "a", "taints": [{"key": "k"}]}]}}
+    new = {"spec": {"devices": [{"name": "a", "taints": [{"key": "k"}]}, {"name": "b", "taints": [{"key": "j"}]}]}}
+    drop_disabled_fields(new, old, gates={"DRADeviceTaints": False}, rules=[RULE])
+    assert len(new["spec"]["devices"][1]["taints"]) == 1
+
+
+def test_enabled_fields_are_kept() -> None:
+    new = {"spec": {"devices": [{"name": "a", "taints": [{"key": "k"}]}]}}
+    drop_disabled_fields(new, None, gates={}, rules=[RULE])
+    assert new["spec"]["devices"][0]["taints"]
+
+
+def test_fields_needing_two_gates_dropped_when_either_is_off() -> None:
+    rule = GatedFields(("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"), ("spec.bindsToNode",))
+    new = {"spec": {"bindsToNode": True}}
+    drop_disabled_fields(new, None, gates={"DRAResourceClaimDeviceStatus": False}, rules=[rule])
+    assert new == {"spec": {}}

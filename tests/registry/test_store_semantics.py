@@ -1,0 +1,396 @@
+"""The generic store's write semantics, pinned on a small test kind.
+
+The kind (``Widget``) has a spec, a status subresource and generation tracking, which is all the
+store's kind-independent behaviour needs: server-set metadata, optimistic concurrency, the
+main/status split, finalizers, paging over consistent snapshots and watch transitions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakeapi.clock import FakeClock
+from fakeapi.errors import StatusError
+from fakeapi.models.base import K8sModel
+from fakeapi.models.meta import ObjectMeta
+from fakeapi.registry.options import (
+    DeleteOptions,
+    ListOptions,
+    Preconditions,
+    WatchOptions,
+    WriteOptions,
+)
+from fakeapi.registry.store import Registry
+from fakeapi.registry.strategy import Strategy
+from fakeapi.resources import ResourceTable, ResourceType
+from fakeapi.selectors import parse_field_selector, parse_label_selector
+from fakeapi.storage.memory import Storage
+from fakeapi.validation import field as fe
+
+
+class WidgetSpec(K8sModel):
+    size: int | None = None
+    """How big."""
+    color: str | None = None
+    """Which colour."""
+
+
+class WidgetStatus(K8sModel):
+    phase: str | None = None
+    """Where it is."""
+
+
+class Widget(K8sModel):
+    api_version: str | None = None
+    """API version."""
+    kind: str | None = None
+    """Kind."""
+    metadata: ObjectMeta | None = None
+    """Metadata."""
+    spec: WidgetSpec | None = None
+    """Spec."""
+    status: WidgetStatus | None = None
+    """Status."""
+
+
+class WidgetStrategy(Strategy):
+    status_subresource = True
+    tracks_generation = True
+    field_labels = ("spec.color",)
+
+    def validate(self, obj: dict[str, Any], ctx: Any) -> list[fe.FieldError]:
+        size = (obj.get("spec") or {}).get("size")
+        if size is not None and size < 0:
+            return [fe.invalid("spec.size", size, "must be greater than or equal to 0")]
+        return []
+
+    def selectable_fields(self, obj: dict[str, Any]) -> dict[str, str]:
+        return {"spec.color": (obj.get("spec") or {}).get("color") or ""}
+
+
+WIDGETS = ResourceType(
+    group="example.fakeapi.dev",
+    version="v1",
+    kind="Widget",
+    plural="widgets",
+    namespaced=True,
+    model=Widget,
+    strategy=WidgetStrategy(),
+    subresources=("status",),
+)
+W = WriteOptions()
+
+
+def make_registry(**storage_args: Any) -> Registry:
+    return Registry(
+        resources=ResourceTable([WIDGETS]), storage=Storage(**storage_args), clock=FakeClock()
+    )
+
+
+def widget(name: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "example.fakeapi.dev/v1",
+        "kind": "Widget",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
+
+
+@pytest.fixture
+def registry() -> Registry:
+    return make_registry()
+
+
+def test_create_sets_server_metadata(registry: Registry) -> None:
+    obj = registry.create(WIDGETS, "ns", widget("a", size=1), W).obj
+    meta = obj["metadata"]
+    assert meta["namespace"] == "ns"
+    assert meta["uid"] and meta["creationTimestamp"] == "2026-01-01T00:00:00Z"
+    assert meta["generation"] == 1
+    assert int(meta["resourceVersion"]) > 0
+
+
+def test_resource_versions_strictly_increase_across_writes(registry: Registry) -> None:
+    rvs = [
+        int(registry.create(WIDGETS, "ns", widget(f"w{i}"), W).obj["metadata"]["resourceVersion"])
+        for i in range(5)
+    ]
+    assert rvs == sorted(set(rvs))
+
+
+def test_generate_name_appends_five_characters_and_retries_on_collision() -> None:
+    suffixes = iter(["aaaaa", "aaaaa", "bbbbb"])
+    registry = Registry(resources=ResourceTable([WIDGETS]), random=lambda n: next(suffixes))
+    body = {"metadata": {"generateName": "w-"}}
+    assert registry.create(WIDGETS, "ns", dict(body), W).obj["metadata"]["name"] == "w-aaaaa"
+    assert registry.create(WIDGETS, "ns", dict(body), W).obj["metadata"]["name"] == "w-bbbbb"
+
+
+def test_duplicate_create_is_already_exists(registry: Registry) -> None:
+    registry.create(WIDGETS, "ns", widget("a"), W)
+    with pytest.raises(StatusError) as err:
+        registry.create(WIDGETS, "ns", widget("a"), W)
+    assert err.value.code == 409 and err.value.reason == "AlreadyExists"
+    assert err.value.message == 'widgets.example.fakeapi.dev "a" already exists'
+
+
+def test_stale_resource_version_is_a_conflict_and_changes_nothing(registry: Registry) -> None:
+    created = registry.create(WIDGETS, "ns", widget("a", size=1), W).obj
+    stale = created["metadata"]["resourceVersion"]
+    registry.update(
+        WIDGETS,
+        "ns",
+        "a",
+        {**widget("a", size=2), "metadata": {"name": "a", "resourceVersion": stale}},
+        W,
+    )
+    with pytest.raises(StatusError) as err:
+        registry.update(
+            WIDGETS,
+            "ns",
+            "a",
+            {**widget("a", size=3), "metadata": {"name": "a", "resourceVersion": stale}},
+            W,
+        )
+    assert err.value.code == 409 and err.value.reason == "Conflict"
+    assert "the object has been modified" in err.value.message
+    assert registry.get(WIDGETS, "ns", "a").obj["spec"]["size"] == 2
+
+
+def test_generation_bumps_only_on_spec_change(registry: Registry) -> None:
+    registry.create(WIDGETS, "ns", widget("a", size=1), W)
+    labelled = widget("a", size=1)
+    labelled["metadata"]["labels"] = {"x": "y"}
+    assert registry.update(WIDGETS, "ns", "a", labelled, W).obj["metadata"]["generation"] == 1
+    assert (
+        registry.update(WIDGETS, "ns", "a", widget("a", size=5), W).obj["metadata"]["generation"]
+        == 2
+    )
+
+
+def test_main_update_keeps_status_and_status_update_keeps_spec(registry: Registry) -> None:
+    registry.create(WIDGETS, "ns", widget("a", size=1), W)
+    with_status = {**widget("a", size=1), "status": {"phase": "Ready"}}
+    registry.update(WIDGETS, "ns", "a", with_status, W, subresource="status")
+    main = {**widget("a", size=9), "status": {"phase": "Ignored"}}
+    obj = registry.update(WIDGETS, "ns", "a", main, W).obj
+    assert obj["status"] == {"phase": "Ready"} and obj["spec"]["size"] == 9
+    status_write = {**widget("a", size=100), "status": {"phase": "Done"}}
+    obj = registry.update(WIDGETS, "ns", "a", status_write, W, subresource="status").obj
+    assert obj["status"] == {"phase": "Done"} and obj["spec"]["size"] == 9
+
+
+def test_no_op_update_keeps_resource_version_and_sends_no_event(registry: Registry) -> None:
+    rv = registry.create(WIDGETS, "ns", widget("a", size=1), W).obj["metadata"]["resourceVersion"]
+    watcher = registry.watch(WIDGETS, "ns", WatchOptions(resource_version=rv))
+    again = registry.update(WIDGETS, "ns", "a", widget("a", size=1), W).obj
+    assert again["metadata"]["resourceVersion"] == rv
+    assert watcher.drain() == []
+
+
+def test_invalid_object_is_422_with_field_cause_and_nothing_stored(registry: Registry) -> None:
+    with pytest.raises(StatusError) as err:
+        registry.create(WIDGETS, "ns", widget("a", size=-1), W)
+    assert err.value.code == 422
+    assert err.value.details is not None
+    assert err.value.details["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "field": "spec.size",
+            "message": "Invalid value: -1: must be greater than or equal to 0",
+        }
+    ]
+    assert registry.list(WIDGETS, "ns", ListOptions()).items == []
+
+
+def test_wrong_type_is_a_bad_request(registry: Registry) -> None:
+    with pytest.raises(StatusError) as err:
+        registry.create(WIDGETS, "ns", widget("a", size="big"), W)
+    assert err.value.code == 400
+    assert err.value.message.startswith('Widget in version "v1" cannot be handled as a Widget')
+
+
+@pytest.mark.parametrize(
+    ("mode", "raises", "warnings"),
+    [("Strict", True, []), ("Warn", False, ['unknown field "spec.bogus"']), ("Ignore", False, [])],
+)
+def test_unknown_fields_follow_field_validation(
+    registry: Registry, mode: Any, raises: bool, warnings: list[str]
+) -> None:
+    body = widget("a", size=1, bogus=True)
+    options = WriteOptions(field_validation=mode)
+    if raises:
+        with pytest.raises(StatusError) as err:
+            registry.create(WIDGETS, "ns", body, options)
+        assert err.value.message.endswith('strict decoding error: unknown field "spec.bogus"')
+        return
+    result = registry.create(WIDGETS, "ns", body, options)
+    assert result.warnings == warnings
+    assert "bogus" not in registry.get(WIDGETS, "ns", "a").obj["spec"]
+
+
+def test_dry_run_create_stores_nothing_and_consumes_no_resource_version(
+    registry: Registry,
+) -> None:
+    before = registry.storage.rv
+    result = registry.create(WIDGETS, "ns", widget("a"), WriteOptions(dry_run=True))
+    assert result.obj["metadata"]["uid"]
+    assert "resourceVersion" not in result.obj["metadata"]
+    assert registry.storage.rv == before
+    with pytest.raises(StatusError):
+        registry.get(WIDGETS, "ns", "a")
+
+
+def test_finalizers_hold_deletion_until_removed(registry: Registry) -> None:
+    body = widget("a")
+    body["metadata"]["finalizers"] = ["example.com/hold"]
+    registry.create(WIDGETS, "ns", body, W)
+    result = registry.delete(WIDGETS, "ns", "a", DeleteOptions())
+    assert not result.deleted
+    assert result.obj["metadata"]["deletionTimestamp"]
+    assert result.obj["metadata"]["deletionGracePeriodSeconds"] == 0
+    current = registry.get(WIDGETS, "ns", "a").obj
+    adding = {
+        **current,
+        "metadata": {**current["metadata"], "finalizers": ["example.com/hold", "example.com/new"]},
+    }
+    with pytest.raises(StatusError) as err:
+        registry.update(WIDGETS, "ns", "a", adding, W)
+    assert err.value.code == 422 and "no new finalizers can be added" in err.value.message
+    releasing = {**current, "metadata": {**current["metadata"], "finalizers": []}}
+    registry.update(WIDGETS, "ns", "a", releasing, W)
+    with pytest.raises(StatusError) as gone:
+        registry.get(WIDGETS, "ns", "a")
+    assert gone.value.code == 404
+
+
+@pytest.mark.parametrize(
+    ("policy", "finalizer"), [("Foreground", "foregroundDeletion"), ("Orphan", "orphan")]
+)
+def test_propagation_policy_records_its_finalizer(
+    registry: Registry, policy: Any, finalizer: str
+) -> None:
+    registry.create(WIDGETS, "ns", widget("a"), W)
+    result = registry.delete(WIDGETS, "ns", "a", DeleteOptions(propagation_policy=policy))
+    assert result.obj["metadata"]["finalizers"] == [finalizer]
+
+
+def test_delete_preconditions_are_conflicts(registry: Registry) -> None:
+    registry.create(WIDGETS, "ns", widget("a"), W)
+    with pytest.raises(StatusError) as err:
+        registry.delete(WIDGETS, "ns", "a", DeleteOptions(preconditions=Preconditions(uid="x")))
+    assert err.value.code == 409 and "Precondition failed: UID in precondition: x" in str(
+        err.value.message
+    )
+
+
+def test_paged_list_is_a_consistent_snapshot(registry: Registry) -> None:
+    for i in range(5):
+        registry.create(WIDGETS, "ns", widget(f"w{i}"), W)
+    page = registry.list(WIDGETS, "ns", ListOptions(limit=2))
+    assert [s.obj["metadata"]["name"] for s in page.items] == ["w0", "w1"]
+    assert page.remaining == 3
+    registry.delete(WIDGETS, "ns", "w3", DeleteOptions())
+    registry.create(WIDGETS, "ns", widget("w9"), W)
+    registry.update(WIDGETS, "ns", "w2", widget("w2", size=7), W)
+    rest = registry.list(WIDGETS, "ns", ListOptions(continue_token=page.continue_token))
+    names = [s.obj["metadata"]["name"] for s in rest.items]
+    assert names == ["w2", "w3", "w4"]
+    assert rest.items[0].obj["spec"] == {}
+    assert rest.resource_version == page.resource_version
+
+
+def test_continue_token_older_than_history_is_410() -> None:
+    registry = make_registry(history_size=2)
+    for i in range(3):
+        registry.create(WIDGETS, "ns", widget(f"w{i}"), W)
+    page = registry.list(WIDGETS, "ns", ListOptions(limit=1))
+    for i in range(10):
+        registry.update(WIDGETS, "ns", "w2", widget("w2", size=i), W)
+    with pytest.raises(StatusError) as err:
+        registry.list(WIDGETS, "ns", ListOptions(continue_token=page.continue_token))
+    assert err.value.code == 410 and err.value.reason == "Expired"
+
+
+def test_list_filters_by_label_and_field_selectors(registry: Registry) -> None:
+    for name, color, tier in [("a", "red", "x"), ("b", "blue", "x"), ("c", "red", "y")]:
+        body = widget(name, color=color)
+        body["metadata"]["labels"] = {"tier": tier}
+        registry.create(WIDGETS, "ns", body, W)
+    options = ListOptions(
+        label_selector=parse_label_selector("tier=x"),
+        field_selector=parse_field_selector("spec.color!=blue"),
+    )
+    assert [s.obj["metadata"]["name"] for s in registry.list(WIDGETS, None, options).items] == ["a"]
+
+
+def test_unsupported_field_selector_is_400(registry: Registry) -> None:
+    with pytest.raises(StatusError) as err:
+        registry.list(WIDGETS, "ns", ListOptions(field_selector=parse_field_selector("spec.x=1")))
+    assert err.value.code == 400 and err.value.message == "field label not supported: spec.x"
+
+
+def test_watch_resumes_from_resource_version_in_order(registry: Registry) -> None:
+    rv = registry.create(WIDGETS, "ns", widget("a"), W).obj["metadata"]["resourceVersion"]
+    registry.update(WIDGETS, "ns", "a", widget("a", size=1), W)
+    registry.delete(WIDGETS, "ns", "a", DeleteOptions())
+    watcher = registry.watch(WIDGETS, "ns", WatchOptions(resource_version=rv))
+    events = watcher.drain()
+    assert [e[0] for e in events] == ["MODIFIED", "DELETED"]
+    rvs = [int(e[1]["metadata"]["resourceVersion"]) for e in events]
+    assert rvs == sorted(rvs) and rvs[0] > int(rv)
+
+
+def test_watch_from_expired_version_is_410() -> None:
+    registry = make_registry(history_size=1)
+    for i in range(5):
+        registry.create(WIDGETS, "ns", widget(f"w{i}"), W)
+    with pytest.raises(StatusError) as err:
+        registry.watch(WIDGETS, "ns", WatchOptions(resource_version="2"))
+    assert err.value.code == 410 and err.value.message.startswith("too old resource version: 2")
+
+
+def test_watch_selector_transitions_send_added_and_deleted(registry: Registry) -> None:
+    registry.create(WIDGETS, "ns", widget("a", color="blue"), W)
+    watcher = registry.watch(
+        WIDGETS,
+        "ns",
+        WatchOptions(
+            resource_version=str(registry.storage.rv),
+            field_selector=parse_field_selector("spec.color=red"),
+        ),
+    )
+    registry.update(WIDGETS, "ns", "a", widget("a", color="red"), W)
+    registry.update(WIDGETS, "ns", "a", widget("a", color="red", size=2), W)
+    registry.update(WIDGETS, "ns", "a", widget("a", color="green"), W)
+    assert [e[0] for e in watcher.drain()] == ["ADDED", "MODIFIED", "DELETED"]
+
+
+def test_watch_list_sends_initial_state_then_annotated_bookmark(registry: Registry) -> None:
+    registry.create(WIDGETS, "ns", widget("a"), W)
+    registry.create(WIDGETS, "ns", widget("b"), W)
+    watcher = registry.watch(
+        WIDGETS,
+        "ns",
+        WatchOptions(
+            send_initial_events=True, resource_version_match="NotOlderThan", allow_bookmarks=True
+        ),
+    )
+    events = watcher.drain()
+    assert [e[0] for e in events] == ["ADDED", "ADDED", "BOOKMARK"]
+    mark = events[-1][1]["metadata"]
+    assert mark["annotations"] == {"k8s.io/initial-events-end": "true"}
+    assert int(mark["resourceVersion"]) >= max(
+        int(e[1]["metadata"]["resourceVersion"]) for e in events[:2]
+    )
+
+
+def test_slow_watcher_is_closed_instead_of_stalling_writers() -> None:
+    registry = make_registry(watch_queue=3)
+    watcher = registry.watch(WIDGETS, "ns", WatchOptions(resource_version="1"))
+    for i in range(10):
+        registry.create(WIDGETS, "ns", widget(f"w{i}"), W)
+    assert watcher.closed and watcher.overflowed
+    assert len(registry.list(WIDGETS, "ns", ListOptions()).items) == 10

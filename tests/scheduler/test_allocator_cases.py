@@ -1,0 +1,276 @@
+"""Every scenario of shared/reference/allocator-cases.yaml, run through the functional allocator.
+
+The YAML uses a compact notation (see its header); this module expands it into the API objects
+the allocator takes (DeviceClass, ResourceSlice, ResourceClaim as JSON-shaped dicts) and compares
+devices, node selectors, share IDs, consumed capacity, configs and error messages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fakeapi.quantity import parse_quantity
+from scheduler.plugins.dynamic_resources import AllocationError, AllocatorFeatures, Node, allocate
+
+CASES_FILE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "allocator-cases.yaml"
+CASES: list[dict[str, Any]] = yaml.safe_load(CASES_FILE.read_text())["cases"]
+
+NODES = {
+    "node-1": Node("node-1", {"region": "region-1", "planet": "earth"}),
+    "node-2": Node("node-2", {"region": "region-2", "planet": "earth"}),
+}
+FEATURE_GATES = {
+    "AdminAccess": ["DRAAdminAccess"],
+    "PrioritizedList": ["DRAPrioritizedList"],
+    "PartitionableDevices": ["DRAPartitionableDevices"],
+    "DeviceTaints": ["DRADeviceTaints"],
+    "DeviceBindingAndStatus": ["DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"],
+    "ConsumableCapacity": ["DRAConsumableCapacity"],
+    "ListTypeAttributes": ["DRAListTypeAttributes"],
+}
+UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+# -- expanding the notation ---------------------------------------------------------------------
+def features_of(case: Mapping[str, Any]) -> AllocatorFeatures:
+    """Listed features on, everything else off (upstream's test table: no list = none)."""
+    gates = {gate: False for gates in FEATURE_GATES.values() for gate in gates}
+    for name in case.get("features") or []:
+        for gate in FEATURE_GATES[name]:
+            gates[gate] = True
+    return AllocatorFeatures.from_gates(gates)
+
+
+def device_class(spec: Mapping[str, Any]) -> dict[str, Any]:
+    selectors = []
+    if "driver" in spec:
+        selectors.append({"cel": {"expression": f'device.driver == "{spec["driver"]}"'}})
+    selectors += [{"cel": {"expression": expr}} for expr in spec.get("selectors") or []]
+    config = [
+        {"opaque": {"driver": c["driver"], "parameters": c.get("parameters", {})}}
+        for c in spec.get("config") or []
+    ]
+    return {"metadata": {"name": spec["name"]}, "spec": {"selectors": selectors, "config": config}}
+
+
+def counters(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: {"value": str(value)} for name, value in (values or {}).items()}
+
+
+def device(spec: str | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(spec, str):
+        return {"name": spec}
+    out = dict(spec)
+    if "capacity" in out:
+        out["capacity"] = {
+            name: dict(value) if isinstance(value, Mapping) else {"value": str(value)}
+            for name, value in out["capacity"].items()
+        }
+    if "consumesCounters" in out:
+        out["consumesCounters"] = [
+            {"counterSet": c["counterSet"], "counters": counters(c.get("counters"))}
+            for c in out["consumesCounters"]
+        ]
+    return out
+
+
+def devices(spec: Any) -> list[dict[str, Any]]:
+    if isinstance(spec, str):
+        match = re.match(r"(\S+)-(\d+) \.\. \S+-(\d+)", spec)
+        assert match, spec
+        prefix, first, last = match.group(1), int(match.group(2)), int(match.group(3))
+        return [{"name": f"{prefix}-{i}"} for i in range(first, last + 1)]
+    return [device(d) for d in spec or []]
+
+
+def resource_slice(spec: Mapping[str, Any]) -> dict[str, Any]:
+    pool = spec["pool"]
+    if isinstance(pool, str):
+        pool = {"name": pool, "generation": 1, "count": 1}
+    out: dict[str, Any] = {
+        "driver": spec["driver"],
+        "pool": {
+            "name": pool["name"],
+            "generation": pool["generation"],
+            "resourceSliceCount": pool["count"],
+        },
+    }
+    for key in ("nodeName", "allNodes", "perDeviceNodeSelection"):
+        if key in spec:
+            out[key] = spec[key]
+    if "nodeSelector" in spec:
+        selector = spec["nodeSelector"]
+        out["nodeSelector"] = (
+            selector if "nodeSelectorTerms" in selector else {"nodeSelectorTerms": [selector]}
+        )
+    if "devices" in spec:
+        out["devices"] = devices(spec["devices"])
+    if "sharedCounters" in spec:
+        out["sharedCounters"] = [
+            {"name": c["name"], "counters": counters(c.get("counters"))}
+            for c in spec["sharedCounters"]
+        ]
+    return {"metadata": {"name": spec["name"]}, "spec": out}
+
+
+def exact_request(spec: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"deviceClassName": spec.get("class", "")}
+    mode = spec.get("mode", "ExactCount")
+    out["allocationMode"] = mode
+    if mode == "ExactCount":
+        out["count"] = spec.get("count", 1)
+    if "adminAccess" in spec:
+        out["adminAccess"] = spec["adminAccess"]
+    if "selectors" in spec:
+        out["selectors"] = [
+            s if isinstance(s, Mapping) else {"cel": {"expression": s}} for s in spec["selectors"]
+        ]
+    if "tolerations" in spec:
+        out["tolerations"] = spec["tolerations"]
+    if "capacity" in spec:
+        out["capacity"] = {"requests": {k: str(v) for k, v in spec["capacity"].items()}}
+    return out
+
+
+def claim(spec: Mapping[str, Any]) -> dict[str, Any]:
+    requests = []
+    for request in spec["requests"]:
+        if "firstAvailable" in request:
+            subs = [
+                {"name": sub["name"], **exact_request(sub)} for sub in request["firstAvailable"]
+            ]
+            requests.append({"name": request["name"], "firstAvailable": subs})
+        else:
+            requests.append({"name": request["name"], "exactly": exact_request(request)})
+    config = [
+        {
+            "requests": c["requests"],
+            "opaque": {"driver": c["driver"], "parameters": c.get("parameters", {})},
+        }
+        if c.get("requests")
+        else {"opaque": {"driver": c["driver"], "parameters": c.get("parameters", {})}}
+        for c in spec.get("config") or []
+    ]
+    devices_spec: dict[str, Any] = {"requests": requests}
+    if "constraints" in spec:
+        devices_spec["constraints"] = spec["constraints"]
+    if config:
+        devices_spec["config"] = config
+    return {"metadata": {"name": spec["name"]}, "spec": {"devices": devices_spec}}
+
+
+def run_case(case: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    return allocate(
+        claims=[claim(c) for c in case["claims"]],
+        node=NODES[case["node"]],
+        classes=[device_class(c) for c in case.get("classes") or []],
+        slices=[resource_slice(s) for s in case.get("slices") or []],
+        allocated=case.get("allocated") or [],
+        allocated_capacity={
+            k: {n: str(v) for n, v in caps.items()}
+            for k, caps in (case.get("allocatedCapacity") or {}).items()
+        },
+        features=features_of(case),
+    )
+
+
+# -- comparing ----------------------------------------------------------------------------------
+def expected_node_selector(value: Any) -> dict[str, Any] | None:
+    if value in (None, "none"):
+        return None
+    if isinstance(value, str):
+        node = re.fullmatch(r"local\((.+)\)", value)
+        assert node, value
+        return {
+            "nodeSelectorTerms": [
+                {
+                    "matchFields": [
+                        {"key": "metadata.name", "operator": "In", "values": [node.group(1)]}
+                    ]
+                }
+            ]
+        }
+    return value if "nodeSelectorTerms" in value else {"nodeSelectorTerms": [value]}
+
+
+def check_device(expected: str, actual: Mapping[str, Any]) -> None:
+    request, device_id, *_ = expected.split(" ", 2)
+    rest = expected[len(request) + len(device_id) + 2 :]
+    assert actual["request"] == request
+    assert f"{actual['driver']}/{actual['pool']}/{actual['device']}" == device_id
+    assert actual.get("adminAccess", False) is ("adminAccess=true" in rest)
+    wants_share = "shareID" in rest and "no shareID" not in rest
+    if wants_share:
+        assert UUID_RE.match(actual.get("shareID", "")), actual
+    else:
+        assert "shareID" not in actual
+    capacity = re.search(r"consumedCapacity=(\{.*?\})", rest)
+    if capacity:
+        wanted = yaml.safe_load(capacity.group(1))
+        got = actual.get("consumedCapacity") or {}
+        assert set(got) == set(wanted)
+        for name, value in wanted.items():
+            assert parse_quantity(got[name]) == parse_quantity(str(value)), (name, got[name], value)
+    else:
+        assert "consumedCapacity" not in actual
+    for key in ("tolerations", "bindingConditions", "bindingFailureConditions"):
+        found = re.search(rf"{key}=(\[.*?\](?=\s|$))", rest)
+        if found:
+            assert actual.get(key) == yaml.safe_load(found.group(1))
+        else:
+            assert key not in actual
+
+
+def check_config(expected: list[Mapping[str, Any]], actual: list[Mapping[str, Any]]) -> None:
+    assert len(actual) == len(expected), actual
+    for want, got in zip(expected, actual, strict=True):
+        assert got["source"] == want["source"]
+        assert got.get("requests") == want.get("requests")
+        assert got["opaque"]["driver"] == want["driver"]
+        if "param" in want:
+            assert got["opaque"]["parameters"] == want["param"]
+
+
+def sort_key(item: Any) -> tuple[str, str]:
+    if isinstance(item, str):
+        request, device_id = item.split(" ")[:2]
+        return (request, device_id)
+    return (item["request"], f"{item['driver']}/{item['pool']}/{item['device']}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_allocator_case(case: Mapping[str, Any]) -> None:
+    expect = case["expect"]
+    if "error" in expect:
+        with pytest.raises(AllocationError) as raised:
+            run_case(case)
+        assert expect["error"] in str(raised.value)
+        return
+    results = run_case(case)
+    if expect.get("unschedulable"):
+        assert results is None
+        return
+    assert results is not None, "expected an allocation"
+    assert len(results) == len(expect["results"])
+    for want, got in zip(expect["results"], results, strict=True):
+        assert got.get("nodeSelector") == expected_node_selector(want.get("nodeSelector"))
+        actual_devices = sorted(got["devices"]["results"], key=sort_key)
+        wanted_devices = sorted(want["devices"], key=sort_key)
+        assert len(actual_devices) == len(wanted_devices), actual_devices
+        for wanted, actual in zip(wanted_devices, actual_devices, strict=True):
+            check_device(wanted, actual)
+        if "config" in want:
+            check_config(want["config"], got["devices"].get("config") or [])
+        else:
+            assert not got["devices"].get("config")
+
+
+def test_every_case_has_a_unique_name() -> None:
+    names = [c["name"] for c in CASES]
+    assert len(names) == len(set(names))
