@@ -14,8 +14,12 @@ import asyncio
 import itertools
 import multiprocessing
 import os
+import re
+import shutil
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -91,6 +95,37 @@ async def _rate(
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         return done / (time.perf_counter() - start)
+
+
+_CREATE_LUA = """
+counter = 0
+request = function()
+  counter = counter + 1
+  local body = '{"metadata":{"name":"wrk-' .. counter .. '-' .. math.random(1, 1000000000) ..
+    '"},"data":{"k":"v"}}'
+  return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
+end
+"""
+
+
+def _wrk(url: str, seconds: float, connections: int, script: str | None = None) -> float | None:
+    """Requests/s measured by wrk (one thread, so the server keeps the other core); None when
+    wrk is not installed."""
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        return None
+    cmd = [wrk, "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency"]
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as lua:
+        if script:
+            lua.write(script)
+    if script:
+        cmd += ["-s", lua.name]
+    out = subprocess.run([*cmd, url], capture_output=True, text=True, check=True).stdout
+    os.unlink(lua.name)
+    if "Non-2xx" in out:
+        raise RuntimeError(f"wrk saw errors from {url}:\n{out}")
+    match = re.search(r"Requests/sec:\s+([0-9.]+)", out)
+    return float(match.group(1)) if match else None
 
 
 def _get(url: str, expect: int = 200) -> Callable[[aiohttp.ClientSession], Awaitable[None]]:
@@ -206,14 +241,25 @@ async def main_async(args: argparse.Namespace) -> None:
         await _wait_ready(f"{base}/readyz")
         await _setup(base, args.objects)
         sec, conc = args.seconds, args.concurrency
-        baseline = await _rate(sec, conc, _get(f"{bare}/bare"))
-        get = await _rate(sec, conc, _get(f"{base}/api/v1/namespaces/bench/configmaps/cm-00001"))
-        lst = await _rate(sec, min(conc, 8), _get(f"{base}/api/v1/namespaces/bench/configmaps"))
-        create = await _create_rate(base, sec, conc)
+        one = f"{base}/api/v1/namespaces/bench/configmaps/cm-00001"
+        many = f"{base}/api/v1/namespaces/bench/configmaps"
+        if shutil.which("wrk") and not args.python_client:
+            tool = "wrk, 1 thread"
+            baseline = _wrk(f"{bare}/bare", sec, conc) or 0.0
+            get = _wrk(one, sec, conc) or 0.0
+            lst = _wrk(many, sec, 8) or 0.0
+            create = _wrk(many, sec, conc, _CREATE_LUA) or 0.0
+        else:
+            tool = "aiohttp client (install wrk for higher ceilings)"
+            baseline = await _rate(sec, conc, _get(f"{bare}/bare"))
+            get = await _rate(sec, conc, _get(one))
+            lst = await _rate(sec, min(conc, 8), _get(many))
+            create = await _create_rate(base, sec, conc)
         watch_rate, complete = await _watch_delivery(base, args.watchers, args.events)
     finally:
         for p in servers:
             p.terminate()
+    print(f"load generator: {tool}; {conc} connections; {sec:g}s per figure")
     print(f"bare aiohttp JSON handler : {baseline:10.0f} req/s  (baseline)")
     print(f"GET one object            : {get:10.0f} req/s  ratio {get / baseline:5.2f}")
     print(
@@ -234,6 +280,8 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=1000)
     parser.add_argument("--watchers", type=int, default=100)
     parser.add_argument("--events", type=int, default=200)
+    parser.add_argument("--python-client", action="store_true",
+                        help="measure with the aiohttp client even when wrk is installed")
     asyncio.run(main_async(parser.parse_args()))
 
 

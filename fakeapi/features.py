@@ -11,8 +11,8 @@ The flag parser follows component-base's ``featureGate.Set``: comma-separated ``
 Go ``strconv.ParseBool`` spelling, the first unknown or locked gate aborts with upstream's message.
 
 Registry strategies call :func:`enabled` (a missing name means the default, never "off") and
-:func:`drop_disabled_fields`, which reproduces upstream's ``dropDisabledFields`` pattern: fields of a
-disabled gate are removed from a new object unless the old object already uses that gate's fields,
+:func:`drop_disabled_fields`, which reproduces upstream's ``dropDisabledFields`` pattern: fields of
+a disabled gate are removed from a new object unless the old object already uses that gate's fields,
 so an update never silently strips data that was stored while the gate was on.
 """
 
@@ -156,7 +156,8 @@ def enabled(gates: Mapping[str, bool], name: str) -> bool:
 # --- dropping fields of disabled gates ---------------------------------------------------------
 #
 # A field path is dotted wire names; ``[*]`` descends into every list item and ``{*}`` into every
-# map value: ``spec.devices.requests[*].exactly.adminAccess``, ``spec.devices[*].capacity{*}.requestPolicy``.
+# map value: ``spec.devices.requests[*].exactly.adminAccess``,
+# ``spec.devices[*].capacity{*}.requestPolicy``.
 
 _TOKEN = re.compile(r"([^.\[{]+)|\[\*\]|\{\*\}")
 
@@ -232,7 +233,7 @@ def drop_disabled_fields(
     gates: Mapping[str, bool],
     rules: Iterable[GatedFields],
 ) -> None:
-    """Drop from ``new`` the fields of every rule whose gates are not all on, unless ``old`` uses them.
+    """Drop from ``new`` the fields of rules whose gates are not all on, unless ``old`` uses them.
 
     ``old`` is None on create, so disabled fields are always dropped then.
     """

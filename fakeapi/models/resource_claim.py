@@ -15,7 +15,11 @@ from pydantic import Field
 from fakeapi.models.base import K8sModel, ListMeta_, Quantity, RawJSON, Time, atomic_list, map_list
 from fakeapi.models.meta import Condition, ObjectMeta
 from fakeapi.models.nodeselector import NodeSelector
-from fakeapi.models.resource_common import DeviceSelector, DeviceToleration, OpaqueDeviceConfiguration
+from fakeapi.models.resource_common import (
+    DeviceSelector,
+    DeviceToleration,
+    OpaqueDeviceConfiguration,
+)
 
 __all__ = [
     "ResourceClaim",

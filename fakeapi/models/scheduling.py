@@ -92,7 +92,9 @@ class WorkloadSpec(K8sModel):
 
     controller_ref: TypedLocalObjectReference | None = None
     """The object (e.g. a Job) that manages this workload; immutable once set."""
-    pod_group_templates: Annotated[list[PodGroupTemplate] | None, map_list("name", patch=False)] = None
+    pod_group_templates: Annotated[list[PodGroupTemplate] | None, map_list("name", patch=False)] = (
+        None
+    )
     """The templates (1 to 8, unique names); immutable."""
 
 

@@ -28,18 +28,24 @@ message), 422 for lists of lists (upstream's generic message).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from typing import Any
 
 from fakeapi.patch.errors import (
     PatchError,
     bad_request,
     go_string,
-    go_type,
     go_value,
     unprocessable,
 )
 from fakeapi.patch.merge import merge_patch
+from fakeapi.patch.ordering import (
+    bad_arg_type,
+    category,
+    dedupe,
+    no_merge_key,
+    normalize,
+    partition,
+)
 from fakeapi.schema import SchemaNode
 
 __all__ = ["PatchError", "apply_strategic_merge_patch", "strategic_merge_patch"]
@@ -93,28 +99,8 @@ def _json_kind(value: Any) -> str:
     return "string" if isinstance(value, str) else "object"
 
 
-def _bad_arg_type(expected: str, actual: Any) -> PatchError:
-    return bad_request(f"expected a {expected}, but received a {go_type(actual)}")
-
-
-def _no_merge_key(item: dict[str, Any], key: str) -> PatchError:
-    return bad_request(f"map: {go_value(item)} does not contain declared merge key: {key}")
-
-
 def _bad_patch_type(directive: Any, item: dict[str, Any]) -> PatchError:
     return bad_request(f"unknown patch type: {go_string(directive)} in map: {go_value(item)}")
-
-
-def _category(value: Any) -> str:
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    return "string" if isinstance(value, str) else "null"
 
 
 def _child(node: SchemaNode, key: str) -> SchemaNode:
@@ -191,7 +177,7 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], node: SchemaNode
         current = out.get(key, _ABSENT)
         if child.kind == "any":
             out[key] = merge_patch(None if current is _ABSENT else current, value)
-        elif current is _ABSENT or _category(current) != _category(value):
+        elif current is _ABSENT or category(current) != category(value):
             cleaned = _clean(value)
             if cleaned is _DROP:
                 out.pop(key, None)
@@ -239,12 +225,12 @@ def _apply_set_element_orders(
             continue
         list_key = _list_key(key, _SET_ORDER, _BAD_SET_ORDER)
         if not isinstance(order, list):
-            raise _bad_arg_type("[]interface {}", order)
+            raise bad_arg_type("[]interface {}", order)
         current = out.get(list_key, _ABSENT)
         patched = patch.get(list_key, _ABSENT)
         for value in (current, patched):
             if value is not _ABSENT and not isinstance(value, list):
-                raise _bad_arg_type("[]interface {}", value)
+                raise bad_arg_type("[]interface {}", value)
         child = _child(node, list_key)
         merge_key = child.merge_key if child.kind == "array" else None
         _check_against_order(patched if patched is not _ABSENT else [], order, merge_key)
@@ -260,8 +246,8 @@ def _apply_set_element_orders(
         if not merged:
             out[list_key] = merged
             continue
-        in_order, server_only = _partition(merged, order, merge_key)
-        out[list_key] = _normalize(
+        in_order, server_only = partition(merged, order, merge_key)
+        out[list_key] = normalize(
             in_order, server_only, order, current if current is not _ABSENT else [], merge_key
         )
     return handled
@@ -275,7 +261,7 @@ def _check_against_order(patched: list[Any], order: list[Any], merge_key: str | 
     if merge_key:
         for item in patched:
             if not isinstance(item, dict):
-                raise _bad_arg_type("map[string]interface {}", item)
+                raise bad_arg_type("map[string]interface {}", item)
         items = [item for item in patched if item.get(_PATCH) != "delete"]
     at = seen = 0
     while at < len(items) and seen < len(order):
@@ -298,9 +284,9 @@ def _same_key(left: Any, right: Any, merge_key: str | None) -> bool:
         return bool(left == right)
     for item in (left, right):
         if not isinstance(item, dict):
-            raise _bad_arg_type("map[string]interface {}", item)
+            raise bad_arg_type("map[string]interface {}", item)
         if merge_key not in item:
-            raise _no_merge_key(item, merge_key)
+            raise no_merge_key(item, merge_key)
     return bool(left[merge_key] == right[merge_key])
 
 
@@ -321,9 +307,9 @@ def _merge_list(
     if not current and not patch:
         return current
     if not _items_are_maps(current, patch):
-        merged = _dedupe(current + patch)
-        in_patch, server_only = _partition(merged, patch, None)
-        return _normalize(in_patch, server_only, patch, current, None)
+        merged = dedupe(current + patch)
+        in_patch, server_only = partition(merged, patch, None)
+        return normalize(in_patch, server_only, patch, current, None)
     if not merge_key:
         raise bad_request("cannot merge lists without merge key for type struct")
     return _merge_object_list(current, patch, node.item or _ANY, merge_key)
@@ -332,12 +318,12 @@ def _merge_list(
 def _items_are_maps(current: list[Any], patch: list[Any]) -> bool:
     first: str | None = None
     for value in (*current, *patch):
-        category = _category(value)
+        kind = category(value)
         if first is None:
-            if category == "list":
+            if kind == "list":
                 raise unprocessable(_NO_LIST_OF_LISTS)
-            first = category
-        elif category != first:
+            first = kind
+        elif kind != first:
             raise bad_request(
                 f"list element types are not identical: {go_value([current, patch])}"
             )
@@ -357,7 +343,7 @@ def _merge_object_list(
         directive = item[_PATCH]
         if directive == "delete":
             if merge_key not in item:
-                raise _no_merge_key(item, merge_key)
+                raise no_merge_key(item, merge_key)
             doomed = item[merge_key]
             original = [
                 o for o in original
@@ -380,7 +366,7 @@ def _merge_object_list(
             _remember(position, value, index)
     for item in plain:
         if merge_key not in item:
-            raise _no_merge_key(item, merge_key)
+            raise no_merge_key(item, merge_key)
         index = _find(position, merged, merge_key, item[merge_key])
         if index >= 0:
             merged[index] = _merge_map(merged[index], item, item_node)
@@ -389,8 +375,8 @@ def _merge_object_list(
             if cleaned_item is not _DROP:
                 _remember(position, item[merge_key], len(merged))
                 merged.append(cleaned_item)
-    in_patch, server_only = _partition(merged, plain, merge_key)
-    return _normalize(in_patch, server_only, plain, original, merge_key)
+    in_patch, server_only = partition(merged, plain, merge_key)
+    return normalize(in_patch, server_only, plain, original, merge_key)
 
 
 def _remember(position: dict[Any, int], value: Any, index: int) -> None:
@@ -412,108 +398,3 @@ def _without_values(current: list[Any], doomed: list[Any]) -> list[Any]:
     return [v for v in current if v not in doomed]
 
 
-def _dedupe(values: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    seen: set[Any] = set()
-    for value in values:
-        try:
-            if (_category(value), value) in seen:
-                continue
-            seen.add((_category(value), value))
-        except TypeError:
-            if value in out:
-                continue
-        out.append(value)
-    return out
-
-
-def _key_of(merge_key: str | None) -> Callable[[Any], Any]:
-    if not merge_key:
-        return lambda item: item
-    return lambda item: item.get(merge_key) if isinstance(item, dict) else None
-
-
-def _positions(order: list[Any], key: Callable[[Any], Any]) -> Callable[[Any], int]:
-    table: dict[Any, int] = {}
-    for index, item in enumerate(order):
-        try:
-            table.setdefault(_hashable(key(item)), index)
-        except TypeError:
-            table = {}
-            break
-    else:
-        return lambda item: table.get(_hashable(key(item)), -1)
-
-    def scan(item: Any) -> int:
-        wanted = key(item)
-        for index, candidate in enumerate(order):
-            if key(candidate) == wanted:
-                return index
-        return -1
-
-    return scan
-
-
-def _hashable(value: Any) -> tuple[str, Any]:
-    # Go compares decoded JSON by type and value: 1 and 1.0 match, 1 and true do not
-    return (_category(value), value)
-
-
-def _partition(
-    merged: list[Any], present: list[Any], merge_key: str | None
-) -> tuple[list[Any], list[Any]]:
-    """Items of ``merged`` that ``present`` names, and the rest (each in ``merged`` order)."""
-    if merge_key:
-        for item in merged:
-            if not isinstance(item, dict):
-                raise _bad_arg_type("map[string]interface {}", item)
-            if merge_key not in item:
-                raise _no_merge_key(item, merge_key)
-    where = _positions(present, _key_of(merge_key))
-    inside = [item for item in merged if where(item) >= 0]
-    outside = [item for item in merged if where(item) < 0]
-    return inside, outside
-
-
-def _normalize(
-    from_patch: list[Any],
-    server_only: list[Any],
-    patch_order: list[Any],
-    server_order: list[Any],
-    merge_key: str | None,
-) -> list[Any]:
-    """Patch items in patch order, server items in server order, interleaved as upstream does."""
-    if merge_key:
-        for items in (from_patch, patch_order, server_only, server_order):
-            for item in items:
-                if not isinstance(item, dict):
-                    raise _bad_arg_type("map[string]interface {}", item)
-                if merge_key not in item:
-                    raise _no_merge_key(item, merge_key)
-    key = _key_of(merge_key)
-    in_patch = _positions(patch_order, key)
-    in_server = _positions(server_order, key)
-    right = sorted(from_patch, key=lambda item: _rank(in_patch(item), len(patch_order)))
-    left = sorted(server_only, key=lambda item: _rank(in_server(item), len(server_order)))
-    out: list[Any] = []
-    i = j = 0
-    while i < len(left) or j < len(right):
-        if i >= len(left):
-            out.append(right[j])
-            j += 1
-        elif j >= len(right):
-            out.append(left[i])
-            i += 1
-        else:
-            li, ri = in_server(left[i]), in_server(right[j])
-            if li >= 0 and ri >= 0 and li < ri:
-                out.append(left[i])
-                i += 1
-            else:
-                out.append(right[j])
-                j += 1
-    return out
-
-
-def _rank(index: int, missing: int) -> int:
-    return index if index >= 0 else missing

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi.patch import managed_fields_for_write, update_managed_fields
 from fakeapi.resources import ResourceType
 
 __all__ = ["ManagedFieldsTracker"]
@@ -28,12 +29,12 @@ class ManagedFieldsTracker:
         """Update ``new["metadata"]["managedFields"]`` for a write by ``manager``."""
         if operation == "Apply" or not manager:
             return
-        try:
-            from fakeapi.patch.apply import update_managed_fields
-        except ImportError:  # the field-set library is not available in this build
-            return
         meta = new["metadata"]
-        current = (old or {}).get("metadata", {}).get("managedFields") or meta.get("managedFields")
+        current = managed_fields_for_write(
+            live=(old or {}).get("metadata", {}).get("managedFields"),
+            request=meta.get("managedFields"),
+            subresource=subresource,
+        )
         fields = update_managed_fields(
             old=old,
             new=new,

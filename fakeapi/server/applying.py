@@ -38,6 +38,11 @@ def server_side_apply(
     assert target.name is not None
     if not isinstance(config, dict):
         raise errors.bad_request("the body of an apply patch must be an object")
+    if config.get("apiVersion") != rt.api_version or config.get("kind") != rt.kind:
+        group, _, version = str(config.get("apiVersion") or "").rpartition("/")
+        raise errors.bad_request(
+            f"invalid object type: {group}/{version}, Kind={config.get('kind') or ''}"
+        )
     config, warnings = decode_object(rt, config, options, patch=True)
     meta = config.get("metadata") or {}
     if meta.get("name") and meta["name"] != target.name:

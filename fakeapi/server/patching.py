@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonpatch
 import orjson
 
 from fakeapi import errors
-from fakeapi.patch.merge import merge_patch
+from fakeapi.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
 from fakeapi.registry.decode import decode_object
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import Registry, WriteResult
@@ -27,34 +26,6 @@ MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 APPLY = "application/apply-patch+yaml"
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC, APPLY)
-
-
-def _json_patch(current: dict[str, Any], patch: Any) -> Any:
-    if not isinstance(patch, list):
-        raise errors.bad_request(
-            "json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp"
-        )
-    try:
-        return jsonpatch.JsonPatch(patch).apply(current, in_place=False)
-    except jsonpatch.JsonPatchTestFailed as exc:
-        raise errors.StatusError(
-            422, "Invalid", f"the server rejected our request due to an error in our request: {exc}"
-        ) from None
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-        raise errors.StatusError(422, "Invalid", str(exc)) from None
-    except (TypeError, KeyError, IndexError, ValueError) as exc:
-        raise errors.bad_request(f"invalid JSON patch: {exc}") from None
-
-
-def _strategic(current: dict[str, Any], patch: Any, target: Target) -> Any:
-    from fakeapi.patch.strategic import PatchError, strategic_merge_patch
-
-    if not isinstance(patch, dict):
-        raise errors.bad_request("the body of a strategic merge patch must be a JSON object")
-    try:
-        return strategic_merge_patch(current, patch, target.resource.schema)
-    except PatchError as exc:
-        raise errors.bad_request(str(exc)) from None
 
 
 def apply_patch_request(
@@ -77,16 +48,12 @@ def apply_patch_request(
     current = registry.get(rt, target.namespace, target.name)
     base: dict[str, Any] = orjson.loads(current.raw)
     if kind == JSON_PATCH:
-        patched = _json_patch(base, patch)
+        patched = apply_json_patch(original=base, patch=patch)
     elif kind == MERGE_PATCH:
-        if not isinstance(patch, dict):
-            raise errors.bad_request("the body of a merge patch must be a JSON object")
-        patched = merge_patch(base, patch)
+        patched = apply_merge_patch(original=base, patch=patch)
     else:
-        patched = _strategic(base, patch, target)
+        patched = apply_strategic_merge_patch(original=base, patch=patch, schema=rt.schema)
     new, warnings = decode_object(rt, patched, options)
-    if new is patched and isinstance(new, dict):
-        new = orjson.loads(orjson.dumps(new)) if new is base else new
     precondition = (new.get("metadata") or {}).get("resourceVersion") or None
     return registry.write_update(
         rt,

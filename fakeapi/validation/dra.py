@@ -78,14 +78,18 @@ def validate_resource_claim(obj: Mapping[str, Any], *, gates: Gates) -> list[Fie
     return validate_claim_spec(obj.get("spec"), Path("spec"), gates=gates)
 
 
-def validate_resource_claim_update(new: Mapping[str, Any], old: Mapping[str, Any], *,
-                                   gates: Gates) -> list[FieldError]:
+def validate_resource_claim_update(
+    new: Mapping[str, Any], old: Mapping[str, Any], *, gates: Gates
+) -> list[FieldError]:
     """The whole new object, plus: the spec never changes."""
     return validate_resource_claim(new, gates=gates) + _immutable(
-        Path("spec"), new.get("spec"), old.get("spec"))
+        Path("spec"), new.get("spec"), old.get("spec")
+    )
 
 
-def validate_resource_claim_status_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+def validate_resource_claim_status_update(
+    new: Mapping[str, Any], old: Mapping[str, Any]
+) -> list[FieldError]:
     return validate_claim_status_update(new, old)
 
 
@@ -96,7 +100,9 @@ def validate_resource_claim_template(obj: Mapping[str, Any], *, gates: Gates) ->
     return errs + validate_claim_spec(spec.get("spec"), path.child("spec"), gates=gates)
 
 
-def validate_resource_claim_template_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+def validate_resource_claim_template_update(
+    new: Mapping[str, Any], old: Mapping[str, Any]
+) -> list[FieldError]:
     """Only immutability: a stored template is not re-validated against newer rules."""
     return _immutable(Path("spec"), new.get("spec"), old.get("spec"))
 
@@ -108,8 +114,9 @@ def validate_resource_slice(obj: Mapping[str, Any], *, gates: Gates) -> list[Fie
     return validate_slice_spec(obj.get("spec"), None, gates=gates)
 
 
-def validate_resource_slice_update(new: Mapping[str, Any], old: Mapping[str, Any], *,
-                                   gates: Gates) -> list[FieldError]:
+def validate_resource_slice_update(
+    new: Mapping[str, Any], old: Mapping[str, Any], *, gates: Gates
+) -> list[FieldError]:
     return validate_slice_spec(new.get("spec"), as_dict(old.get("spec")), gates=gates)
 
 
@@ -117,7 +124,7 @@ def validate_resource_slice_update(new: Mapping[str, Any], old: Mapping[str, Any
 
 
 def is_extended_resource_name(name: str) -> bool:
-    """core ``IsExtendedResourceName``: domain-prefixed, not kubernetes.io, valid as a quota name."""
+    """core ``IsExtendedResourceName``: domain-prefixed, not kubernetes.io, a valid quota name."""
     if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
         return False
     return not qualified_name_errors("requests." + name)
@@ -128,15 +135,23 @@ def _validate_class_spec(spec: Any, old_spec: Any | None, *, gates: Gates) -> li
     old = as_dict(old_spec) if old_spec is not None else None
     path = Path("spec")
     stored_selectors = old is not None and spec.get("selectors") == old.get("selectors")
-    errs = validate_selectors(spec.get("selectors"), path.child("selectors"), stored=stored_selectors,
-                              gates=gates)
+    errs = validate_selectors(
+        spec.get("selectors"), path.child("selectors"), stored=stored_selectors, gates=gates
+    )
     stored_config = old is not None and spec.get("config") == old.get("config")
-    errs += validate_list(as_list(spec.get("config")), CLASS_CONFIG_MAX, path.child("config"),
-                          lambda c, p: validate_opaque_config(c, p, stored=stored_config))
+    errs += validate_list(
+        as_list(spec.get("config")),
+        CLASS_CONFIG_MAX,
+        path.child("config"),
+        lambda c, p: validate_opaque_config(c, p, stored=stored_config),
+    )
     name = spec.get("extendedResourceName")
     if name is not None and not is_extended_resource_name(as_str(name)):
-        errs.append(invalid(path.child("extendedResourceName"), name,
-                            "must be a valid extended resource name"))
+        errs.append(
+            invalid(
+                path.child("extendedResourceName"), name, "must be a valid extended resource name"
+            )
+        )
     return errs
 
 
@@ -144,9 +159,10 @@ def validate_device_class(obj: Mapping[str, Any], *, gates: Gates) -> list[Field
     return _validate_class_spec(obj.get("spec"), None, gates=gates)
 
 
-def validate_device_class_update(new: Mapping[str, Any], old: Mapping[str, Any], *,
-                                 gates: Gates) -> list[FieldError]:
-    """Unchanged selectors and config count as stored: they are not compiled or size-checked again."""
+def validate_device_class_update(
+    new: Mapping[str, Any], old: Mapping[str, Any], *, gates: Gates
+) -> list[FieldError]:
+    """Unchanged selectors and config count as stored: not compiled or size-checked again."""
     return _validate_class_spec(new.get("spec"), as_dict(old.get("spec")), gates=gates)
 
 
@@ -176,7 +192,9 @@ def validate_device_taint_rule(obj: Mapping[str, Any]) -> list[FieldError]:
     return _validate_taint_rule_spec(obj.get("spec"), None)
 
 
-def validate_device_taint_rule_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+def validate_device_taint_rule_update(
+    new: Mapping[str, Any], old: Mapping[str, Any]
+) -> list[FieldError]:
     return _validate_taint_rule_spec(new.get("spec"), as_dict(old.get("spec")))
 
 
@@ -207,7 +225,9 @@ def validate_resource_pool(obj: Mapping[str, Any]) -> list[FieldError]:
     return errs + validate_resource_pool_status(obj)
 
 
-def validate_resource_pool_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+def validate_resource_pool_update(
+    new: Mapping[str, Any], old: Mapping[str, Any]
+) -> list[FieldError]:
     return validate_resource_pool(new) + _immutable(Path("spec"), new.get("spec"), old.get("spec"))
 
 
@@ -218,14 +238,24 @@ def validate_resource_pool_status(obj: Mapping[str, Any]) -> list[FieldError]:
     summary = as_dict(status.get("summary"))
     for name, value in summary.items():
         if isinstance(value, int) and value < 0:
-            errs.append(invalid(path.child("summary", name), value, "must be greater than or equal to 0"))
-    for name in ("truncatedErrorCount", "observedSliceCount", "expectedSliceCount", "observedGeneration"):
+            errs.append(
+                invalid(path.child("summary", name), value, "must be greater than or equal to 0")
+            )
+    for name in (
+        "truncatedErrorCount",
+        "observedSliceCount",
+        "expectedSliceCount",
+        "observedGeneration",
+    ):
         value = status.get(name)
         if isinstance(value, int) and value < 0:
             errs.append(invalid(path.child(name), value, "must be greater than or equal to 0"))
     validation_errors = as_list(status.get("validationErrors"))
     if len(validation_errors) > POOL_VALIDATION_ERRORS_MAX:
-        errs.append(too_many(path.child("validationErrors"), len(validation_errors),
-                             POOL_VALIDATION_ERRORS_MAX))
+        errs.append(
+            too_many(
+                path.child("validationErrors"), len(validation_errors), POOL_VALIDATION_ERRORS_MAX
+            )
+        )
     errs += validate_conditions(as_list(status.get("conditions")), path.child("conditions"))
     return errs

@@ -80,8 +80,10 @@ ALLOCATION_MODES = ("All", "ExactCount")
 CONFIG_SOURCES = ("FromClaim", "FromClass")
 SKIP_NODE_OPERATIONS = ("*", "NodePrepareResources", "NodeUnprepareResources")
 
-_REF_DETAIL = ("must be the name of a request in the claim or the name of a request and a "
-               "subrequest separated by '/'")
+_REF_DETAIL = (
+    "must be the name of a request in the claim or the name of a request and a "
+    "subrequest separated by '/'"
+)
 
 #: request name -> subrequest names (None for an ``exactly`` request)
 RequestNames = dict[str, frozenset[str] | None]
@@ -120,8 +122,13 @@ def _validate_request_ref(ref: Any, path: Path, names: RequestNames) -> list[Fie
 
 
 def _validate_request_refs(refs: Any, path: Path, names: RequestNames) -> list[FieldError]:
-    return validate_set(as_list(refs), REQUESTS_MAX, path,
-                        lambda r, p: _validate_request_ref(r, p, names), lambda r: as_str(r))
+    return validate_set(
+        as_list(refs),
+        REQUESTS_MAX,
+        path,
+        lambda r, p: _validate_request_ref(r, p, names),
+        lambda r: as_str(r),
+    )
 
 
 # --- selectors and config ---------------------------------------------------------------------
@@ -135,8 +142,9 @@ def validate_selectors(
         if cel is None:
             return [required(p.child("cel"))]
         expression = as_str(as_dict(cel).get("expression"))
-        return validate_cel_expression(expression, p.child("cel", "expression"), stored=stored,
-                                       gates=gates)
+        return validate_cel_expression(
+            expression, p.child("cel", "expression"), stored=stored, gates=gates
+        )
 
     return validate_list(as_list(selectors), SELECTORS_MAX, path, check)
 
@@ -148,8 +156,12 @@ def validate_opaque_config(config: Any, path: Path, *, stored: bool) -> list[Fie
         return [required(path.child("opaque"))]
     opaque = as_dict(opaque)
     errs = validate_driver_name(as_str(opaque.get("driver")), path.child("opaque", "driver"))
-    errs += validate_raw_object(opaque.get("parameters"), path.child("opaque", "parameters"),
-                                limit=OPAQUE_PARAMETERS_MAX, check_size=not stored)
+    errs += validate_raw_object(
+        opaque.get("parameters"),
+        path.child("opaque", "parameters"),
+        limit=OPAQUE_PARAMETERS_MAX,
+        check_size=not stored,
+    )
     return errs
 
 
@@ -161,8 +173,11 @@ def _validate_allocation_mode(request: Mapping[str, Any], path: Path) -> list[Fi
     count = request.get("count")
     if mode == "All":
         if count not in (None, 0):
-            return [invalid(path.child("count"), count,
-                            "must not be specified when allocationMode is 'All'")]
+            return [
+                invalid(
+                    path.child("count"), count, "must not be specified when allocationMode is 'All'"
+                )
+            ]
         return []
     if mode == "ExactCount":
         value = 1 if count in (None, 0) else count
@@ -187,13 +202,20 @@ def _validate_class_name(name: Any, path: Path) -> list[FieldError]:
     return validate_dns_subdomain(text, path)
 
 
-def _validate_exact(request: Mapping[str, Any], path: Path, *, gates: Mapping[str, bool]) -> list[FieldError]:
+def _validate_exact(
+    request: Mapping[str, Any], path: Path, *, gates: Mapping[str, bool]
+) -> list[FieldError]:
     errs = _validate_class_name(request.get("deviceClassName"), path.child("deviceClassName"))
-    errs += validate_selectors(request.get("selectors"), path.child("selectors"), stored=False,
-                               gates=gates)
+    errs += validate_selectors(
+        request.get("selectors"), path.child("selectors"), stored=False, gates=gates
+    )
     errs += _validate_allocation_mode(request, path)
-    errs += validate_list(as_list(request.get("tolerations")), TOLERATIONS_MAX,
-                          path.child("tolerations"), validate_toleration)
+    errs += validate_list(
+        as_list(request.get("tolerations")),
+        TOLERATIONS_MAX,
+        path.child("tolerations"),
+        validate_toleration,
+    )
     if request.get("capacity") is not None:
         errs += _validate_capacity_requests(request.get("capacity"), path.child("capacity"))
     return errs
@@ -207,16 +229,29 @@ def _validate_request(request: Any, path: Path, *, gates: Mapping[str, bool]) ->
     if not first_available and exactly is None:
         errs.append(required(path, "exactly one of `exactly` or `firstAvailable` is required"))
     elif first_available and exactly is not None:
-        errs.append(invalid(path, None, "exactly one of `exactly` or `firstAvailable` is required, "
-                                        "but multiple fields are set"))
+        errs.append(
+            invalid(
+                path,
+                None,
+                "exactly one of `exactly` or `firstAvailable` is required, "
+                "but multiple fields are set",
+            )
+        )
     elif first_available:
+
         def check_sub(sub: Any, p: Path) -> list[FieldError]:
             sub = as_dict(sub)
-            return (validate_device_name(as_str(sub.get("name")), p.child("name"))
-                    + _validate_exact(sub, p, gates=gates))
+            return validate_device_name(as_str(sub.get("name")), p.child("name")) + _validate_exact(
+                sub, p, gates=gates
+            )
 
-        errs += validate_set(first_available, SUBREQUESTS_MAX, path.child("firstAvailable"),
-                             check_sub, lambda s: as_str(as_dict(s).get("name")))
+        errs += validate_set(
+            first_available,
+            SUBREQUESTS_MAX,
+            path.child("firstAvailable"),
+            check_sub,
+            lambda s: as_str(as_dict(s).get("name")),
+        )
     else:
         errs += _validate_exact(as_dict(exactly), path.child("exactly"), gates=gates)
     return errs
@@ -232,16 +267,26 @@ def _validate_constraint(
     match = constraint.get("matchAttribute")
     distinct = constraint.get("distinctAttribute")
     if match is not None and distinct is not None:
-        errs.append(invalid(path, "{`matchAttribute`, `distinctAttribute`}",
-                            'exactly one of "matchAttribute" or "distinctAttribute" is required, '
-                            "but multiple fields are set"))
+        errs.append(
+            invalid(
+                path,
+                "{`matchAttribute`, `distinctAttribute`}",
+                'exactly one of "matchAttribute" or "distinctAttribute" is required, '
+                "but multiple fields are set",
+            )
+        )
     if match is not None:
         errs += validate_fully_qualified_name(as_str(match), path.child("matchAttribute"))
     elif distinct is not None:
         errs += validate_fully_qualified_name(as_str(distinct), path.child("distinctAttribute"))
     elif enabled(gates, "DRAConsumableCapacity"):
-        errs.append(required(path, 'exactly one of "matchAttribute" or "distinctAttribute" is '
-                                   "required, but multiple fields are set"))
+        errs.append(
+            required(
+                path,
+                'exactly one of "matchAttribute" or "distinctAttribute" is '
+                "required, but multiple fields are set",
+            )
+        )
     else:
         errs.append(required(path.child("matchAttribute")))
     return errs
@@ -265,19 +310,28 @@ def validate_claim_spec(
     devices = as_dict(spec.get("devices"))
     devices_path = path.child("devices")
     names = request_names(spec)
-    errs = validate_set(as_list(devices.get("requests")), REQUESTS_MAX, devices_path.child("requests"),
-                        lambda r, p: _validate_request(r, p, gates=gates),
-                        lambda r: as_str(as_dict(r).get("name")))
-    errs += validate_list(as_list(devices.get("constraints")), CONSTRAINTS_MAX,
-                          devices_path.child("constraints"),
-                          lambda c, p: _validate_constraint(c, p, names, gates))
+    errs = validate_set(
+        as_list(devices.get("requests")),
+        REQUESTS_MAX,
+        devices_path.child("requests"),
+        lambda r, p: _validate_request(r, p, gates=gates),
+        lambda r: as_str(as_dict(r).get("name")),
+    )
+    errs += validate_list(
+        as_list(devices.get("constraints")),
+        CONSTRAINTS_MAX,
+        devices_path.child("constraints"),
+        lambda c, p: _validate_constraint(c, p, names, gates),
+    )
 
     def check_config(config: Any, p: Path) -> list[FieldError]:
-        return (_validate_request_refs(as_dict(config).get("requests"), p.child("requests"), names)
-                + validate_opaque_config(config, p, stored=stored))
+        return _validate_request_refs(
+            as_dict(config).get("requests"), p.child("requests"), names
+        ) + validate_opaque_config(config, p, stored=stored)
 
-    errs += validate_list(as_list(devices.get("config")), CONFIG_MAX, devices_path.child("config"),
-                          check_config)
+    errs += validate_list(
+        as_list(devices.get("config")), CONFIG_MAX, devices_path.child("config"), check_config
+    )
     if spec.get("reservedFor") is not None:
         errs += validate_consumer_reference(spec.get("reservedFor"), path.child("reservedFor"))
     return errs
@@ -312,12 +366,24 @@ def validate_template_metadata(meta: Any, path: Path) -> list[FieldError]:
 
 def _validate_skip_node_operations(ops: Any, path: Path) -> list[FieldError]:
     values = [as_str(o) for o in as_list(ops)]
-    errs = [not_supported(path.index(i), v, SKIP_NODE_OPERATIONS)
-            for i, v in enumerate(values) if v not in SKIP_NODE_OPERATIONS]
-    if ("NodePrepareResources" in values and "NodeUnprepareResources" not in values
-            and "*" not in values):
-        errs.append(invalid(path, values, "NodePrepareResources cannot be skipped unless "
-                                          "NodeUnprepareResources is also skipped"))
+    errs = [
+        not_supported(path.index(i), v, SKIP_NODE_OPERATIONS)
+        for i, v in enumerate(values)
+        if v not in SKIP_NODE_OPERATIONS
+    ]
+    if (
+        "NodePrepareResources" in values
+        and "NodeUnprepareResources" not in values
+        and "*" not in values
+    ):
+        errs.append(
+            invalid(
+                path,
+                values,
+                "NodePrepareResources cannot be skipped unless "
+                "NodeUnprepareResources is also skipped",
+            )
+        )
     return errs
 
 
@@ -328,22 +394,30 @@ def _validate_result(result: Any, path: Path, names: RequestNames) -> list[Field
     errs += validate_pool_name(as_str(result.get("pool")), path.child("pool"))
     errs += validate_device_name(as_str(result.get("device")), path.child("device"))
     errs += validate_binding_parameters(result, path)
-    errs += validate_items(as_list(result.get("tolerations")), path.child("tolerations"),
-                           validate_toleration)
+    errs += validate_items(
+        as_list(result.get("tolerations")), path.child("tolerations"), validate_toleration
+    )
     if result.get("shareID") is not None:
         errs += validate_uid(as_str(result.get("shareID")), path.child("shareID"))
-    errs += _validate_skip_node_operations(result.get("skipNodeOperations"),
-                                           path.child("skipNodeOperations"))
+    errs += _validate_skip_node_operations(
+        result.get("skipNodeOperations"), path.child("skipNodeOperations")
+    )
     return errs
 
 
-def validate_allocation_result(allocation: Any, path: Path, names: RequestNames) -> list[FieldError]:
+def validate_allocation_result(
+    allocation: Any, path: Path, names: RequestNames
+) -> list[FieldError]:
     """A new allocation (stored allocations are never re-validated)."""
     allocation = as_dict(allocation)
     devices = as_dict(allocation.get("devices"))
     devices_path = path.child("devices")
-    errs = validate_list(as_list(devices.get("results")), RESULTS_MAX, devices_path.child("results"),
-                         lambda r, p: _validate_result(r, p, names))
+    errs = validate_list(
+        as_list(devices.get("results")),
+        RESULTS_MAX,
+        devices_path.child("results"),
+        lambda r, p: _validate_result(r, p, names),
+    )
 
     def check_config(config: Any, p: Path) -> list[FieldError]:
         config = as_dict(config)
@@ -356,8 +430,9 @@ def validate_allocation_result(allocation: Any, path: Path, names: RequestNames)
         out += _validate_request_refs(config.get("requests"), p.child("requests"), names)
         return out + validate_opaque_config(config, p, stored=False)
 
-    errs += validate_list(as_list(devices.get("config")), 2 * CONFIG_MAX, devices_path.child("config"),
-                          check_config)
+    errs += validate_list(
+        as_list(devices.get("config")), 2 * CONFIG_MAX, devices_path.child("config"), check_config
+    )
     if allocation.get("nodeSelector") is not None:
         errs += validate_node_selector(allocation.get("nodeSelector"), path.child("nodeSelector"))
     return errs
@@ -382,10 +457,14 @@ def _validate_device_status(entry: Any, path: Path, allocated: set[str]) -> list
         errs.append(invalid(path, device_id, "must be an allocated device in the claim"))
     conditions = as_list(entry.get("conditions"))
     if len(conditions) > DEVICE_STATUS_CONDITIONS_MAX:
-        errs.append(too_many(path.child("conditions"), len(conditions), DEVICE_STATUS_CONDITIONS_MAX))
+        errs.append(
+            too_many(path.child("conditions"), len(conditions), DEVICE_STATUS_CONDITIONS_MAX)
+        )
     errs += validate_conditions(conditions, path.child("conditions"))
     if entry.get("data") is not None:
-        errs += validate_raw_object(entry.get("data"), path.child("data"), limit=DEVICE_STATUS_DATA_MAX)
+        errs += validate_raw_object(
+            entry.get("data"), path.child("data"), limit=DEVICE_STATUS_DATA_MAX
+        )
     network = entry.get("networkData")
     if network is not None:
         network = as_dict(network)
@@ -394,44 +473,71 @@ def _validate_device_status(entry: Any, path: Path, allocated: set[str]) -> list
             errs.append(too_long(net_path.child("interfaceName"), INTERFACE_NAME_MAX))
         if len(as_str(network.get("hardwareAddress"))) > HARDWARE_ADDRESS_MAX:
             errs.append(too_long(net_path.child("hardwareAddress"), HARDWARE_ADDRESS_MAX))
-        errs += validate_set(as_list(network.get("ips")), NETWORK_IPS_MAX, net_path.child("ips"),
-                             lambda ip, p: validate_interface_address(as_str(ip), p),
-                             lambda ip: as_str(ip))
+        errs += validate_set(
+            as_list(network.get("ips")),
+            NETWORK_IPS_MAX,
+            net_path.child("ips"),
+            lambda ip, p: validate_interface_address(as_str(ip), p),
+            lambda ip: as_str(ip),
+        )
     return errs
 
 
-def validate_claim_status_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+def validate_claim_status_update(
+    new: Mapping[str, Any], old: Mapping[str, Any]
+) -> list[FieldError]:
     """Rules of a write to ``/status`` of a ResourceClaim (§6.5)."""
     status = as_dict(new.get("status"))
     old_status = as_dict(old.get("status"))
     path = Path("status")
     names = request_names(as_dict(new.get("spec")))
     reserved = as_list(status.get("reservedFor"))
-    errs = validate_set(reserved, RESERVED_FOR_MAX, path.child("reservedFor"),
-                        validate_consumer_reference, lambda r: as_str(as_dict(r).get("uid")))
+    errs = validate_set(
+        reserved,
+        RESERVED_FOR_MAX,
+        path.child("reservedFor"),
+        validate_consumer_reference,
+        lambda r: as_str(as_dict(r).get("uid")),
+    )
 
     allocation = status.get("allocation")
     allocated: set[str] = set()
     if allocation is not None:
         for result in as_list(as_dict(as_dict(allocation).get("devices")).get("results")):
             allocated.add(_device_id(as_dict(result)))
-    errs += validate_set(as_list(status.get("devices")), -1, path.child("devices"),
-                         lambda d, p: _validate_device_status(d, p, allocated),
-                         lambda d: _device_id(as_dict(d)))
+    errs += validate_set(
+        as_list(status.get("devices")),
+        -1,
+        path.child("devices"),
+        lambda d, p: _validate_device_status(d, p, allocated),
+        lambda d: _device_id(as_dict(d)),
+    )
 
     if reserved:
         if allocation is None:
-            errs.append(forbidden(path.child("reservedFor"),
-                                  "may not be specified when `allocated` is not set"))
+            errs.append(
+                forbidden(
+                    path.child("reservedFor"), "may not be specified when `allocated` is not set"
+                )
+            )
         elif as_dict(new.get("metadata")).get("deletionTimestamp"):
-            old_uids = {as_str(as_dict(r).get("uid")) for r in as_list(old_status.get("reservedFor"))}
+            old_uids = {
+                as_str(as_dict(r).get("uid")) for r in as_list(old_status.get("reservedFor"))
+            }
             old_entries = [as_dict(r) for r in as_list(old_status.get("reservedFor"))]
-            added = [r for r in reserved
-                     if as_str(as_dict(r).get("uid")) not in old_uids or as_dict(r) not in old_entries]
+            added = [
+                r
+                for r in reserved
+                if as_str(as_dict(r).get("uid")) not in old_uids or as_dict(r) not in old_entries
+            ]
             if added:
-                errs.append(forbidden(path.child("reservedFor"),
-                                      "new entries may not be added while `deallocationRequested` "
-                                      "or `deletionTimestamp` are set"))
+                errs.append(
+                    forbidden(
+                        path.child("reservedFor"),
+                        "new entries may not be added while `deallocationRequested` "
+                        "or `deletionTimestamp` are set",
+                    )
+                )
 
     old_allocation = old_status.get("allocation")
     if old_allocation is not None and allocation is not None:
@@ -440,4 +546,3 @@ def validate_claim_status_update(new: Mapping[str, Any], old: Mapping[str, Any])
     elif allocation is not None:
         errs += validate_allocation_result(allocation, path.child("allocation"), names)
     return errs
-

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from fakeapi.quantity import Quantity, QuantityError, parse_quantity
+from fakeapi.quantity import FORMAT_ERROR, Quantity, QuantityError, parse_quantity
 from fakeapi.validation.dra_names import (
     qualified_name_errors,
     validate_label_name,
@@ -129,7 +129,7 @@ def validate_set(
 def parse_quantity_value(value: Any) -> Quantity | str:
     """The parsed quantity, or apimachinery's parse error message."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        return FORMAT_ERROR
     text = value if isinstance(value, str) else repr(value)
     try:
         return parse_quantity(text)
@@ -151,16 +151,27 @@ def _validate_label_requirement(req: dict[str, Any], path: Path) -> list[FieldEr
     values = as_list(req.get("values"))
     if op in ("In", "NotIn"):
         if not values:
-            errs.append(required(path.child("values"),
-                                 "must be specified when `operator` is 'In' or 'NotIn'"))
+            errs.append(
+                required(
+                    path.child("values"), "must be specified when `operator` is 'In' or 'NotIn'"
+                )
+            )
     elif op in ("Exists", "DoesNotExist"):
         if values:
-            errs.append(forbidden(path.child("values"),
-                                  "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+            errs.append(
+                forbidden(
+                    path.child("values"),
+                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                )
+            )
     elif op in ("Gt", "Lt"):
         if len(values) != 1:
-            errs.append(required(path.child("values"),
-                                 "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+            errs.append(
+                required(
+                    path.child("values"),
+                    "must be specified single value when `operator` is 'Lt' or 'Gt'",
+                )
+            )
     else:
         errs.append(invalid(path.child("operator"), op, "not a valid selector operator"))
     errs.extend(validate_label_name(as_str(req.get("key")), path.child("key")))
@@ -175,8 +186,13 @@ def _validate_field_requirement(req: dict[str, Any], path: Path) -> list[FieldEr
     values = as_list(req.get("values"))
     if op in ("In", "NotIn"):
         if len(values) != 1:
-            errs.append(required(path.child("values"), "must be only one value when `operator` is "
-                                                       "'In' or 'NotIn' for node field selector"))
+            errs.append(
+                required(
+                    path.child("values"),
+                    "must be only one value when `operator` is "
+                    "'In' or 'NotIn' for node field selector",
+                )
+            )
     else:
         errs.append(invalid(path.child("operator"), op, "not a valid selector operator"))
     key = req.get("key")
@@ -199,9 +215,15 @@ def validate_node_selector(selector: Any, path: Path) -> list[FieldError]:
         term = as_dict(term)
         term_path = terms_path.index(i)
         for j, req in enumerate(as_list(term.get("matchExpressions"))):
-            errs.extend(_validate_label_requirement(as_dict(req), term_path.child("matchExpressions").index(j)))
+            errs.extend(
+                _validate_label_requirement(
+                    as_dict(req), term_path.child("matchExpressions").index(j)
+                )
+            )
         for j, req in enumerate(as_list(term.get("matchFields"))):
-            errs.extend(_validate_field_requirement(as_dict(req), term_path.child("matchFields").index(j)))
+            errs.extend(
+                _validate_field_requirement(as_dict(req), term_path.child("matchFields").index(j))
+            )
     return errs
 
 
@@ -209,14 +231,17 @@ def validate_node_selector(selector: Any, path: Path) -> list[FieldError]:
 
 
 @lru_cache(maxsize=4096)
-def _compile(expression: str, consumable_capacity: bool, list_type_attributes: bool) -> tuple[str | None, int]:
+def _compile(
+    expression: str, consumable_capacity: bool, list_type_attributes: bool
+) -> tuple[str | None, int]:
     """(error detail or None, estimated cost) from the shared selector environment."""
     try:
         from fakeapi import cel
     except ImportError:  # the CEL package is optional for this module: fall back to a parse
         return _parse_with_celpy(expression), 0
-    features = cel.Features(consumable_capacity=consumable_capacity,
-                            list_type_attributes=list_type_attributes)
+    features = cel.Features(
+        consumable_capacity=consumable_capacity, list_type_attributes=list_type_attributes
+    )
     detail = cel.compile_selector(expression, features=features)
     if detail is not None:
         return detail, 0
@@ -228,7 +253,7 @@ def _parse_with_celpy(expression: str) -> str | None:
 
     try:
         celpy.Environment().compile(expression)
-    except Exception as exc:  # noqa: BLE001 - any parser failure is a compile error
+    except Exception as exc:
         return f"compilation failed: {exc}"
     return None
 
@@ -243,8 +268,9 @@ def validate_cel_expression(
         return [too_long(path, CEL_SELECTOR_MAX_LENGTH)]
     from fakeapi.features import enabled
 
-    detail, cost = _compile(expression, enabled(gates, "DRAConsumableCapacity"),
-                            enabled(gates, "DRAListTypeAttributes"))
+    detail, cost = _compile(
+        expression, enabled(gates, "DRAConsumableCapacity"), enabled(gates, "DRAListTypeAttributes")
+    )
     if detail is not None:
         return [invalid(path, expression, detail)]
     if cost > CEL_SELECTOR_MAX_COST:
@@ -255,7 +281,9 @@ def validate_cel_expression(
 # --- raw JSON -----------------------------------------------------------------------------------
 
 
-def validate_raw_object(value: Any, path: Path, *, limit: int, check_size: bool = True) -> list[FieldError]:
+def validate_raw_object(
+    value: Any, path: Path, *, limit: int, check_size: bool = True
+) -> list[FieldError]:
     """A RawExtension that must hold a JSON object: Required, TooLong, or not an object."""
     if value is None:
         return [required(path)]
@@ -327,14 +355,29 @@ def validate_binding_parameters(owner: Mapping[str, Any], path: Path) -> list[Fi
             errs.append(duplicate(fail_path.index(i), c))
         seen_fail.add(c)
         if c in seen:
-            errs.append(invalid(fail_path.index(i), c,
-                                "bindingFailureConditions must not overlap with bindingConditions"))
+            errs.append(
+                invalid(
+                    fail_path.index(i),
+                    c,
+                    "bindingFailureConditions must not overlap with bindingConditions",
+                )
+            )
     if not conditions and failures:
-        errs.append(invalid(cond_path, conditions,
-                            "bindingConditions are required to use bindingFailureConditions"))
+        errs.append(
+            invalid(
+                cond_path,
+                conditions,
+                "bindingConditions are required to use bindingFailureConditions",
+            )
+        )
     if not failures and conditions:
-        errs.append(invalid(fail_path, failures,
-                            "bindingFailureConditions are required to use bindingConditions"))
+        errs.append(
+            invalid(
+                fail_path,
+                failures,
+                "bindingFailureConditions are required to use bindingConditions",
+            )
+        )
     return errs
 
 
@@ -368,8 +411,13 @@ def validate_conditions(conditions: Sequence[Any], path: Path) -> list[FieldErro
             errs.append(not_supported(p.child("status"), status, _CONDITION_STATUSES))
         generation = cond.get("observedGeneration")
         if isinstance(generation, int) and generation < 0:
-            errs.append(invalid(p.child("observedGeneration"), generation,
-                                "must be greater than or equal to zero"))
+            errs.append(
+                invalid(
+                    p.child("observedGeneration"),
+                    generation,
+                    "must be greater than or equal to zero",
+                )
+            )
         if not cond.get("lastTransitionTime"):
             errs.append(required(p.child("lastTransitionTime"), "must be set"))
         reason = as_str(cond.get("reason"))
@@ -390,11 +438,21 @@ def validate_interface_address(value: str, path: Path) -> list[FieldError]:
     try:
         iface = ipaddress.ip_interface(value)
     except ValueError:
-        return [invalid(path, value, "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or "
-                                     "2001:db8::1/64)")]
+        return [
+            invalid(
+                path,
+                value,
+                "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)",
+            )
+        ]
     if "/" not in value:
-        return [invalid(path, value, "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or "
-                                     "2001:db8::1/64)")]
+        return [
+            invalid(
+                path,
+                value,
+                "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)",
+            )
+        ]
     canonical = f"{iface.ip}/{iface.network.prefixlen}"
     if value != canonical:
         return [invalid(path, value, f'must be in canonical form ("{canonical}")')]

@@ -133,8 +133,13 @@ def validate_fully_qualified_name(value: str, path: Path) -> list[FieldError]:
     """A qualified name that must carry a domain (constraint attributes)."""
     errs = validate_qualified_name(value, path)
     if "/" not in value:
-        errs.append(invalid(path, value, "a fully qualified name must be a domain and a name "
-                                         "separated by a slash"))
+        errs.append(
+            invalid(
+                path,
+                value,
+                "a fully qualified name must be a domain and a name separated by a slash",
+            )
+        )
     return errs
 
 
@@ -145,7 +150,13 @@ def validate_uid(value: str, path: Path) -> list[FieldError]:
     except ValueError as exc:
         return [invalid(path, value, f"error validating uid: {exc}")]
     if len(value) != 36 or value != value.lower():
-        return [invalid(path, value, "uid must be in RFC 4122 normalized form, "
-                                     "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
-                                     "hexadecimal characters")]
+        return [
+            invalid(
+                path,
+                value,
+                "uid must be in RFC 4122 normalized form, "
+                "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
+                "hexadecimal characters",
+            )
+        ]
     return []

@@ -2,8 +2,8 @@
 
 Rules follow upstream's Workload validation (pod group names, the basic/gang union, at most 8
 templates, immutability) and, for the shared ResourceClaims, the rules of a Pod's
-``spec.resourceClaims`` (DNS-label names, exactly one of claim or template name), limited to 4 entries
-as upstream limits PodGroup claims.
+``spec.resourceClaims`` (DNS-label names, exactly one of claim or template name), limited to 4
+entries as upstream limits PodGroup claims.
 """
 
 from __future__ import annotations
@@ -57,8 +57,13 @@ def _validate_policy(policy: Any, path: Path) -> list[FieldError]:
     if not set_fields:
         return [invalid(path, "", "must specify one of: `basic`, `gang`")]
     if len(set_fields) > 1:
-        return [invalid(path, "{" + ", ".join(set_fields) + "}",
-                        "exactly one of `basic`, `gang` is required, but multiple fields are set")]
+        return [
+            invalid(
+                path,
+                "{" + ", ".join(set_fields) + "}",
+                "exactly one of `basic`, `gang` is required, but multiple fields are set",
+            )
+        ]
     if policy.get("gang") is not None:
         min_count = as_dict(policy["gang"]).get("minCount")
         count_path = path.child("gang", "minCount")
@@ -90,29 +95,45 @@ def validate_pod_group_resource_claims(claims: Any, path: Path) -> list[FieldErr
         claim_name = claim.get("resourceClaimName")
         template_name = claim.get("resourceClaimTemplateName")
         if claim_name is None and template_name is None:
-            errs.append(invalid(p, "", "must specify one of: `resourceClaimName`, "
-                                       "`resourceClaimTemplateName`"))
+            errs.append(
+                invalid(
+                    p, "", "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"
+                )
+            )
         elif claim_name is not None and template_name is not None:
-            errs.append(invalid(p, "", "at most one of `resourceClaimName` or "
-                                       "`resourceClaimTemplateName` may be specified"))
+            errs.append(
+                invalid(
+                    p,
+                    "",
+                    "at most one of `resourceClaimName` or "
+                    "`resourceClaimTemplateName` may be specified",
+                )
+            )
         elif claim_name is not None:
             errs += validate_dns_subdomain(as_str(claim_name), p.child("resourceClaimName"))
         else:
-            errs += validate_dns_subdomain(as_str(template_name), p.child("resourceClaimTemplateName"))
+            errs += validate_dns_subdomain(
+                as_str(template_name), p.child("resourceClaimTemplateName")
+            )
     return errs
 
 
 def _validate_template(template: Any, path: Path) -> list[FieldError]:
     template = as_dict(template)
     name = as_str(template.get("name"))
-    errs = [required(path.child("name"))] if not name else validate_dns_label(name, path.child("name"))
+    errs = (
+        [required(path.child("name"))] if not name else validate_dns_label(name, path.child("name"))
+    )
     errs += _validate_policy(template.get("policy"), path.child("policy"))
-    errs += validate_pod_group_resource_claims(template.get("resourceClaims"),
-                                               path.child("resourceClaims"))
+    errs += validate_pod_group_resource_claims(
+        template.get("resourceClaims"), path.child("resourceClaims")
+    )
     return errs
 
 
-def _validate_templates(spec: Mapping[str, Any], path: Path, *, items_too: bool) -> list[FieldError]:
+def _validate_templates(
+    spec: Mapping[str, Any], path: Path, *, items_too: bool
+) -> list[FieldError]:
     templates = as_list(spec.get("podGroupTemplates"))
     if not templates:
         return [required(path, "must have at least one item")]
@@ -147,8 +168,11 @@ def validate_workload_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> 
     errs: list[FieldError] = []
     if old_spec.get("controllerRef") is not None:
         if spec.get("controllerRef") != old_spec.get("controllerRef"):
-            errs.append(invalid(path.child("controllerRef"), spec.get("controllerRef"),
-                                "field is immutable"))
+            errs.append(
+                invalid(
+                    path.child("controllerRef"), spec.get("controllerRef"), "field is immutable"
+                )
+            )
     elif spec.get("controllerRef") is not None:
         errs += _validate_controller_ref(spec["controllerRef"], path.child("controllerRef"))
     templates_path = path.child("podGroupTemplates")
@@ -175,11 +199,14 @@ def validate_pod_group(obj: Mapping[str, Any]) -> list[FieldError]:
         ref_path = path.child("podGroupTemplateRef", "name")
         errs += [required(ref_path)] if not name else validate_dns_label(name, ref_path)
         if workload_ref is None:
-            errs.append(required(path.child("workloadRef"),
-                                 "must be set when `podGroupTemplateRef` is set"))
+            errs.append(
+                required(path.child("workloadRef"), "must be set when `podGroupTemplateRef` is set")
+            )
     if spec.get("policy") is not None:
         errs += _validate_policy(spec["policy"], path.child("policy"))
-    errs += validate_pod_group_resource_claims(spec.get("resourceClaims"), path.child("resourceClaims"))
+    errs += validate_pod_group_resource_claims(
+        spec.get("resourceClaims"), path.child("resourceClaims")
+    )
     return errs
 
 
@@ -196,24 +223,29 @@ def validate_pod_group_status_update(new: Mapping[str, Any]) -> list[FieldError]
     status = as_dict(new.get("status"))
     path = Path("status")
     errs = validate_conditions(as_list(status.get("conditions")), path.child("conditions"))
-    claim_names = {as_str(as_dict(c).get("name"))
-                   for c in as_list(as_dict(new.get("spec")).get("resourceClaims"))}
+    claim_names = {
+        as_str(as_dict(c).get("name"))
+        for c in as_list(as_dict(new.get("spec")).get("resourceClaims"))
+    }
     statuses = as_list(status.get("resourceClaimStatuses"))
     statuses_path = path.child("resourceClaimStatuses")
     if len(statuses) > POD_GROUP_RESOURCE_CLAIMS_MAX:
-        return errs + [too_many(statuses_path, len(statuses), POD_GROUP_RESOURCE_CLAIMS_MAX)]
+        return [*errs, too_many(statuses_path, len(statuses), POD_GROUP_RESOURCE_CLAIMS_MAX)]
     seen: set[str] = set()
     for i, raw in enumerate(statuses):
         entry = as_dict(raw)
         name_path = statuses_path.index(i).child("name")
         name = as_str(entry.get("name"))
         if name not in claim_names:
-            errs.append(invalid(name_path, name, "must match the name of an entry in "
-                                                 "`spec.resourceClaims`"))
+            errs.append(
+                invalid(name_path, name, "must match the name of an entry in `spec.resourceClaims`")
+            )
         if name in seen:
             errs.append(duplicate(name_path, name))
         seen.add(name)
         claim = entry.get("resourceClaimName")
         if claim is not None:
-            errs += validate_dns_subdomain(as_str(claim), statuses_path.index(i).child("resourceClaimName"))
+            errs += validate_dns_subdomain(
+                as_str(claim), statuses_path.index(i).child("resourceClaimName")
+            )
     return errs

@@ -65,7 +65,7 @@ _LIST_ATTRIBUTES = ("bools", "ints", "strings", "versions")
 _NUM = r"(0|[1-9]\d*)"
 _PRE = r"(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
 _BUILD = r"[0-9a-zA-Z-]+"
-_SEMVER_PATTERN = (rf"^{_NUM}\.{_NUM}\.{_NUM}(-{_PRE}(\.{_PRE})*)?(\+{_BUILD}(\.{_BUILD})*)?$")
+_SEMVER_PATTERN = rf"^{_NUM}\.{_NUM}\.{_NUM}(-{_PRE}(\.{_PRE})*)?(\+{_BUILD}(\.{_BUILD})*)?$"
 
 
 _SEMVER_RE = re.compile(_SEMVER_PATTERN)
@@ -79,7 +79,11 @@ def _is_semver(value: str) -> bool:
 
 
 def _validate_string_value(value: Any, path: Path) -> list[FieldError]:
-    return [too_long(path, ATTRIBUTE_VALUE_MAX_LENGTH)] if len(as_str(value)) > ATTRIBUTE_VALUE_MAX_LENGTH else []
+    return (
+        [too_long(path, ATTRIBUTE_VALUE_MAX_LENGTH)]
+        if len(as_str(value)) > ATTRIBUTE_VALUE_MAX_LENGTH
+        else []
+    )
 
 
 def _validate_version_value(value: Any, path: Path) -> list[FieldError]:
@@ -155,7 +159,9 @@ def _milli_errors(q: Quantity, path: Path) -> list[FieldError]:
     return []
 
 
-def _step_errors(value: Quantity, low: Quantity, step: Quantity, *, milli: bool, path: Path) -> list[FieldError]:
+def _step_errors(
+    value: Quantity, low: Quantity, step: Quantity, *, milli: bool, path: Path
+) -> list[FieldError]:
     if milli:
         diff = (value.value - low.value) * 1000
         unit = step.value * 1000
@@ -163,12 +169,20 @@ def _step_errors(value: Quantity, low: Quantity, step: Quantity, *, milli: bool,
         diff = Fraction(value.ceil_int() - low.ceil_int())
         unit = Fraction(step.ceil_int())
     if unit == 0 or diff % unit != 0:
-        return [invalid(path, str(value), f"value is not a multiple of a given step ({step}) from ({low})")]
+        return [
+            invalid(
+                path, str(value), f"value is not a multiple of a given step ({step}) from ({low})"
+            )
+        ]
     return []
 
 
 def _validate_range(
-    default: Quantity, capacity: Quantity, valid_range: Mapping[str, Any], path: Path, gates: Mapping[str, bool]
+    default: Quantity,
+    capacity: Quantity,
+    valid_range: Mapping[str, Any],
+    path: Path,
+    gates: Mapping[str, bool],
 ) -> list[FieldError]:
     from fakeapi.features import enabled
 
@@ -179,34 +193,53 @@ def _validate_range(
     step = _q(valid_range.get("step")) if valid_range.get("step") is not None else None
     errs: list[FieldError] = []
     if low > capacity:
-        errs.append(invalid(path.child("min"), str(low), f"min is larger than capacity value: {capacity}"))
+        errs.append(
+            invalid(path.child("min"), str(low), f"min is larger than capacity value: {capacity}")
+        )
     if default < low:
-        errs.append(invalid(path.child("default"), str(default), f"default is less than min: {low}"))
+        errs.append(
+            invalid(path.child("default"), str(default), f"default is less than min: {low}")
+        )
     if high is not None:
         if low > high:
             errs.append(invalid(path.child("max"), str(low), f"min is larger than max: {high}"))
         if high > capacity:
-            errs.append(invalid(path.child("max"), str(high), f"max is larger than capacity value: {capacity}"))
+            errs.append(
+                invalid(
+                    path.child("max"), str(high), f"max is larger than capacity value: {capacity}"
+                )
+            )
         if default > high:
-            errs.append(invalid(path.child("default"), str(default), f"default is more than max: {high}"))
+            errs.append(
+                invalid(path.child("default"), str(default), f"default is more than max: {high}")
+            )
     named = [("default", default), ("min", low), ("max", high), ("step", step)]
     milli = False
     if enabled(gates, "DRAFractionalCapacityRange"):
         milli = any(q is not None and q.value.denominator != 1 for _, q in named)
         if milli:
-            unsafe = [e for name, q in named if q is not None for e in _milli_errors(q, path.child(name))]
+            unsafe = [
+                e for name, q in named if q is not None for e in _milli_errors(q, path.child(name))
+            ]
             if unsafe:
                 return errs + unsafe
     if step is None:
         return errs
     if step.sign() <= 0:
-        return errs + [invalid(path.child("step"), str(step), "must be greater than zero")]
+        return [*errs, invalid(path.child("step"), str(step), "must be greater than zero")]
     one_step = low + step
     if one_step > capacity:
-        errs.append(invalid(path.child("step"), str(step),
-                            f"one step {one_step} is larger than capacity value: {capacity}"))
+        errs.append(
+            invalid(
+                path.child("step"),
+                str(step),
+                f"one step {one_step} is larger than capacity value: {capacity}",
+            )
+        )
     if not milli:
-        unsafe = [e for name, q in named if q is not None for e in _int64_errors(q, path.child(name))]
+        unsafe = [
+            e for name, q in named if q is not None for e in _int64_errors(q, path.child(name))
+        ]
         if unsafe:
             return errs + unsafe
     errs += _step_errors(default, low, step, milli=milli, path=path.child("step"))
@@ -225,9 +258,11 @@ def _validate_valid_values(
     for i in range(len(parsed) - 1):
         a, b = parsed[i], parsed[i + 1]
         if a is not None and b is not None and a > b:
-            errs.append(invalid(path.index(i + 1), str(b), "values must be sorted in ascending order"))
+            errs.append(
+                invalid(path.index(i + 1), str(b), "values must be sorted in ascending order")
+            )
     if len(values) > VALID_VALUES_MAX:
-        return errs + [too_many(path, len(values), VALID_VALUES_MAX)]
+        return [*errs, too_many(path, len(values), VALID_VALUES_MAX)]
     fractional = enabled(gates, "DRAFractionalCapacityRange")
     seen: set[Fraction | int] = set()
     found_default = False
@@ -236,7 +271,9 @@ def _validate_valid_values(
             errs += validate_quantity(values[i], path.index(i))
             continue
         if q > capacity:
-            errs.append(invalid(path.index(i), str(q), f"option is larger than capacity value: {capacity}"))
+            errs.append(
+                invalid(path.index(i), str(q), f"option is larger than capacity value: {capacity}")
+            )
         if q == default:
             found_default = True
         key: Fraction | int = q.value if fractional else q.ceil_int()
@@ -244,7 +281,9 @@ def _validate_valid_values(
             errs.append(_duplicate(path.index(i), key))
         seen.add(key)
     if not found_default:
-        errs.append(invalid(path, str(default), "default value is not valid according to the requestPolicy"))
+        errs.append(
+            invalid(path, str(default), "default value is not valid according to the requestPolicy")
+        )
     return errs
 
 
@@ -252,13 +291,19 @@ def _duplicate(path: Path, key: Fraction | int) -> FieldError:
     return duplicate(path, str(key) if isinstance(key, Fraction) else key)
 
 
-def _validate_request_policy(capacity: Quantity, policy: Mapping[str, Any], path: Path,
-                             gates: Mapping[str, bool]) -> list[FieldError]:
+def _validate_request_policy(
+    capacity: Quantity, policy: Mapping[str, Any], path: Path, gates: Mapping[str, bool]
+) -> list[FieldError]:
     values = as_list(policy.get("validValues"))
     valid_range = policy.get("validRange")
     if values and valid_range is not None:
-        return [forbidden(path, 'exactly one policy can be specified, cannot specify "validValues" '
-                                'and "validRange" at the same time')]
+        return [
+            forbidden(
+                path,
+                'exactly one policy can be specified, cannot specify "validValues" '
+                'and "validRange" at the same time',
+            )
+        ]
     default_raw = policy.get("default")
     if policy.get("default") is not None:
         bad = validate_quantity(default_raw, path.child("default"))
@@ -272,12 +317,15 @@ def _validate_request_policy(capacity: Quantity, policy: Mapping[str, Any], path
     if valid_range is not None:
         if default is None:
             return [required(path.child("default"), "required when validRange is defined")]
-        return _validate_range(default, capacity, as_dict(valid_range), path.child("validRange"), gates)
+        return _validate_range(
+            default, capacity, as_dict(valid_range), path.child("validRange"), gates
+        )
     return []
 
 
-def _validate_capacity(capacity: Mapping[str, Any], shared: bool, path: Path,
-                       gates: Mapping[str, bool]) -> list[FieldError]:
+def _validate_capacity(
+    capacity: Mapping[str, Any], shared: bool, path: Path, gates: Mapping[str, bool]
+) -> list[FieldError]:
     errs: list[FieldError] = []
     for name, entry in capacity.items():
         errs += validate_qualified_name(name, path)
@@ -289,11 +337,17 @@ def _validate_capacity(capacity: Mapping[str, Any], shared: bool, path: Path,
         if policy is None:
             continue
         if not shared:
-            errs.append(forbidden(entry_path.child("requestPolicy"), "allowMultipleAllocations must be true"))
+            errs.append(
+                forbidden(
+                    entry_path.child("requestPolicy"), "allowMultipleAllocations must be true"
+                )
+            )
             continue
         value = _q(entry.get("value"))
         if value is not None:
-            errs += _validate_request_policy(value, as_dict(policy), entry_path.child("requestPolicy"), gates)
+            errs += _validate_request_policy(
+                value, as_dict(policy), entry_path.child("requestPolicy"), gates
+            )
     return errs
 
 
@@ -316,32 +370,49 @@ def _validate_counters(counters: Any, path: Path) -> list[FieldError]:
 def _validate_counter_set(counter_set: Any, path: Path) -> list[FieldError]:
     counter_set = as_dict(counter_set)
     name = as_str(counter_set.get("name"))
-    errs = [required(path.child("name"))] if not name else validate_device_name(name, path.child("name"))
+    errs = (
+        [required(path.child("name"))]
+        if not name
+        else validate_device_name(name, path.child("name"))
+    )
     return errs + _validate_counters(counter_set.get("counters"), path.child("counters"))
 
 
 def _validate_consumption(consumption: Any, path: Path) -> list[FieldError]:
     consumption = as_dict(consumption)
     name = as_str(consumption.get("counterSet"))
-    errs = ([required(path.child("counterSet"))] if not name
-            else validate_device_name(name, path.child("counterSet")))
+    errs = (
+        [required(path.child("counterSet"))]
+        if not name
+        else validate_device_name(name, path.child("counterSet"))
+    )
     return errs + _validate_counters(consumption.get("counters"), path.child("counters"))
 
 
 # --- devices -----------------------------------------------------------------------------------
 
-_PER_DEVICE_DETAIL = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
-                      "`perDeviceNodeSelection` is set to true in the ResourceSlice spec")
+_PER_DEVICE_DETAIL = (
+    "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
+    "`perDeviceNodeSelection` is set to true in the ResourceSlice spec"
+)
 
 
-def _validate_device_node_selection(device: Mapping[str, Any], per_device: bool, path: Path) -> list[FieldError]:
+def _validate_device_node_selection(
+    device: Mapping[str, Any], per_device: bool, path: Path
+) -> list[FieldError]:
     node_name = device.get("nodeName")
     node_selector = device.get("nodeSelector")
     all_nodes = device.get("allNodes")
     if not per_device:
         if node_name is not None or node_selector is not None or all_nodes is not None:
-            return [invalid(path, None, "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
-                                        "`perDeviceNodeSelection` is set to true in the ResourceSlice spec")]
+            return [
+                invalid(
+                    path,
+                    None,
+                    "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
+                    "`perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+                )
+            ]
         return []
     errs: list[FieldError] = []
     set_fields: list[str] = []
@@ -358,7 +429,9 @@ def _validate_device_node_selection(device: Mapping[str, Any], per_device: bool,
         if all_nodes is True:
             set_fields.append("`allNodes`")
         else:
-            errs.append(invalid(path.child("allNodes"), all_nodes, "must be either unset or set to true"))
+            errs.append(
+                invalid(path.child("allNodes"), all_nodes, "must be either unset or set to true")
+            )
     if not set_fields:
         errs.append(required(path, _PER_DEVICE_DETAIL))
     elif len(set_fields) > 1:
@@ -366,34 +439,56 @@ def _validate_device_node_selection(device: Mapping[str, Any], per_device: bool,
     return errs
 
 
-def _validate_device(device: Any, old: Mapping[str, Any] | None, per_device: bool, path: Path,
-                     gates: Mapping[str, bool]) -> list[FieldError]:
+def _validate_device(
+    device: Any,
+    old: Mapping[str, Any] | None,
+    per_device: bool,
+    path: Path,
+    gates: Mapping[str, bool],
+) -> list[FieldError]:
     device = as_dict(device)
     errs = validate_device_name(as_str(device.get("name")), path.child("name"))
     attributes = as_dict(device.get("attributes"))
     capacity = as_dict(device.get("capacity"))
     total = len(attributes) + len(capacity)
     if total > ATTRIBUTES_AND_CAPACITIES_MAX:
-        errs.append(invalid(path, total, "the total number of attributes and capacities must not "
-                                         f"exceed {ATTRIBUTES_AND_CAPACITIES_MAX}"))
+        errs.append(
+            invalid(
+                path,
+                total,
+                "the total number of attributes and capacities must not "
+                f"exceed {ATTRIBUTES_AND_CAPACITIES_MAX}",
+            )
+        )
     values = _attribute_value_count(attributes)
     if values > ATTRIBUTE_VALUES_MAX:
-        errs.append(invalid(path, values, "the total number of attribute values must not exceed "
-                                          f"{ATTRIBUTE_VALUES_MAX}"))
+        errs.append(
+            invalid(
+                path,
+                values,
+                f"the total number of attribute values must not exceed {ATTRIBUTE_VALUES_MAX}",
+            )
+        )
     for name, attribute in attributes.items():
         errs += validate_qualified_name(name, path.child("attributes"))
         errs += _validate_attribute(attribute, path.child("attributes").key(name))
     if old is None or as_dict(old.get("capacity")) != capacity:
-        errs += _validate_capacity(capacity, device.get("allowMultipleAllocations") is True,
-                                   path.child("capacity"), gates)
+        errs += _validate_capacity(
+            capacity, device.get("allowMultipleAllocations") is True, path.child("capacity"), gates
+        )
     taints = as_list(device.get("taints"))
     old_taints = as_list(old.get("taints")) if old is not None else None
     if old_taints is None or old_taints != taints:
-        errs += validate_list(taints, TAINTS_MAX, path.child("taints"),
-                              lambda t, p: validate_taint(t, None, p))
-    errs += validate_set(as_list(device.get("consumesCounters")), CONSUMES_COUNTERS_MAX,
-                         path.child("consumesCounters"), _validate_consumption,
-                         lambda c: as_str(as_dict(c).get("counterSet")))
+        errs += validate_list(
+            taints, TAINTS_MAX, path.child("taints"), lambda t, p: validate_taint(t, None, p)
+        )
+    errs += validate_set(
+        as_list(device.get("consumesCounters")),
+        CONSUMES_COUNTERS_MAX,
+        path.child("consumesCounters"),
+        _validate_consumption,
+        lambda c: as_str(as_dict(c).get("counterSet")),
+    )
     errs += _validate_device_node_selection(device, per_device, path)
     errs += validate_binding_parameters(device, path)
     return errs
@@ -412,7 +507,9 @@ def _advanced(devices: list[Any]) -> bool:
 
 # --- the spec --------------------------------------------------------------------------------
 
-_NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+_NODE_SELECTION = (
+    "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+)
 
 
 def _validate_node_selection(spec: Mapping[str, Any], path: Path) -> list[FieldError]:
@@ -424,16 +521,26 @@ def _validate_node_selection(spec: Mapping[str, Any], path: Path) -> list[FieldE
             set_fields.append("`nodeName`")
             errs += validate_node_name(as_str(node_name), path.child("nodeName"))
         else:
-            errs.append(invalid(path.child("nodeName"), node_name,
-                                "must be either unset or set to a non-empty string"))
+            errs.append(
+                invalid(
+                    path.child("nodeName"),
+                    node_name,
+                    "must be either unset or set to a non-empty string",
+                )
+            )
     selector = spec.get("nodeSelector")
     if selector is not None:
         set_fields.append("`nodeSelector`")
         errs += validate_node_selector(selector, path.child("nodeSelector"))
         terms = as_list(as_dict(selector).get("nodeSelectorTerms"))
         if len(terms) != 1:
-            errs.append(invalid(path.child("nodeSelector", "nodeSelectorTerms"), terms,
-                                "must have exactly one node selector term"))
+            errs.append(
+                invalid(
+                    path.child("nodeSelector", "nodeSelectorTerms"),
+                    terms,
+                    "must have exactly one node selector term",
+                )
+            )
     for name in ("allNodes", "perDeviceNodeSelection"):
         value = spec.get(name)
         if value is None:
@@ -445,8 +552,13 @@ def _validate_node_selection(spec: Mapping[str, Any], path: Path) -> list[FieldE
     if not set_fields:
         errs.append(required(path, _NODE_SELECTION))
     elif len(set_fields) > 1:
-        errs.append(invalid(path, "{" + ", ".join(set_fields) + "}",
-                            _NODE_SELECTION + ", but multiple fields are set"))
+        errs.append(
+            invalid(
+                path,
+                "{" + ", ".join(set_fields) + "}",
+                _NODE_SELECTION + ", but multiple fields are set",
+            )
+        )
     return errs
 
 
@@ -459,7 +571,9 @@ def _validate_pool(pool: Any, path: Path) -> list[FieldError]:
         errs.append(invalid(path.child("resourceSliceCount"), count, "must be greater than zero"))
     generation = pool.get("generation")
     if isinstance(generation, int) and generation < 0:
-        errs.append(invalid(path.child("generation"), generation, "must be greater than or equal to zero"))
+        errs.append(
+            invalid(path.child("generation"), generation, "must be greater than or equal to zero")
+        )
     return errs
 
 
@@ -470,13 +584,18 @@ def _validate_partition_type(spec: Mapping[str, Any], path: Path) -> list[FieldE
     devices = [as_dict(d) for d in as_list(spec.get("devices"))]
     consuming = [d for d in devices if as_list(d.get("consumesCounters"))]
     if not consuming:
-        return [invalid(path.child("partitionTypeAttribute"), name,
-                        "may only be set on a slice which declares devices that consume counters")]
+        return [
+            invalid(
+                path.child("partitionTypeAttribute"),
+                name,
+                "may only be set on a slice which declares devices that consume counters",
+            )
+        ]
     errs = validate_fully_qualified_name(name, path.child("partitionTypeAttribute"))
     if errs:
         return errs
     driver = as_str(spec.get("driver"))
-    bare = name[len(driver) + 1:] if name.startswith(driver + "/") else ""
+    bare = name[len(driver) + 1 :] if name.startswith(driver + "/") else ""
     for i, device in enumerate(devices):
         if not as_list(device.get("consumesCounters")):
             continue
@@ -484,15 +603,27 @@ def _validate_partition_type(spec: Mapping[str, Any], path: Path) -> list[FieldE
         attr_path = path.child("devices").index(i).child("attributes").key(name)
         attribute = attributes.get(name, attributes.get(bare) if bare else None)
         if attribute is None:
-            errs.append(required(attr_path, "device consumes counters and `partitionTypeAttribute` "
-                                            "names this attribute, so it must be set"))
+            errs.append(
+                required(
+                    attr_path,
+                    "device consumes counters and `partitionTypeAttribute` "
+                    "names this attribute, so it must be set",
+                )
+            )
         elif as_dict(attribute).get("string") is None:
-            errs.append(invalid(attr_path, attribute, "must be a string value because "
-                                                      "`partitionTypeAttribute` names this attribute"))
+            errs.append(
+                invalid(
+                    attr_path,
+                    attribute,
+                    "must be a string value because `partitionTypeAttribute` names this attribute",
+                )
+            )
     return errs
 
 
-def validate_slice_spec(spec: Any, old_spec: Any | None, *, gates: Mapping[str, bool]) -> list[FieldError]:
+def validate_slice_spec(
+    spec: Any, old_spec: Any | None, *, gates: Mapping[str, bool]
+) -> list[FieldError]:
     """A ResourceSlice spec; ``old_spec`` on update (immutability, changed-only checks)."""
     from fakeapi.validation.dra_claim import SKIP_NODE_OPERATIONS
 
@@ -503,8 +634,11 @@ def validate_slice_spec(spec: Any, old_spec: Any | None, *, gates: Mapping[str, 
     if old_spec is not None:
         old = as_dict(old_spec)
         for field_path, new_value, old_value in (
-            (path.child("pool", "name"), as_dict(spec.get("pool")).get("name"),
-             as_dict(old.get("pool")).get("name")),
+            (
+                path.child("pool", "name"),
+                as_dict(spec.get("pool")).get("name"),
+                as_dict(old.get("pool")).get("name"),
+            ),
             (path.child("driver"), spec.get("driver"), old.get("driver")),
             (path.child("nodeName"), spec.get("nodeName"), old.get("nodeName")),
         ):
@@ -514,25 +648,52 @@ def validate_slice_spec(spec: Any, old_spec: Any | None, *, gates: Mapping[str, 
     if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
         errs.append(invalid(path, "", "only one of `sharedCounters` or `devices` is allowed"))
     devices = as_list(spec.get("devices"))
-    old_devices = {as_str(as_dict(d).get("name")): as_dict(d)
-                   for d in as_list(as_dict(old_spec).get("devices"))} if old_spec is not None else {}
+    old_devices = (
+        {
+            as_str(as_dict(d).get("name")): as_dict(d)
+            for d in as_list(as_dict(old_spec).get("devices"))
+        }
+        if old_spec is not None
+        else {}
+    )
     per_device = spec.get("perDeviceNodeSelection") is True
     limit = DEVICES_MAX_ADVANCED if _advanced(devices) else DEVICES_MAX
     errs += validate_set(
-        devices, limit, path.child("devices"),
-        lambda d, p: _validate_device(d, old_devices.get(as_str(as_dict(d).get("name"))) if old_spec is not None
-                                      else None, per_device, p, gates),
+        devices,
+        limit,
+        path.child("devices"),
+        lambda d, p: _validate_device(
+            d,
+            old_devices.get(as_str(as_dict(d).get("name"))) if old_spec is not None else None,
+            per_device,
+            p,
+            gates,
+        ),
         lambda d: as_str(as_dict(d).get("name")),
     )
-    errs += validate_set(as_list(spec.get("sharedCounters")), COUNTER_SETS_MAX, path.child("sharedCounters"),
-                         _validate_counter_set, lambda c: as_str(as_dict(c).get("name")))
+    errs += validate_set(
+        as_list(spec.get("sharedCounters")),
+        COUNTER_SETS_MAX,
+        path.child("sharedCounters"),
+        _validate_counter_set,
+        lambda c: as_str(as_dict(c).get("name")),
+    )
     if spec.get("partitionTypeAttribute") is not None:
         errs += _validate_partition_type(spec, path)
     ops = [as_str(o) for o in as_list(spec.get("skipNodeOperations"))]
     ops_path = path.child("skipNodeOperations")
-    errs += [not_supported(ops_path.index(i), o, SKIP_NODE_OPERATIONS)
-             for i, o in enumerate(ops) if o not in SKIP_NODE_OPERATIONS]
+    errs += [
+        not_supported(ops_path.index(i), o, SKIP_NODE_OPERATIONS)
+        for i, o in enumerate(ops)
+        if o not in SKIP_NODE_OPERATIONS
+    ]
     if "NodePrepareResources" in ops and "NodeUnprepareResources" not in ops and "*" not in ops:
-        errs.append(invalid(ops_path, ops, "NodePrepareResources cannot be skipped unless "
-                                           "NodeUnprepareResources is also skipped"))
+        errs.append(
+            invalid(
+                ops_path,
+                ops,
+                "NodePrepareResources cannot be skipped unless "
+                "NodeUnprepareResources is also skipped",
+            )
+        )
     return errs

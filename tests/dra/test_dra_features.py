@@ -1,4 +1,4 @@
-"""Feature gates: defaults, the --feature-gates flag syntax, and dropping fields of disabled gates."""
+"""Feature gates: defaults, the --feature-gates flag, and dropping fields of disabled gates."""
 
 from __future__ import annotations
 
@@ -17,24 +17,27 @@ from fakeapi.features import (
 )
 
 
-@pytest.mark.parametrize(("gate", "default"), [
-    ("DynamicResourceAllocation", True),
-    ("DRAAdminAccess", True),
-    ("DRAPrioritizedList", True),
-    ("DRAResourceClaimDeviceStatus", True),
-    ("DRADeviceTaints", True),
-    ("DRADeviceTaintRules", False),
-    ("DRAPartitionableDevices", True),
-    ("DRAConsumableCapacity", True),
-    ("DRADeviceBindingConditions", True),
-    ("DRAExtendedResource", True),
-    ("DRAListTypeAttributes", False),
-    ("DRAWorkloadResourceClaims", False),
-    ("WorkloadPodGroupResourceClaimTemplate", True),
-    ("DRAReservedForWorkloads", True),
-    ("DRAResourceAvailabilityVisibility", True),
-    ("ResourceHealthStatus", True),
-])
+@pytest.mark.parametrize(
+    ("gate", "default"),
+    [
+        ("DynamicResourceAllocation", True),
+        ("DRAAdminAccess", True),
+        ("DRAPrioritizedList", True),
+        ("DRAResourceClaimDeviceStatus", True),
+        ("DRADeviceTaints", True),
+        ("DRADeviceTaintRules", False),
+        ("DRAPartitionableDevices", True),
+        ("DRAConsumableCapacity", True),
+        ("DRADeviceBindingConditions", True),
+        ("DRAExtendedResource", True),
+        ("DRAListTypeAttributes", False),
+        ("DRAWorkloadResourceClaims", False),
+        ("WorkloadPodGroupResourceClaimTemplate", True),
+        ("DRAReservedForWorkloads", True),
+        ("DRAResourceAvailabilityVisibility", True),
+        ("ResourceHealthStatus", True),
+    ],
+)
 def test_defaults_are_kubernetes_1_36_with_seed_features_on(gate: str, default: bool) -> None:
     assert default_gates()[gate] is default
 
@@ -48,22 +51,36 @@ def test_flag_overrides_defaults() -> None:
 
 
 def test_go_bool_spellings_are_accepted() -> None:
-    gates = parse_feature_gates("DRAListTypeAttributes=1,DRADeviceTaints=F,DRAConsumableCapacity=FALSE")
-    assert (gates["DRAListTypeAttributes"], gates["DRADeviceTaints"], gates["DRAConsumableCapacity"]) == (
-        True, False, False)
+    gates = parse_feature_gates(
+        "DRAListTypeAttributes=1,DRADeviceTaints=F,DRAConsumableCapacity=FALSE"
+    )
+    assert (
+        gates["DRAListTypeAttributes"],
+        gates["DRADeviceTaints"],
+        gates["DRAConsumableCapacity"],
+    ) == (True, False, False)
 
 
 def test_empty_flag_means_defaults() -> None:
     assert parse_feature_gates("") == default_gates()
 
 
-@pytest.mark.parametrize(("flag", "message"), [
-    ("NoSuchGate=true", "unrecognized feature gate: NoSuchGate"),
-    ("DRADeviceTaints", "missing bool value for DRADeviceTaints"),
-    ("DRADeviceTaints=yes",
-     'invalid value of DRADeviceTaints=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'),
-    ("DRAAdminAccess=false", "cannot set feature gate DRAAdminAccess to false, feature is locked to true"),
-])
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("NoSuchGate=true", "unrecognized feature gate: NoSuchGate"),
+        ("DRADeviceTaints", "missing bool value for DRADeviceTaints"),
+        (
+            "DRADeviceTaints=yes",
+            "invalid value of DRADeviceTaints=yes, err: "
+            'strconv.ParseBool: parsing "yes": invalid syntax',
+        ),
+        (
+            "DRAAdminAccess=false",
+            "cannot set feature gate DRAAdminAccess to false, feature is locked to true",
+        ),
+    ],
+)
 def test_bad_flags_are_rejected_with_upstream_messages(flag: str, message: str) -> None:
     with pytest.raises(FeatureGateError) as info:
         parse_feature_gates(flag)
@@ -82,13 +99,25 @@ def test_missing_gate_falls_back_to_its_default() -> None:
 
 
 def test_field_paths_with_wildcards() -> None:
-    obj = {"spec": {"devices": [{"name": "a", "capacity": {"m": {"value": "1", "requestPolicy": {}}}},
-                                {"name": "b", "capacity": {"m": {"value": "1", "requestPolicy": {"default": "1"}}}}]}}
+    obj = {
+        "spec": {
+            "devices": [
+                {"name": "a", "capacity": {"m": {"value": "1", "requestPolicy": {}}}},
+                {"name": "b", "capacity": {"m": {"value": "1", "requestPolicy": {"default": "1"}}}},
+            ]
+        }
+    }
     assert field_in_use(obj, "spec.devices[*].capacity{*}.requestPolicy")
     assert not field_in_use(obj, "spec.devices[*].taints")
     drop_field(obj, "spec.devices[*].capacity{*}.requestPolicy")
-    assert obj == {"spec": {"devices": [{"name": "a", "capacity": {"m": {"value": "1"}}},
-                                        {"name": "b", "capacity": {"m": {"value": "1"}}}]}}
+    assert obj == {
+        "spec": {
+            "devices": [
+                {"name": "a", "capacity": {"m": {"value": "1"}}},
+                {"name": "b", "capacity": {"m": {"value": "1"}}},
+            ]
+        }
+    }
 
 
 def test_empty_values_do_not_count_as_in_use() -> None:
@@ -108,7 +137,14 @@ def test_disabled_fields_dropped_on_create() -> None:
 
 def test_disabled_fields_kept_when_old_object_uses_them() -> None:
     old = {"spec": {"devices": [{"name": "a", "taints": [{"key": "k"}]}]}}
-    new = {"spec": {"devices": [{"name": "a", "taints": [{"key": "k"}]}, {"name": "b", "taints": [{"key": "j"}]}]}}
+    new = {
+        "spec": {
+            "devices": [
+                {"name": "a", "taints": [{"key": "k"}]},
+                {"name": "b", "taints": [{"key": "j"}]},
+            ]
+        }
+    }
     drop_disabled_fields(new, old, gates={"DRADeviceTaints": False}, rules=[RULE])
     assert len(new["spec"]["devices"][1]["taints"]) == 1
 
@@ -120,7 +156,9 @@ def test_enabled_fields_are_kept() -> None:
 
 
 def test_fields_needing_two_gates_dropped_when_either_is_off() -> None:
-    rule = GatedFields(("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"), ("spec.bindsToNode",))
+    rule = GatedFields(
+        ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"), ("spec.bindsToNode",)
+    )
     new = {"spec": {"bindsToNode": True}}
     drop_disabled_fields(new, None, gates={"DRAResourceClaimDeviceStatus": False}, rules=[rule])
     assert new == {"spec": {}}

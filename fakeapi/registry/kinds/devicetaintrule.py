@@ -1,7 +1,8 @@
 """DeviceTaintRule (resource.k8s.io/v1beta2, cluster-scoped, ``/status``): a taint for many devices.
 
-The server stamps ``spec.taint.timeAdded`` when the client leaves it unset, and stamps it afresh when
-the taint's effect changes (a NoSchedule taint turned NoExecute starts its eviction clock then).
+The server stamps ``spec.taint.timeAdded`` when the client leaves it unset, and stamps it afresh
+when the taint's effect changes (a NoSchedule taint turned NoExecute starts its eviction clock
+then).
 Status (the ``EvictionInProgress`` condition) is written by the eviction controller.
 """
 

@@ -17,8 +17,10 @@ from fakeapi.validation.field import FieldError
 __all__ = ["PodGroupStrategy"]
 
 _POD_GROUP_GATED_FIELDS = (
-    GatedFields(("WorkloadPodGroupResourceClaimTemplate",),
-                ("spec.resourceClaims", "status.resourceClaimStatuses")),
+    GatedFields(
+        ("WorkloadPodGroupResourceClaimTemplate",),
+        ("spec.resourceClaims", "status.resourceClaimStatuses"),
+    ),
 )
 
 

@@ -1,9 +1,10 @@
-"""ResourceClaim (resource.k8s.io/v1): spec immutable, status written by scheduler, controller, drivers.
+"""ResourceClaim (resource.k8s.io/v1): immutable spec; status by scheduler, controller and drivers.
 
 What the strategy adds to the generic store (dra-api.md §7): requests are defaulted (allocation
 mode ``ExactCount``, count 1, toleration operator ``Equal``), fields of disabled gates are dropped
 unless already in use, ``adminAccess`` needs the namespace label
-``resource.kubernetes.io/admin-access: "true"`` (checked on create and when a status first grants it),
+``resource.kubernetes.io/admin-access: "true"`` (checked on create and when a status first grants
+it),
 and a status write drops ``status.devices`` entries of devices that are no longer allocated.
 
 The namespace labels come from a lookup the registry wires in (``namespace_labels``): a callable
@@ -37,8 +38,10 @@ __all__ = [
 NamespaceLabels = Callable[[str], Mapping[str, str] | None]
 
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
-_ADMIN_DETAIL = (f"admin access to devices requires the `{ADMIN_ACCESS_LABEL}: true` label on the "
-                 "containing namespace")
+_ADMIN_DETAIL = (
+    f"admin access to devices requires the `{ADMIN_ACCESS_LABEL}: true` label on the "
+    "containing namespace"
+)
 
 
 def claim_spec_gated_fields(prefix: str) -> list[GatedFields]:
@@ -46,11 +49,18 @@ def claim_spec_gated_fields(prefix: str) -> list[GatedFields]:
     requests = f"{prefix}.devices.requests[*]"
     return [
         GatedFields(("DRAPrioritizedList",), (f"{requests}.firstAvailable",)),
-        GatedFields(("DRADeviceTaints",), (f"{requests}.exactly.tolerations",
-                                           f"{requests}.firstAvailable[*].tolerations")),
-        GatedFields(("DRAConsumableCapacity",), (f"{requests}.exactly.capacity",
-                                                 f"{requests}.firstAvailable[*].capacity",
-                                                 f"{prefix}.devices.constraints[*].distinctAttribute")),
+        GatedFields(
+            ("DRADeviceTaints",),
+            (f"{requests}.exactly.tolerations", f"{requests}.firstAvailable[*].tolerations"),
+        ),
+        GatedFields(
+            ("DRAConsumableCapacity",),
+            (
+                f"{requests}.exactly.capacity",
+                f"{requests}.firstAvailable[*].capacity",
+                f"{prefix}.devices.constraints[*].distinctAttribute",
+            ),
+        ),
         GatedFields(("DRAReservedForWorkloads",), (f"{prefix}.reservedFor",)),
     ]
 
@@ -60,15 +70,24 @@ _RESULTS = "status.allocation.devices.results[*]"
 _CLAIM_GATED_FIELDS: tuple[GatedFields, ...] = (
     *claim_spec_gated_fields("spec"),
     # admin access: one feature across spec and status, as upstream judges "in use"
-    GatedFields(("DRAAdminAccess",), ("spec.devices.requests[*].exactly.adminAccess",
-                                      f"{_RESULTS}.adminAccess")),
+    GatedFields(
+        ("DRAAdminAccess",),
+        ("spec.devices.requests[*].exactly.adminAccess", f"{_RESULTS}.adminAccess"),
+    ),
     GatedFields(("DRAResourceClaimDeviceStatus",), ("status.devices",)),
     GatedFields(("DRADeviceTaints",), (f"{_RESULTS}.tolerations",)),
-    GatedFields(("DRAConsumableCapacity",), (f"{_RESULTS}.shareID", f"{_RESULTS}.consumedCapacity",
-                                             "status.devices[*].shareID")),
-    GatedFields(("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
-                (f"{_RESULTS}.bindingConditions", f"{_RESULTS}.bindingFailureConditions",
-                 "status.allocation.allocationTimestamp")),
+    GatedFields(
+        ("DRAConsumableCapacity",),
+        (f"{_RESULTS}.shareID", f"{_RESULTS}.consumedCapacity", "status.devices[*].shareID"),
+    ),
+    GatedFields(
+        ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
+        (
+            f"{_RESULTS}.bindingConditions",
+            f"{_RESULTS}.bindingFailureConditions",
+            "status.allocation.allocationTimestamp",
+        ),
+    ),
     GatedFields(("DRAOptionalNodeOperations",), (f"{_RESULTS}.skipNodeOperations",)),
     GatedFields(("DRAReservedForWorkloads",), ("status.allocation.reservedForAnyPod",)),
 )
@@ -104,8 +123,13 @@ def admin_access_errors(
         return []
     labels = lookup(namespace)
     if labels is None:
-        return [internal(path, "could not retrieve namespace to verify admin access: "
-                               f'namespaces "{namespace}" not found')]
+        return [
+            internal(
+                path,
+                "could not retrieve namespace to verify admin access: "
+                f'namespaces "{namespace}" not found',
+            )
+        ]
     if labels.get(ADMIN_ACCESS_LABEL) != "true":
         return [forbidden(path, _ADMIN_DETAIL)]
     return []
@@ -121,7 +145,9 @@ def first_admin_request(spec: Any) -> Path | None:
 
 
 def _first_admin_result(status: Any) -> Path | None:
-    results = as_list(as_dict(as_dict(as_dict(status).get("allocation")).get("devices")).get("results"))
+    results = as_list(
+        as_dict(as_dict(as_dict(status).get("allocation")).get("devices")).get("results")
+    )
     for i, result in enumerate(results):
         if as_dict(result).get("adminAccess") is True:
             return Path("status.allocation.devices.results").index(i).child("adminAccess")
@@ -146,7 +172,8 @@ def claim_state(obj: Obj, _now: datetime) -> str:
 
 
 _STATE_COLUMN = Column(
-    "State", claim_state,
+    "State",
+    claim_state,
     description="A summary of the current state (allocated, pending, reserved, etc.).",
 )
 
@@ -173,7 +200,9 @@ class ResourceClaimStrategy(Strategy):
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
         namespace = str(as_dict(obj.get("metadata")).get("namespace") or "")
-        errs = admin_access_errors(self.namespace_labels, namespace, first_admin_request(obj.get("spec")))
+        errs = admin_access_errors(
+            self.namespace_labels, namespace, first_admin_request(obj.get("spec"))
+        )
         return errs + dra.validate_resource_claim(obj, gates=ctx.feature_gates)
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
@@ -191,8 +220,9 @@ class ResourceClaimStrategy(Strategy):
         errs: list[FieldError] = []
         if _first_admin_result(old.get("status")) is None:
             namespace = str(as_dict(new.get("metadata")).get("namespace") or "")
-            errs = admin_access_errors(self.namespace_labels, namespace,
-                                       _first_admin_result(new.get("status")))
+            errs = admin_access_errors(
+                self.namespace_labels, namespace, _first_admin_result(new.get("status"))
+            )
         return errs + dra.validate_resource_claim_status_update(new, old)
 
     @staticmethod
@@ -204,7 +234,10 @@ class ResourceClaimStrategy(Strategy):
 
         def allocated(obj: Obj) -> set[tuple[Any, Any, Any]]:
             allocation = as_dict(as_dict(obj.get("status")).get("allocation"))
-            return {_device_key(as_dict(r)) for r in as_list(as_dict(allocation.get("devices")).get("results"))}
+            return {
+                _device_key(as_dict(r))
+                for r in as_list(as_dict(allocation.get("devices")).get("results"))
+            }
 
         gone = allocated(old) - allocated(new)
         if not gone:

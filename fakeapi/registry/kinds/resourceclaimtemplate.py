@@ -46,7 +46,9 @@ class ResourceClaimTemplateStrategy(Strategy):
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
         namespace = str(as_dict(obj.get("metadata")).get("namespace") or "")
         claim_spec = as_dict(obj.get("spec")).get("spec")
-        errs = admin_access_errors(self.namespace_labels, namespace, first_admin_request(claim_spec))
+        errs = admin_access_errors(
+            self.namespace_labels, namespace, first_admin_request(claim_spec)
+        )
         return errs + dra.validate_resource_claim_template(obj, gates=ctx.feature_gates)
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
@@ -54,5 +56,6 @@ class ResourceClaimTemplateStrategy(Strategy):
         drop_disabled_fields(new, old, gates=ctx.feature_gates, rules=_TEMPLATE_GATED_FIELDS)
 
     def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
-        return (dra.validate_resource_claim_template(new, gates=ctx.feature_gates)
-                + dra.validate_resource_claim_template_update(new, old))
+        return dra.validate_resource_claim_template(
+            new, gates=ctx.feature_gates
+        ) + dra.validate_resource_claim_template_update(new, old)

@@ -1,4 +1,4 @@
-"""ResourcePool (resource.k8s.io/v1beta2, seed KEP-5677): written by the ResourcePool controller only.
+"""ResourcePool (resource.k8s.io/v1beta2, seed KEP-5677): written by its controller only.
 
 Who may write: the seed says ResourcePools are created and maintained by the controller, never by
 users or drivers. A real cluster enforces that with RBAC; fakeapi has no authorisation, so the
@@ -47,16 +47,35 @@ def _spec_cell(name: str) -> Any:
 _COLUMNS = (
     NAME_COLUMN,
     Column("Driver", _spec_cell("driver"), description="The driver of the pool."),
-    Column("Total", _summary_cell("totalDevices"), type="integer",
-           description="Devices listed in the pool's slices."),
-    Column("Allocated", _summary_cell("allocatedDevices"), type="integer",
-           description="Devices allocated at least once."),
-    Column("Available", _summary_cell("availableDevices"), type="integer",
-           description="Unallocated devices that can be allocated."),
+    Column(
+        "Total",
+        _summary_cell("totalDevices"),
+        type="integer",
+        description="Devices listed in the pool's slices.",
+    ),
+    Column(
+        "Allocated",
+        _summary_cell("allocatedDevices"),
+        type="integer",
+        description="Devices allocated at least once.",
+    ),
+    Column(
+        "Available",
+        _summary_cell("availableDevices"),
+        type="integer",
+        description="Unallocated devices that can be allocated.",
+    ),
     Column("Pool", _spec_cell("poolName"), priority=1, description="The pool name."),
-    Column("Node", _spec_cell("nodeName"), priority=1, description="The node of a node-local pool."),
-    Column("Unavailable", _summary_cell("unavailableDevices"), type="integer", priority=1,
-           description="Unallocated devices that cannot be allocated."),
+    Column(
+        "Node", _spec_cell("nodeName"), priority=1, description="The node of a node-local pool."
+    ),
+    Column(
+        "Unavailable",
+        _summary_cell("unavailableDevices"),
+        type="integer",
+        priority=1,
+        description="Unallocated devices that cannot be allocated.",
+    ),
     Column("Age", AGE_COLUMN.cell, priority=1, description=AGE_COLUMN.description),
 )
 
@@ -67,9 +86,13 @@ def _refuse_users(obj: Obj, ctx: WriteContext) -> None:
     meta = as_dict(obj.get("metadata"))
     name = str(meta.get("name") or meta.get("generateName") or "")
     raise forbidden(
-        resource="resourcepools", group="resource.k8s.io", name=name,
-        message=(f"ResourcePools are maintained by the {CONTROLLER_FIELD_MANAGER}; writes with "
-                 f'field manager "{ctx.field_manager}" are not allowed'),
+        resource="resourcepools",
+        group="resource.k8s.io",
+        name=name,
+        message=(
+            f"ResourcePools are maintained by the {CONTROLLER_FIELD_MANAGER}; writes with "
+            f'field manager "{ctx.field_manager}" are not allowed'
+        ),
     )
 
 
@@ -102,5 +125,7 @@ class ResourcePoolStrategy(Strategy):
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         spec = as_dict(obj.get("spec"))
-        return {"spec.driver": str(spec.get("driver") or ""),
-                "spec.nodeName": str(spec.get("nodeName") or "")}
+        return {
+            "spec.driver": str(spec.get("driver") or ""),
+            "spec.nodeName": str(spec.get("nodeName") or ""),
+        }

@@ -24,16 +24,36 @@ _DEVICES = "spec.devices[*]"
 
 SLICE_GATED_FIELDS: tuple[GatedFields, ...] = (
     GatedFields(("DRADeviceTaints",), (f"{_DEVICES}.taints",)),
-    GatedFields(("DRAPartitionableDevices",), (
-        "spec.sharedCounters", "spec.perDeviceNodeSelection", f"{_DEVICES}.consumesCounters",
-        f"{_DEVICES}.nodeName", f"{_DEVICES}.nodeSelector", f"{_DEVICES}.allNodes")),
-    GatedFields(("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"), (
-        f"{_DEVICES}.bindsToNode", f"{_DEVICES}.bindingConditions",
-        f"{_DEVICES}.bindingFailureConditions")),
-    GatedFields(("DRAConsumableCapacity",), (
-        f"{_DEVICES}.allowMultipleAllocations", f"{_DEVICES}.capacity{{*}}.requestPolicy")),
-    GatedFields(("DRAListTypeAttributes",), tuple(
-        f"{_DEVICES}.attributes{{*}}.{name}" for name in ("ints", "bools", "strings", "versions"))),
+    GatedFields(
+        ("DRAPartitionableDevices",),
+        (
+            "spec.sharedCounters",
+            "spec.perDeviceNodeSelection",
+            f"{_DEVICES}.consumesCounters",
+            f"{_DEVICES}.nodeName",
+            f"{_DEVICES}.nodeSelector",
+            f"{_DEVICES}.allNodes",
+        ),
+    ),
+    GatedFields(
+        ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
+        (
+            f"{_DEVICES}.bindsToNode",
+            f"{_DEVICES}.bindingConditions",
+            f"{_DEVICES}.bindingFailureConditions",
+        ),
+    ),
+    GatedFields(
+        ("DRAConsumableCapacity",),
+        (f"{_DEVICES}.allowMultipleAllocations", f"{_DEVICES}.capacity{{*}}.requestPolicy"),
+    ),
+    GatedFields(
+        ("DRAListTypeAttributes",),
+        tuple(
+            f"{_DEVICES}.attributes{{*}}.{name}"
+            for name in ("ints", "bools", "strings", "versions")
+        ),
+    ),
     GatedFields(("DRANodeAllocatableResources",), (f"{_DEVICES}.nodeAllocatableResources",)),
     GatedFields(("DRAOptionalNodeOperations",), ("spec.skipNodeOperations",)),
     GatedFields(("DRAPartitionableDevicesType",), ("spec.partitionTypeAttribute",)),
@@ -52,10 +72,16 @@ def _node_cell(obj: Obj, _now: datetime) -> str:
 _COLUMNS = (
     NAME_COLUMN,
     Column("Node", _node_cell, description="The node whose local devices the slice lists."),
-    Column("Driver", lambda obj, _now: str(_spec(obj).get("driver", "")),
-           description="The driver that publishes the slice."),
-    Column("Pool", lambda obj, _now: str(as_dict(_spec(obj).get("pool")).get("name", "")),
-           description="The pool the slice belongs to."),
+    Column(
+        "Driver",
+        lambda obj, _now: str(_spec(obj).get("driver", "")),
+        description="The driver that publishes the slice.",
+    ),
+    Column(
+        "Pool",
+        lambda obj, _now: str(as_dict(_spec(obj).get("pool")).get("name", "")),
+        description="The pool the slice belongs to.",
+    ),
     AGE_COLUMN,
 )
 
@@ -65,13 +91,19 @@ def _taint_key(taint: dict[str, Any]) -> tuple[Any, Any, Any]:
 
 
 def _set_taint_times(new: Obj, old: Obj | None, now: datetime) -> None:
-    old_devices = {as_dict(d).get("name"): as_dict(d) for d in as_list(_spec(old).get("devices"))} if old else {}
+    old_devices = (
+        {as_dict(d).get("name"): as_dict(d) for d in as_list(_spec(old).get("devices"))}
+        if old
+        else {}
+    )
     stamp = format_time(now)
     for device in as_list(_spec(new).get("devices")):
         if not isinstance(device, dict):
             continue
-        previous = {_taint_key(as_dict(t)): as_dict(t).get("timeAdded")
-                    for t in as_list(as_dict(old_devices.get(device.get("name"))).get("taints"))}
+        previous = {
+            _taint_key(as_dict(t)): as_dict(t).get("timeAdded")
+            for t in as_list(as_dict(old_devices.get(device.get("name"))).get("taints"))
+        }
         for taint in as_list(device.get("taints")):
             if isinstance(taint, dict) and not taint.get("timeAdded"):
                 taint["timeAdded"] = previous.get(_taint_key(taint)) or stamp
@@ -116,5 +148,8 @@ class ResourceSliceStrategy(Strategy):
 def _driver_warnings(obj: Obj) -> list[str]:
     driver = _spec(obj).get("driver")
     if isinstance(driver, str) and driver != driver.lower():
-        return [f'spec.driver: driver names should be lowercase; "{driver}" contains uppercase characters']
+        return [
+            f"spec.driver: driver names should be lowercase; "
+            f'"{driver}" contains uppercase characters'
+        ]
     return []

@@ -1,4 +1,4 @@
-"""Workload (scheduling.k8s.io/v1alpha1, seed KEP-5729): pod group templates, immutable once created.
+"""Workload (scheduling.k8s.io/v1alpha1, seed KEP-5729): pod group templates, immutable.
 
 The templates' ``resourceClaims`` exist only with the seed gate
 ``WorkloadPodGroupResourceClaimTemplate``; with it off they are dropped on write unless the stored
@@ -17,7 +17,9 @@ from fakeapi.validation.field import FieldError
 __all__ = ["WorkloadStrategy"]
 
 _WORKLOAD_GATED_FIELDS = (
-    GatedFields(("WorkloadPodGroupResourceClaimTemplate",), ("spec.podGroupTemplates[*].resourceClaims",)),
+    GatedFields(
+        ("WorkloadPodGroupResourceClaimTemplate",), ("spec.podGroupTemplates[*].resourceClaims",)
+    ),
 )
 
 
