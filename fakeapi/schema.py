@@ -8,6 +8,11 @@ apply (field sets) and the OpenAPI documents.
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import itertools
+import sys
 import types
 import typing
 from dataclasses import dataclass, field
@@ -78,16 +83,57 @@ def schema_for(model: type[BaseModel]) -> SchemaNode:
     node = SchemaNode("object", description=_doc(model), model=model)
     _cache[model] = node  # before the fields, so recursion finds it
     required: list[str] = []
+    docs = _attribute_docs(model)
     for name, info in model.model_fields.items():
         wire = info.alias or name
         child = _node_for(info.annotation, list(info.metadata))
-        if info.description:
-            child = _with_description(child, info.description)
+        description = info.description or docs.get(name, "")
+        if description:
+            child = _with_description(child, description)
         node.properties[wire] = child
         if info.is_required():
             required.append(wire)
     node.required = tuple(required)
     return node
+
+
+def _attribute_docs(model: type[BaseModel]) -> dict[str, str]:
+    """Field docstrings of ``model`` and its bases (the string literal after each field)."""
+    docs: dict[str, str] = {}
+    for klass in reversed(model.__mro__):
+        if issubclass(klass, BaseModel) and klass is not BaseModel:
+            module = sys.modules.get(klass.__module__)
+            source_file = getattr(module, "__file__", None)
+            if source_file:
+                docs.update(_module_docs(source_file).get(klass.__qualname__, {}))
+    return docs
+
+
+@functools.cache
+def _module_docs(path: str) -> dict[str, dict[str, str]]:
+    """Class name -> {field: docstring} for every class of one source file (parsed once)."""
+    try:
+        with open(path, encoding="utf-8") as source:
+            tree = ast.parse(source.read())
+    except (OSError, SyntaxError):
+        return {}
+    out: dict[str, dict[str, str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        fields: dict[str, str] = {}
+        body = node.body
+        for stmt, following in itertools.pairwise(body):
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)
+            ):
+                fields[stmt.target.id] = inspect.cleandoc(following.value.value)
+        out[node.name] = fields
+    return out
 
 
 def _doc(model: type[BaseModel]) -> str:

@@ -38,6 +38,10 @@ __all__ = [
 class K8sModel(BaseModel):
     """Base of every API type: camelCase aliases, unknown fields are a schema error.
 
+    A field's docstring (the string literal under it) is its description in OpenAPI and
+    ``kubectl explain``; ``fakeapi.schema`` reads them from the source when it compiles a kind,
+    which keeps importing the models cheap.
+
     Unknown fields never reach a model: the registry prunes them (and reports them as the
     ``fieldValidation`` mode asks) before validating, so ``extra="forbid"`` is only a safety net.
     """
@@ -46,8 +50,9 @@ class K8sModel(BaseModel):
         alias_generator=to_camel,
         populate_by_name=True,
         extra="forbid",
-        use_attribute_docstrings=True,
         validate_default=False,
+        # validators are built on first use of each kind, not at import: start-up stays fast
+        defer_build=True,
     )
 
 

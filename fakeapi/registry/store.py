@@ -106,7 +106,17 @@ class Registry:
             subresource=subresource,
             dry_run=bool(options and options.dry_run),
             field_manager=options.field_manager if options else "",
+            namespace_labels=self._namespace_labels,
         )
+
+    def _namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        if self._namespaces is None:
+            return None
+        stored = self.storage.table(self._namespaces.key).get(namespace)
+        if stored is None:
+            return None
+        labels: Mapping[str, str] = stored.obj["metadata"].get("labels") or {}
+        return labels
 
     def _not_found(self, rt: ResourceType, name: str) -> errors.StatusError:
         return errors.not_found(resource=rt.plural, group=rt.group, name=name)

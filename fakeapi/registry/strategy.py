@@ -39,6 +39,8 @@ class WriteContext:
     dry_run: bool = False
     #: the request's ``fieldManager`` (``kubectl-create``, ``resourcepool-controller``, ...)
     field_manager: str = ""
+    #: the labels of a namespace (None when it does not exist), for rules that depend on them
+    namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None
 
     def gate(self, name: str) -> bool:
         """Whether feature gate ``name`` is on (a gate not in the map has its default)."""

@@ -15,7 +15,6 @@ zero numbers are read as "absent" the way JSON's ``omitempty`` would leave them 
 from __future__ import annotations
 
 import base64
-
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any

@@ -13,12 +13,14 @@ from typing import Any
 
 from fakeapi.validation.dra_claim import (
     request_names,
-    validate_allocation_result,
     validate_claim_spec,
-    validate_claim_status_update,
     validate_opaque_config,
     validate_selectors,
     validate_template_metadata,
+)
+from fakeapi.validation.dra_claim_status import (
+    validate_allocation_result,
+    validate_claim_status_update,
 )
 from fakeapi.validation.dra_common import (
     as_dict,

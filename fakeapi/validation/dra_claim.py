@@ -14,13 +14,8 @@ from fakeapi.validation.dra_common import (
     as_dict,
     as_list,
     as_str,
-    validate_binding_parameters,
     validate_cel_expression,
-    validate_conditions,
-    validate_interface_address,
-    validate_items,
     validate_list,
-    validate_node_selector,
     validate_quantity,
     validate_raw_object,
     validate_set,
@@ -34,8 +29,6 @@ from fakeapi.validation.dra_names import (
     validate_fully_qualified_name,
     validate_label_name,
     validate_label_value,
-    validate_pool_name,
-    validate_uid,
 )
 from fakeapi.validation.field import (
     FieldError,
@@ -45,7 +38,6 @@ from fakeapi.validation.field import (
     not_supported,
     required,
     too_long,
-    too_many,
 )
 
 __all__ = [
@@ -56,10 +48,11 @@ __all__ = [
     "validate_opaque_config",
     "validate_template_metadata",
     "validate_consumer_reference",
-    "validate_claim_status_update",
-    "validate_allocation_result",
     "REQUESTS_MAX",
-    "RESERVED_FOR_MAX",
+    "RESULTS_MAX",
+    "CONFIG_MAX",
+    "validate_request_ref",
+    "validate_request_refs",
 ]
 
 REQUESTS_MAX = 32
@@ -69,16 +62,8 @@ SELECTORS_MAX = 32
 SUBREQUESTS_MAX = 8
 TOLERATIONS_MAX = 16
 RESULTS_MAX = 32
-RESERVED_FOR_MAX = 256
 OPAQUE_PARAMETERS_MAX = 10 * 1024
-DEVICE_STATUS_CONDITIONS_MAX = 8
-DEVICE_STATUS_DATA_MAX = 10 * 1024
-NETWORK_IPS_MAX = 16
-INTERFACE_NAME_MAX = 256
-HARDWARE_ADDRESS_MAX = 128
 ALLOCATION_MODES = ("All", "ExactCount")
-CONFIG_SOURCES = ("FromClaim", "FromClass")
-SKIP_NODE_OPERATIONS = ("*", "NodePrepareResources", "NodeUnprepareResources")
 
 _REF_DETAIL = (
     "must be the name of a request in the claim or the name of a request and a "
@@ -110,7 +95,7 @@ def _has_ref(names: RequestNames, ref: str) -> bool:
     return subs is not None and parts[1] in subs
 
 
-def _validate_request_ref(ref: Any, path: Path, names: RequestNames) -> list[FieldError]:
+def validate_request_ref(ref: Any, path: Path, names: RequestNames) -> list[FieldError]:
     text = as_str(ref)
     parts = text.split("/")
     if len(parts) > 2:
@@ -121,12 +106,12 @@ def _validate_request_ref(ref: Any, path: Path, names: RequestNames) -> list[Fie
     return errs
 
 
-def _validate_request_refs(refs: Any, path: Path, names: RequestNames) -> list[FieldError]:
+def validate_request_refs(refs: Any, path: Path, names: RequestNames) -> list[FieldError]:
     return validate_set(
         as_list(refs),
         REQUESTS_MAX,
         path,
-        lambda r, p: _validate_request_ref(r, p, names),
+        lambda r, p: validate_request_ref(r, p, names),
         lambda r: as_str(r),
     )
 
@@ -263,7 +248,7 @@ def _validate_constraint(
     from fakeapi.features import enabled
 
     constraint = as_dict(constraint)
-    errs = _validate_request_refs(constraint.get("requests"), path.child("requests"), names)
+    errs = validate_request_refs(constraint.get("requests"), path.child("requests"), names)
     match = constraint.get("matchAttribute")
     distinct = constraint.get("distinctAttribute")
     if match is not None and distinct is not None:
@@ -325,7 +310,7 @@ def validate_claim_spec(
     )
 
     def check_config(config: Any, p: Path) -> list[FieldError]:
-        return _validate_request_refs(
+        return validate_request_refs(
             as_dict(config).get("requests"), p.child("requests"), names
         ) + validate_opaque_config(config, p, stored=stored)
 
@@ -358,191 +343,4 @@ def validate_template_metadata(meta: Any, path: Path) -> list[FieldError]:
     for key, value in meta.items():
         if key not in _TEMPLATE_META_ALLOWED and value not in (None, "", [], {}, 0):
             errs.append(forbidden(path.child(key), "cannot be set for a template"))
-    return errs
-
-
-# --- status ---------------------------------------------------------------------------------------
-
-
-def _validate_skip_node_operations(ops: Any, path: Path) -> list[FieldError]:
-    values = [as_str(o) for o in as_list(ops)]
-    errs = [
-        not_supported(path.index(i), v, SKIP_NODE_OPERATIONS)
-        for i, v in enumerate(values)
-        if v not in SKIP_NODE_OPERATIONS
-    ]
-    if (
-        "NodePrepareResources" in values
-        and "NodeUnprepareResources" not in values
-        and "*" not in values
-    ):
-        errs.append(
-            invalid(
-                path,
-                values,
-                "NodePrepareResources cannot be skipped unless "
-                "NodeUnprepareResources is also skipped",
-            )
-        )
-    return errs
-
-
-def _validate_result(result: Any, path: Path, names: RequestNames) -> list[FieldError]:
-    result = as_dict(result)
-    errs = _validate_request_ref(result.get("request"), path.child("request"), names)
-    errs += validate_driver_name(as_str(result.get("driver")), path.child("driver"))
-    errs += validate_pool_name(as_str(result.get("pool")), path.child("pool"))
-    errs += validate_device_name(as_str(result.get("device")), path.child("device"))
-    errs += validate_binding_parameters(result, path)
-    errs += validate_items(
-        as_list(result.get("tolerations")), path.child("tolerations"), validate_toleration
-    )
-    if result.get("shareID") is not None:
-        errs += validate_uid(as_str(result.get("shareID")), path.child("shareID"))
-    errs += _validate_skip_node_operations(
-        result.get("skipNodeOperations"), path.child("skipNodeOperations")
-    )
-    return errs
-
-
-def validate_allocation_result(
-    allocation: Any, path: Path, names: RequestNames
-) -> list[FieldError]:
-    """A new allocation (stored allocations are never re-validated)."""
-    allocation = as_dict(allocation)
-    devices = as_dict(allocation.get("devices"))
-    devices_path = path.child("devices")
-    errs = validate_list(
-        as_list(devices.get("results")),
-        RESULTS_MAX,
-        devices_path.child("results"),
-        lambda r, p: _validate_result(r, p, names),
-    )
-
-    def check_config(config: Any, p: Path) -> list[FieldError]:
-        config = as_dict(config)
-        source = config.get("source") or ""
-        out: list[FieldError] = []
-        if source == "":
-            out.append(required(p.child("source")))
-        elif source not in CONFIG_SOURCES:
-            out.append(not_supported(p.child("source"), source, CONFIG_SOURCES))
-        out += _validate_request_refs(config.get("requests"), p.child("requests"), names)
-        return out + validate_opaque_config(config, p, stored=False)
-
-    errs += validate_list(
-        as_list(devices.get("config")), 2 * CONFIG_MAX, devices_path.child("config"), check_config
-    )
-    if allocation.get("nodeSelector") is not None:
-        errs += validate_node_selector(allocation.get("nodeSelector"), path.child("nodeSelector"))
-    return errs
-
-
-def _device_id(entry: Mapping[str, Any]) -> str:
-    parts = [as_str(entry.get("driver")), as_str(entry.get("pool")), as_str(entry.get("device"))]
-    if entry.get("shareID"):
-        parts.append(as_str(entry.get("shareID")))
-    return "/".join(parts)
-
-
-def _validate_device_status(entry: Any, path: Path, allocated: set[str]) -> list[FieldError]:
-    entry = as_dict(entry)
-    errs = validate_driver_name(as_str(entry.get("driver")), path.child("driver"))
-    errs += validate_pool_name(as_str(entry.get("pool")), path.child("pool"))
-    errs += validate_device_name(as_str(entry.get("device")), path.child("device"))
-    if entry.get("shareID") is not None:
-        errs += validate_uid(as_str(entry.get("shareID")), path.child("shareID"))
-    device_id = _device_id(entry)
-    if device_id not in allocated:
-        errs.append(invalid(path, device_id, "must be an allocated device in the claim"))
-    conditions = as_list(entry.get("conditions"))
-    if len(conditions) > DEVICE_STATUS_CONDITIONS_MAX:
-        errs.append(
-            too_many(path.child("conditions"), len(conditions), DEVICE_STATUS_CONDITIONS_MAX)
-        )
-    errs += validate_conditions(conditions, path.child("conditions"))
-    if entry.get("data") is not None:
-        errs += validate_raw_object(
-            entry.get("data"), path.child("data"), limit=DEVICE_STATUS_DATA_MAX
-        )
-    network = entry.get("networkData")
-    if network is not None:
-        network = as_dict(network)
-        net_path = path.child("networkData")
-        if len(as_str(network.get("interfaceName"))) > INTERFACE_NAME_MAX:
-            errs.append(too_long(net_path.child("interfaceName"), INTERFACE_NAME_MAX))
-        if len(as_str(network.get("hardwareAddress"))) > HARDWARE_ADDRESS_MAX:
-            errs.append(too_long(net_path.child("hardwareAddress"), HARDWARE_ADDRESS_MAX))
-        errs += validate_set(
-            as_list(network.get("ips")),
-            NETWORK_IPS_MAX,
-            net_path.child("ips"),
-            lambda ip, p: validate_interface_address(as_str(ip), p),
-            lambda ip: as_str(ip),
-        )
-    return errs
-
-
-def validate_claim_status_update(
-    new: Mapping[str, Any], old: Mapping[str, Any]
-) -> list[FieldError]:
-    """Rules of a write to ``/status`` of a ResourceClaim (§6.5)."""
-    status = as_dict(new.get("status"))
-    old_status = as_dict(old.get("status"))
-    path = Path("status")
-    names = request_names(as_dict(new.get("spec")))
-    reserved = as_list(status.get("reservedFor"))
-    errs = validate_set(
-        reserved,
-        RESERVED_FOR_MAX,
-        path.child("reservedFor"),
-        validate_consumer_reference,
-        lambda r: as_str(as_dict(r).get("uid")),
-    )
-
-    allocation = status.get("allocation")
-    allocated: set[str] = set()
-    if allocation is not None:
-        for result in as_list(as_dict(as_dict(allocation).get("devices")).get("results")):
-            allocated.add(_device_id(as_dict(result)))
-    errs += validate_set(
-        as_list(status.get("devices")),
-        -1,
-        path.child("devices"),
-        lambda d, p: _validate_device_status(d, p, allocated),
-        lambda d: _device_id(as_dict(d)),
-    )
-
-    if reserved:
-        if allocation is None:
-            errs.append(
-                forbidden(
-                    path.child("reservedFor"), "may not be specified when `allocated` is not set"
-                )
-            )
-        elif as_dict(new.get("metadata")).get("deletionTimestamp"):
-            old_uids = {
-                as_str(as_dict(r).get("uid")) for r in as_list(old_status.get("reservedFor"))
-            }
-            old_entries = [as_dict(r) for r in as_list(old_status.get("reservedFor"))]
-            added = [
-                r
-                for r in reserved
-                if as_str(as_dict(r).get("uid")) not in old_uids or as_dict(r) not in old_entries
-            ]
-            if added:
-                errs.append(
-                    forbidden(
-                        path.child("reservedFor"),
-                        "new entries may not be added while `deallocationRequested` "
-                        "or `deletionTimestamp` are set",
-                    )
-                )
-
-    old_allocation = old_status.get("allocation")
-    if old_allocation is not None and allocation is not None:
-        if allocation != old_allocation:
-            errs.append(invalid(path.child("allocation"), allocation, "field is immutable"))
-    elif allocation is not None:
-        errs += validate_allocation_result(allocation, path.child("allocation"), names)
     return errs

@@ -7,6 +7,7 @@ JSON-shaped objects, so these tests pin what a client sees without a running sto
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,8 +31,26 @@ LATER = datetime(2026, 3, 1, 13, 0, 0, tzinfo=UTC)
 UID = "0b8a6c52-6a53-4b8e-9d33-9a4f3e2f6a11"
 
 
-def ctx(*, now: datetime = NOW, manager: str = "kubectl-create", **gates: bool) -> WriteContext:
-    return WriteContext(now=now, feature_gates={**default_gates(), **gates}, field_manager=manager)
+def ctx(
+    *,
+    now: datetime = NOW,
+    manager: str = "kubectl-create",
+    labels: Callable[[str], Mapping[str, str] | None] | None = None,
+    **gates: bool,
+) -> WriteContext:
+    return WriteContext(
+        now=now,
+        feature_gates={**default_gates(), **gates},
+        field_manager=manager,
+        namespace_labels=labels,
+    )
+
+
+def namespace_labels(
+    labels: Mapping[str, str] | None,
+) -> Callable[[str], Mapping[str, str] | None]:
+    """A namespace lookup that answers ``labels`` for every namespace."""
+    return lambda _namespace: labels
 
 
 def create(
@@ -196,26 +215,30 @@ class TestResourceClaimCreate:
         assert obj["spec"]["reservedFor"]["resource"] == "jobsets"
 
     def test_admin_access_needs_namespace_label(self) -> None:
-        strategy = ResourceClaimStrategy(namespace_labels=lambda ns: {"team": "a"})
-        assert create(strategy, claim(adminAccess=True)) == [
+        strategy = ResourceClaimStrategy()
+        lookup = namespace_labels({"team": "a"})
+        assert create(strategy, claim(adminAccess=True), ctx(labels=lookup)) == [
             "spec.devices.requests[0].adminAccess: Forbidden: admin access to devices requires the "
             "`resource.kubernetes.io/admin-access: true` label on the containing namespace"
         ]
 
     def test_admin_access_allowed_in_labelled_namespace(self) -> None:
         labels = {"ns": {"resource.kubernetes.io/admin-access": "true"}}
-        strategy = ResourceClaimStrategy(namespace_labels=labels.get)
-        assert create(strategy, claim(adminAccess=True)) == []
+        strategy = ResourceClaimStrategy()
+        lookup = labels.get
+        assert create(strategy, claim(adminAccess=True), ctx(labels=lookup)) == []
 
     def test_admin_access_false_needs_no_label(self) -> None:
-        strategy = ResourceClaimStrategy(namespace_labels=lambda ns: {})
-        assert create(strategy, claim(adminAccess=False)) == []
+        strategy = ResourceClaimStrategy()
+        lookup = namespace_labels({})
+        assert create(strategy, claim(adminAccess=False), ctx(labels=lookup)) == []
 
     def test_admin_access_in_missing_namespace_is_internal_error(self) -> None:
-        strategy = ResourceClaimStrategy(namespace_labels=lambda ns: None)
+        strategy = ResourceClaimStrategy()
+        lookup = namespace_labels(None)
         obj = claim(adminAccess=True)
         strategy.prepare_for_create(obj, ctx())
-        errs = strategy.validate(obj, ctx())
+        errs = strategy.validate(obj, ctx(labels=lookup))
         assert [e.reason for e in errs] == ["InternalError"]
         assert "could not retrieve namespace to verify admin access" in str(errs[0])
 
@@ -348,16 +371,18 @@ class TestResourceClaimStatus:
         assert "devices" not in new["status"]
 
     def test_newly_granted_admin_access_needs_namespace_label(self) -> None:
-        strategy = ResourceClaimStrategy(namespace_labels=lambda ns: {})
+        strategy = ResourceClaimStrategy()
+        lookup = namespace_labels({})
         new = {"status": {"allocation": allocation(admin=True)}}
-        assert status_update(strategy, new, stored_claim()) == [
+        assert status_update(strategy, new, stored_claim(), ctx(labels=lookup)) == [
             "status.allocation.devices.results[0].adminAccess: Forbidden: "
             "admin access to devices requires "
             "the `resource.kubernetes.io/admin-access: true` label on the containing namespace"
         ]
 
     def test_admin_access_already_granted_is_not_rechecked(self) -> None:
-        strategy = ResourceClaimStrategy(namespace_labels=lambda ns: {})
+        strategy = ResourceClaimStrategy()
+        lookup = namespace_labels({})
         old = stored_claim(allocation=allocation(admin=True))
         new = {
             "status": {
@@ -365,7 +390,7 @@ class TestResourceClaimStatus:
                 "reservedFor": [{"resource": "pods", "name": "p", "uid": UID}],
             }
         }
-        assert status_update(strategy, new, old) == []
+        assert status_update(strategy, new, old, ctx(labels=lookup)) == []
 
     def test_reservation_of_pod_group_and_any_pod_flag(self) -> None:
         new: dict[str, Any] = {
@@ -434,8 +459,9 @@ class TestResourceClaimTemplate:
         assert len(errs) == 1 and errs[0].startswith("spec: Invalid value:")
 
     def test_admin_access_needs_namespace_label(self) -> None:
-        strategy = ResourceClaimTemplateStrategy(namespace_labels=lambda ns: {})
-        errs = create(strategy, template(adminAccess=True))
+        strategy = ResourceClaimTemplateStrategy()
+        lookup = namespace_labels({})
+        errs = create(strategy, template(adminAccess=True), ctx(labels=lookup))
         assert errs[0].startswith("spec.devices.requests[0].adminAccess: Forbidden: admin access")
 
     def test_gated_fields_dropped_inside_template(self) -> None:

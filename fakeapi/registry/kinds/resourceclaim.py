@@ -7,9 +7,9 @@ unless already in use, ``adminAccess`` needs the namespace label
 it),
 and a status write drops ``status.devices`` entries of devices that are no longer allocated.
 
-The namespace labels come from a lookup the registry wires in (``namespace_labels``): a callable
-from namespace name to its labels, or None when the namespace does not exist. Without one, the
-admin-access checks are skipped.
+The namespace labels come from the lookup the registry puts in ``WriteContext.namespace_labels``:
+a callable from namespace name to its labels, or None when the namespace does not exist. Without
+one, the admin-access checks are skipped.
 """
 
 from __future__ import annotations
@@ -189,10 +189,6 @@ class ResourceClaimStrategy(Strategy):
     tracks_generation: ClassVar[bool] = True
     columns: ClassVar[tuple[Column, ...]] = (NAME_COLUMN, _STATE_COLUMN, AGE_COLUMN)
 
-    def __init__(self, *, namespace_labels: NamespaceLabels | None = None) -> None:
-        #: namespace lookup for the admin-access checks; the registry may set it after construction
-        self.namespace_labels = namespace_labels
-
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj.pop("status", None)
         default_claim_spec(obj.get("spec"))
@@ -201,7 +197,7 @@ class ResourceClaimStrategy(Strategy):
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
         namespace = str(as_dict(obj.get("metadata")).get("namespace") or "")
         errs = admin_access_errors(
-            self.namespace_labels, namespace, first_admin_request(obj.get("spec"))
+            ctx.namespace_labels, namespace, first_admin_request(obj.get("spec"))
         )
         return errs + dra.validate_resource_claim(obj, gates=ctx.feature_gates)
 
@@ -221,7 +217,7 @@ class ResourceClaimStrategy(Strategy):
         if _first_admin_result(old.get("status")) is None:
             namespace = str(as_dict(new.get("metadata")).get("namespace") or "")
             errs = admin_access_errors(
-                self.namespace_labels, namespace, _first_admin_result(new.get("status"))
+                ctx.namespace_labels, namespace, _first_admin_result(new.get("status"))
             )
         return errs + dra.validate_resource_claim_status_update(new, old)
 

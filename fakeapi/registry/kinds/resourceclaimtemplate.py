@@ -11,7 +11,6 @@ from typing import ClassVar
 
 from fakeapi.features import GatedFields, drop_disabled_fields
 from fakeapi.registry.kinds.resourceclaim import (
-    NamespaceLabels,
     admin_access_errors,
     claim_spec_gated_fields,
     default_claim_spec,
@@ -35,10 +34,6 @@ class ResourceClaimTemplateStrategy(Strategy):
 
     tracks_generation: ClassVar[bool] = True
 
-    def __init__(self, *, namespace_labels: NamespaceLabels | None = None) -> None:
-        #: namespace lookup for the admin-access check; the registry may set it after construction
-        self.namespace_labels = namespace_labels
-
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         default_claim_spec(as_dict(obj.get("spec")).get("spec"))
         drop_disabled_fields(obj, None, gates=ctx.feature_gates, rules=_TEMPLATE_GATED_FIELDS)
@@ -47,7 +42,7 @@ class ResourceClaimTemplateStrategy(Strategy):
         namespace = str(as_dict(obj.get("metadata")).get("namespace") or "")
         claim_spec = as_dict(obj.get("spec")).get("spec")
         errs = admin_access_errors(
-            self.namespace_labels, namespace, first_admin_request(claim_spec)
+            ctx.namespace_labels, namespace, first_admin_request(claim_spec)
         )
         return errs + dra.validate_resource_claim_template(obj, gates=ctx.feature_gates)
 
