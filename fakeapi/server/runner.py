@@ -39,8 +39,14 @@ class ApiServer:
         return f"http://{host}:{self.port}"
 
     async def start(self) -> None:
+        # handler_cancellation: a watch whose client went away is cancelled at once instead of
+        # lingering until its next event (and holding up shutdown)
         self._runner = web.AppRunner(
-            self.app, access_log=None, handle_signals=False, shutdown_timeout=0.5
+            self.app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=0.5,
+            handler_cancellation=True,
         )
         await self._runner.setup()
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET

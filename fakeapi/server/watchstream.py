@@ -90,8 +90,6 @@ async def stream_watch(
             if not got and allow_bookmarks and loop.time() < deadline:
                 await response.write(_frame("BOOKMARK", bookmark(rt, current_rv())[2]))
         await response.write_eof()
-    except (ConnectionResetError, asyncio.CancelledError):
-        raise
     finally:
         watcher.close()
     return response

@@ -1,0 +1,304 @@
+"""The in-process transport: the client's requests go straight to the registry, without HTTP.
+
+Controllers, the scheduler and the simulated kubelets run in the server's event loop, so they skip
+sockets, HTTP framing and JSON parsing of requests — but not the semantics. Each call takes the
+route the HTTP handler would: the same query parsing and option checks
+(``fakeapi.server.query``), the same URL rules (unknown resource or subresource → 404, wrong
+method → 405), the same registry call, the same patch code and the same response shape (a
+``Status`` where the handler writes one). Errors are the registry's own
+:class:`~fakeapi.errors.StatusError`, so a conflict reads exactly as it would over HTTP.
+
+Watches behave as the HTTP stream does, except that no periodic BOOKMARK is sent (the server
+sends them only to keep idle connections and their resourceVersion fresh; the initial-events-end
+bookmark of a WatchList is delivered), and ``timeout_seconds`` is measured on the injected clock.
+
+Bodies are copied in and results are decoded from the stored bytes, the way they would cross a
+socket: callers never share dicts with the storage, so a careless mutation cannot corrupt a
+stored object, and a caller's body is never modified.
+
+This module imports the registry and the server's request parsing. Components must not import it
+(import-linter forbids it); whoever builds the cluster constructs the transport and hands the
+components a :class:`~fakeapi.client.Client`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import orjson
+
+from fakeapi import errors
+from fakeapi.client.resource import Resource
+from fakeapi.client.transport import (
+    PATCH_CONTENT_TYPES,
+    DeleteParams,
+    ListParams,
+    Obj,
+    ObjectList,
+    PatchType,
+    Reply,
+    WatchEvent,
+    WatchParams,
+    WriteParams,
+)
+from fakeapi.clock import Clock
+from fakeapi.registry.store import DeleteResult, Registry
+from fakeapi.resources import ResourceType
+from fakeapi.server import query
+from fakeapi.server.patching import apply_patch_request
+from fakeapi.server.routing import Target
+from fakeapi.storage.watch import Watcher
+
+__all__ = ["InProcessTransport"]
+
+
+def _not_found_url() -> errors.StatusError:
+    return errors.StatusError(
+        404, "NotFound", "the server could not find the requested resource", {}
+    )
+
+
+def _method_not_allowed(method: str) -> errors.StatusError:
+    return errors.method_not_allowed(
+        f"the server does not allow this method on the requested resource ({method})"
+    )
+
+
+def _wire_copy(value: Any) -> Any:
+    """What the server would decode from the caller's value: a private deep copy."""
+    return orjson.loads(orjson.dumps(value))
+
+
+def _decode(raw: bytes) -> Obj:
+    obj: Obj = orjson.loads(raw)
+    return obj
+
+
+def _success(status: int | None = None, details: dict[str, Any] | None = None) -> Obj:
+    body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+    if details is not None:
+        body["details"] = details
+    if status is not None:
+        body["code"] = status
+    return body
+
+
+class InProcessTransport:
+    """Serve client requests from ``registry`` in the calling task.
+
+    ``clock`` (default: the registry's) times ``timeout_seconds`` of watches, so a watch timeout
+    follows a fake clock in tests.
+    """
+
+    def __init__(self, registry: Registry, *, clock: Clock | None = None) -> None:
+        self.registry = registry
+        self.clock = clock or registry.clock
+
+    # --- routing -----------------------------------------------------------------------------
+    def _resource(self, resource: Resource) -> ResourceType:
+        rt = self.registry.resources.lookup(resource.group, resource.version, resource.plural)
+        if rt is None:
+            raise _not_found_url()
+        return rt
+
+    def _object_target(
+        self, resource: Resource, namespace: str | None, name: str, subresource: str = ""
+    ) -> ResourceType:
+        """The resource of an object URL, refused like the router refuses a bad one."""
+        rt = self._resource(resource)
+        if not name or (subresource and subresource not in rt.subresources):
+            raise _not_found_url()
+        if rt.namespaced and not namespace:
+            raise _not_found_url()
+        return rt
+
+    # --- reads -------------------------------------------------------------------------------
+    async def get(self, resource: Resource, *, namespace: str | None, name: str) -> Obj:
+        rt = self._object_target(resource, namespace, name)
+        return _decode(self.registry.get(rt, namespace, name).raw)
+
+    async def list(
+        self, resource: Resource, *, namespace: str | None, params: ListParams
+    ) -> ObjectList:
+        rt = self._resource(resource)
+        result = self.registry.list(rt, namespace, query.list_options(params.query()))
+        return ObjectList(
+            items=[_decode(stored.raw) for stored in result.items],
+            resource_version=result.resource_version,
+            continue_token=result.continue_token,
+            remaining_item_count=result.remaining,
+        )
+
+    def watch(
+        self, resource: Resource, *, namespace: str | None, params: WatchParams
+    ) -> AsyncIterator[WatchEvent]:
+        return self._watch(resource, namespace, params)
+
+    async def _watch(
+        self, resource: Resource, namespace: str | None, params: WatchParams
+    ) -> AsyncIterator[WatchEvent]:
+        rt = self._resource(resource)
+        wire = params.query()
+        options = query.watch_options(wire)
+        timeout = query.timeout_seconds(wire)
+        watcher = self.registry.watch(rt, namespace, options)
+        deadline = (
+            self.clock.monotonic() + timeout if timeout is not None and timeout > 0 else None
+        )
+        try:
+            while True:
+                if watcher.queue:
+                    for etype, _obj, raw in watcher.drain():
+                        if etype == "BOOKMARK" and not params.allow_bookmarks:
+                            continue
+                        yield WatchEvent(etype, _decode(raw))
+                    continue
+                if watcher.closed:
+                    return
+                if deadline is None:
+                    await watcher.wait()
+                    continue
+                remaining = deadline - self.clock.monotonic()
+                if remaining <= 0:
+                    return
+                await self._wait(watcher, remaining)
+        finally:
+            watcher.close()
+
+    async def _wait(self, watcher: Watcher, seconds: float) -> None:
+        """Until the watcher has something or ``seconds`` of the clock's time have passed."""
+        ready = asyncio.ensure_future(watcher.wait())
+        timer = asyncio.ensure_future(self.clock.sleep(seconds))
+        try:
+            await asyncio.wait((ready, timer), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+            timer.cancel()
+
+    # --- writes ------------------------------------------------------------------------------
+    async def create(
+        self, resource: Resource, *, namespace: str | None, body: Obj, params: WriteParams
+    ) -> Reply:
+        rt = self._resource(resource)
+        if rt.namespaced and not namespace:
+            raise _method_not_allowed("POST")
+        options = query.write_options(params.query(), verb="create")
+        result = self.registry.create(rt, namespace, _wire_copy(body), options)
+        return Reply(_decode(result.raw), list(result.warnings))
+
+    async def update(
+        self,
+        resource: Resource,
+        *,
+        namespace: str | None,
+        name: str,
+        body: Obj,
+        subresource: str,
+        params: WriteParams,
+    ) -> Reply:
+        rt = self._object_target(resource, namespace, name, subresource)
+        if subresource and subresource != "status":
+            raise _method_not_allowed("PUT")
+        options = query.write_options(params.query(), verb="update")
+        result = self.registry.update(
+            rt, namespace, name, _wire_copy(body), options, subresource=subresource
+        )
+        return Reply(_decode(result.raw), list(result.warnings))
+
+    async def patch(
+        self,
+        resource: Resource,
+        *,
+        namespace: str | None,
+        name: str,
+        patch_type: PatchType,
+        patch: Any,
+        subresource: str,
+        params: WriteParams,
+    ) -> Reply:
+        rt = self._object_target(resource, namespace, name, subresource)
+        if subresource and subresource != "status":
+            raise _method_not_allowed("PATCH")
+        content_type = PATCH_CONTENT_TYPES.get(patch_type)
+        if content_type is None:
+            raise errors.unsupported_media_type(str(patch_type))
+        result = apply_patch_request(
+            self.registry,
+            Target(rt, namespace, name, subresource),
+            content_type=content_type,
+            patch=_wire_copy(patch),
+            options=query.write_options(
+                params.query(), verb="patch", apply_patch=patch_type == "apply"
+            ),
+        )
+        return Reply(_decode(result.raw), list(result.warnings))
+
+    async def delete(
+        self, resource: Resource, *, namespace: str | None, name: str, params: DeleteParams
+    ) -> Reply:
+        rt = self._object_target(resource, namespace, name)
+        options = query.delete_options(params.query(), params.body())
+        return Reply(_deleted(rt, self.registry.delete(rt, namespace, name, options)))
+
+    async def delete_collection(
+        self,
+        resource: Resource,
+        *,
+        namespace: str | None,
+        selection: ListParams,
+        params: DeleteParams,
+    ) -> ObjectList:
+        rt = self._resource(resource)
+        results: Iterable[DeleteResult] = self.registry.delete_collection(
+            rt,
+            namespace,
+            query.list_options(selection.query()),
+            query.delete_options(params.query(), params.body()),
+        )
+        return ObjectList(
+            items=[_decode(result.raw) for result in results],
+            resource_version=str(self.registry.storage.rv),
+        )
+
+    async def create_subresource(
+        self,
+        resource: Resource,
+        *,
+        namespace: str | None,
+        name: str,
+        subresource: str,
+        body: Obj,
+        params: WriteParams,
+    ) -> Reply:
+        rt = self._object_target(resource, namespace, name, subresource)
+        if not subresource or subresource == "status":
+            raise _method_not_allowed("POST")
+        if not isinstance(body, dict):
+            raise errors.bad_request("the body of the request must be an object")
+        self.registry.post_subresource(
+            rt,
+            namespace,
+            name,
+            subresource,
+            _wire_copy(body),
+            query.write_options(params.query(), verb="create"),
+        )
+        return Reply(_success(201))
+
+    async def close(self) -> None:
+        """Nothing to release: the registry belongs to whoever built it."""
+
+
+def _deleted(rt: ResourceType, result: DeleteResult) -> Obj:
+    """What the DELETE handler answers: the object, or a ``Status`` naming what was deleted."""
+    if rt.delete_returns_object or not result.deleted:
+        return _decode(result.raw)
+    meta = result.obj.get("metadata") or {}
+    details: dict[str, Any] = {"name": meta.get("name", "")}
+    if rt.group:
+        details["group"] = rt.group
+    details["kind"] = rt.plural
+    details["uid"] = meta.get("uid", "")
+    return _success(details=details)

@@ -1,0 +1,98 @@
+"""What a client call is about: a resource's group, version, plural, kind and scope.
+
+A :class:`Resource` is the client's own, dependency-free description of a served kind. It does
+not point into the server's resource table on purpose: controllers, the scheduler and kubelets
+import this module and must not import the registry (import-linter enforces it), and the HTTP
+transport talks to real clusters that have no table of ours at all. The in-process transport
+resolves a descriptor to the served kind by (group, version, plural) when it is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "CONFIGMAPS",
+    "DEVICE_CLASSES",
+    "DEVICE_TAINT_RULES",
+    "EVENTS",
+    "LEASES",
+    "NAMESPACES",
+    "NODES",
+    "PODS",
+    "POD_GROUPS",
+    "RESOURCE_CLAIMS",
+    "RESOURCE_CLAIM_TEMPLATES",
+    "RESOURCE_POOLS",
+    "RESOURCE_SLICES",
+    "WORKLOADS",
+    "Resource",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """A REST resource: ``group``/``version``/``plural`` address it, ``kind`` names its objects."""
+
+    group: str
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+
+    @property
+    def api_version(self) -> str:
+        """``v1`` for the core group, ``<group>/<version>`` otherwise (the objects' apiVersion)."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def qualified_plural(self) -> str:
+        """``pods`` or ``resourceclaims.resource.k8s.io``, as error messages spell it."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    def path(
+        self, *, namespace: str | None = None, name: str | None = None, subresource: str = ""
+    ) -> str:
+        """The URL path of the collection, an object or one of its subresources.
+
+        ``namespace`` is ignored for cluster-scoped resources; for namespaced ones, None means
+        "all namespaces" (only meaningful for collections).
+        """
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if self.namespaced and namespace:
+            base += f"/namespaces/{namespace}"
+        base += f"/{self.plural}"
+        if name is not None:
+            base += f"/{name}"
+            if subresource:
+                base += f"/{subresource}"
+        return base
+
+    def __str__(self) -> str:
+        return self.qualified_plural
+
+
+_CORE = ""
+_COORDINATION = "coordination.k8s.io"
+_RESOURCE = "resource.k8s.io"
+_SCHEDULING = "scheduling.k8s.io"
+
+NAMESPACES = Resource(_CORE, "v1", "namespaces", "Namespace", namespaced=False)
+NODES = Resource(_CORE, "v1", "nodes", "Node", namespaced=False)
+PODS = Resource(_CORE, "v1", "pods", "Pod", namespaced=True)
+#: core/v1 events: the ones ``kubectl describe`` and ``kubectl events`` read
+EVENTS = Resource(_CORE, "v1", "events", "Event", namespaced=True)
+CONFIGMAPS = Resource(_CORE, "v1", "configmaps", "ConfigMap", namespaced=True)
+LEASES = Resource(_COORDINATION, "v1", "leases", "Lease", namespaced=True)
+DEVICE_CLASSES = Resource(_RESOURCE, "v1", "deviceclasses", "DeviceClass", namespaced=False)
+RESOURCE_CLAIMS = Resource(_RESOURCE, "v1", "resourceclaims", "ResourceClaim", namespaced=True)
+RESOURCE_CLAIM_TEMPLATES = Resource(
+    _RESOURCE, "v1", "resourceclaimtemplates", "ResourceClaimTemplate", namespaced=True
+)
+RESOURCE_SLICES = Resource(_RESOURCE, "v1", "resourceslices", "ResourceSlice", namespaced=False)
+DEVICE_TAINT_RULES = Resource(
+    _RESOURCE, "v1beta2", "devicetaintrules", "DeviceTaintRule", namespaced=False
+)
+RESOURCE_POOLS = Resource(_RESOURCE, "v1beta2", "resourcepools", "ResourcePool", namespaced=False)
+WORKLOADS = Resource(_SCHEDULING, "v1alpha1", "workloads", "Workload", namespaced=True)
+POD_GROUPS = Resource(_SCHEDULING, "v1alpha1", "podgroups", "PodGroup", namespaced=True)
