@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from fakeapi.validation.names import is_qualified_name, is_valid_label_value
+
 __all__ = [
     "FieldSelector",
     "LabelSelector",
@@ -43,38 +45,8 @@ class SelectorError(ValueError):
 
 
 # --------------------------------------------------------------------------------------------
-# Label key and value rules (content.IsLabelKey / IsLabelValue), with upstream's messages.
-
-_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_NAME_RE = re.compile(_NAME_FMT)
-_NAME_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_VALUE_FMT = f"({_NAME_FMT})?"
-_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN_FMT = _DNS_LABEL_FMT + r"(\." + _DNS_LABEL_FMT + ")*"
-_SUBDOMAIN_RE = re.compile(_SUBDOMAIN_FMT)
-_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-    "'-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_MAX_NAME = 63
-_MAX_SUBDOMAIN = 253
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    shown = "".join(("" if i == 0 else " or ") + f"'{e}', " for i, e in enumerate(examples))
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _byte_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode())
+# Label key and value rules: the same checks (and messages) as object metadata, from
+# fakeapi.validation.names, under the names this module has always exported.
 
 
 def label_key_errors(key: str) -> list[str]:
@@ -82,48 +54,12 @@ def label_key_errors(key: str) -> list[str]:
 
     Returns upstream's messages, or [] for a valid key.
     """
-    errors: list[str] = []
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errors.append("prefix part must be non-empty")
-        else:
-            if _byte_len(prefix) > _MAX_SUBDOMAIN:
-                errors.append(f"prefix part must be no more than {_MAX_SUBDOMAIN} bytes")
-            if not _SUBDOMAIN_RE.fullmatch(prefix):
-                errors.append(
-                    "prefix part " + _regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com")
-                )
-    else:
-        return [
-            "a valid label key "
-            + _regex_error(_NAME_MSG, _NAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errors.append("name part must be non-empty")
-    elif _byte_len(name) > _MAX_NAME:
-        errors.append(f"name part must be no more than {_MAX_NAME} bytes")
-    if not _NAME_RE.fullmatch(name):
-        errors.append(
-            "name part " + _regex_error(_NAME_MSG, _NAME_FMT, "MyName", "my.name", "123-abc")
-        )
-    return errors
+    return is_qualified_name(key)
 
 
 def label_value_errors(value: str) -> list[str]:
     """Why ``value`` is not a valid label value (at most 63 bytes, name characters); [] if valid."""
-    if not value:
-        return []
-    errors: list[str] = []
-    if _byte_len(value) > _MAX_NAME:
-        errors.append(f"must be no more than {_MAX_NAME} bytes")
-    if not _NAME_RE.fullmatch(value):
-        errors.append(_regex_error(_VALUE_MSG, _VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errors
+    return is_valid_label_value(value)
 
 
 _GO_ESCAPES = {

@@ -13,10 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fakeapi.errors import StatusError, bad_request, invalid
+from fakeapi.errors import StatusError, bad_request
 from fakeapi.registry.options import WriteOptions
 from fakeapi.resources import ResourceType
 from fakeapi.schema import prune_unknown_fields
+from fakeapi.validation import field as fe
 
 __all__ = ["decode_object", "check_types", "cannot_handle"]
 
@@ -30,7 +31,11 @@ def cannot_handle(rt: ResourceType, detail: str) -> StatusError:
 def decode_object(
     rt: ResourceType, obj: Any, options: WriteOptions, *, patch: bool = False
 ) -> tuple[dict[str, Any], list[str]]:
-    """The object without unknown fields, and the warnings to send; raises on bad input."""
+    """The object without unknown fields, and the warnings to send; raises on bad input.
+
+    Types are checked later, by :func:`check_types`, on the object the registry is about to
+    validate.
+    """
     if not isinstance(obj, dict):
         raise cannot_handle(
             rt, f"json: cannot unmarshal {_json_type(obj)} into Go value of type struct"
@@ -59,32 +64,31 @@ def decode_object(
             raise cannot_handle(rt, "strict decoding error: " + ", ".join(problems))
         if options.field_validation == "Warn":
             warnings = problems
-    if not patch:
-        check_types(rt, pruned)
     return pruned, warnings
 
 
-def check_types(rt: ResourceType, obj: dict[str, Any]) -> None:
-    """Raise 400 for a value of the wrong type, 422 for missing required fields."""
+def check_types(rt: ResourceType, obj: dict[str, Any]) -> list[fe.FieldError]:
+    """Raise 400 for a value of the wrong type; return the required fields that are missing.
+
+    Missing fields are returned rather than raised so that the registry reports them in one 422
+    together with the kind's own validation errors, as upstream validates the whole object.
+    """
     try:
         rt.model.model_validate(obj)
     except ValidationError as exc:
-        missing: list[dict[str, str]] = []
+        missing: list[fe.FieldError] = []
         for error in exc.errors():
             path = _path(error["loc"])
             if error["type"] == "missing":
-                missing.append(
-                    {"reason": "FieldValueRequired", "message": "Required value", "field": path}
-                )
+                missing.append(fe.required(path))
                 continue
             raise cannot_handle(
                 rt,
                 f"json: cannot unmarshal {_json_type(error.get('input'))} into Go struct field "
                 f"{rt.kind}.{path} of type {_expected(error['type'])}",
             ) from None
-        if missing:
-            name = (obj.get("metadata") or {}).get("name") or ""
-            raise invalid(kind=rt.kind, group=rt.group, name=name, causes=missing) from None
+        return missing
+    return []
 
 
 _TYPE_NAMES = {

@@ -221,8 +221,9 @@ class Registry:
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             meta["name"] = meta["generateName"] + self._random(5)
+        missing = check_types(rt, obj)
         rt.strategy.prepare_for_create(obj, ctx)
-        errs = self._validate_meta(rt, obj) + rt.strategy.validate(obj, ctx)
+        errs = _merge_errors(self._validate_meta(rt, obj) + rt.strategy.validate(obj, ctx), missing)
         name = meta.get("name") or ""
         if errs:
             raise self._invalid(rt, name, errs)
@@ -366,9 +367,11 @@ class Registry:
                 new.pop("status", None)
             if "managedFields" in (obj.get("metadata") or {}):
                 new["metadata"]["managedFields"] = obj["metadata"]["managedFields"]
+            missing = check_types(rt, new)
             strategy.prepare_for_status_update(new, old, ctx)
             errs = strategy.validate_status_update(new, old, ctx)
         else:
+            missing = check_types(rt, obj)
             new = obj
             new["apiVersion"] = rt.api_version
             new["kind"] = rt.kind
@@ -406,9 +409,9 @@ class Registry:
                 and _spec_changed(strategy, new, old)
             ):
                 meta["generation"] = int(old_meta.get("generation") or 0) + 1
+        errs = _merge_errors(errs, missing)
         if errs:
             raise self._invalid(rt, name, errs)
-        check_types(rt, new)
         if subresource != "status":
             warnings = warnings + strategy.warnings_on_update(new, old, ctx)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
@@ -531,6 +534,9 @@ class Registry:
             return DeleteResult(stored.obj, stored.raw, deleted=True)
         if not meta.get("deletionTimestamp") or grace != existing_grace:
             when = ctx.now + timedelta(seconds=grace)
+            if not meta.get("deletionTimestamp") and new_meta.get("generation"):
+                # upstream bumps the generation once, when graceful deletion starts
+                new_meta["generation"] = int(new_meta["generation"]) + 1
             if (meta.get("deletionTimestamp") and grace > 0) or not meta.get("deletionTimestamp"):
                 new_meta["deletionTimestamp"] = format_time(when)
             new_meta["deletionGracePeriodSeconds"] = grace
@@ -595,6 +601,16 @@ def _finalizer_errors(meta: Obj, old_meta: Obj) -> list[fe.FieldError]:
             f"finalizers []string{{{listing}}}",
         )
     ]
+
+
+def _merge_errors(
+    errs: builtins.list[fe.FieldError], missing: builtins.list[fe.FieldError]
+) -> builtins.list[fe.FieldError]:
+    """The kind's errors plus schema-required fields it did not already report."""
+    if not missing:
+        return errs
+    reported = {e.field for e in errs}
+    return errs + [e for e in missing if e.field not in reported]
 
 
 def _spec_changed(strategy: Any, new: Obj, old: Obj) -> bool:

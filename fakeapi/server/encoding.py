@@ -104,17 +104,33 @@ def find_duplicate_fields(raw: bytes) -> list[str]:
     return found
 
 
+async def _read_limited(request: web.Request) -> bytes:
+    """The whole body, or 413 once it passes the limit.
+
+    ``StreamReader.read(n)`` returns whatever is buffered (up to ``n`` bytes), not ``n`` bytes,
+    so a chunked body without Content-Length must be read in a loop until EOF.
+    """
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await request.content.read(MAX_BODY_BYTES + 1 - size)
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise errors.request_entity_too_large(
+                f"Request entity too large: limit is {MAX_BODY_BYTES}"
+            )
+
+
 async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any, tuple[str, ...]]:
     """Decode the request body by its Content-Type; returns (value, duplicate field paths)."""
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         raise errors.request_entity_too_large(
             f"Request entity too large: limit is {MAX_BODY_BYTES}"
         )
-    raw = await request.content.read(MAX_BODY_BYTES + 1)
-    if len(raw) > MAX_BODY_BYTES:
-        raise errors.request_entity_too_large(
-            f"Request entity too large: limit is {MAX_BODY_BYTES}"
-        )
+    raw = await _read_limited(request)
     kind = media_type(request.headers.get("Content-Type", JSON)) or JSON
     if kind == "application/vnd.kubernetes.protobuf":
         try:

@@ -180,6 +180,13 @@ def _validate_capacity_requests(capacity: Any, path: Path) -> list[FieldError]:
     return errs
 
 
+def _validate_request_name(name: Any, path: Path) -> list[FieldError]:
+    """A request or subrequest name: required, then a DNS label (as the 422 upstream sends)."""
+    if not as_str(name):
+        return [required(path)]
+    return validate_device_name(as_str(name), path)
+
+
 def _validate_class_name(name: Any, path: Path) -> list[FieldError]:
     text = as_str(name)
     if not text:
@@ -208,7 +215,7 @@ def _validate_exact(
 
 def _validate_request(request: Any, path: Path, *, gates: Mapping[str, bool]) -> list[FieldError]:
     request = as_dict(request)
-    errs = validate_device_name(as_str(request.get("name")), path.child("name"))
+    errs = _validate_request_name(request.get("name"), path.child("name"))
     first_available = as_list(request.get("firstAvailable"))
     exactly = request.get("exactly")
     if not first_available and exactly is None:
@@ -226,7 +233,7 @@ def _validate_request(request: Any, path: Path, *, gates: Mapping[str, bool]) ->
 
         def check_sub(sub: Any, p: Path) -> list[FieldError]:
             sub = as_dict(sub)
-            return validate_device_name(as_str(sub.get("name")), p.child("name")) + _validate_exact(
+            return _validate_request_name(sub.get("name"), p.child("name")) + _validate_exact(
                 sub, p, gates=gates
             )
 

@@ -3,6 +3,10 @@
 Each check returns a list of error strings (empty when the value is fine), like upstream's
 ``IsDNS1123Label`` family: callers wrap every string in a ``FieldError`` at their own path, so
 one rule can report at ``metadata.name``, ``spec.containers[0].name`` or a device name alike.
+Label selectors use the same checks for their keys and values, so both report identical text.
+
+Patterns are matched against the whole string (``fullmatch``): Go's ``^...$`` never lets a
+trailing newline through, while Python's ``$`` would.
 """
 
 from __future__ import annotations
@@ -88,8 +92,8 @@ def is_dns1123_label(value: str) -> list[str]:
     errors: list[str] = []
     if len(value.encode()) > DNS1123_LABEL_MAX_LENGTH:
         errors.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
-    if not _DNS1123_LABEL_RE.match(value):
-        if _DNS1123_SUBDOMAIN_RE.match(value):
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        if _DNS1123_SUBDOMAIN_RE.fullmatch(value):
             errors.append("must not contain dots")
         else:
             errors.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
@@ -98,10 +102,15 @@ def is_dns1123_label(value: str) -> list[str]:
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     """Errors of a DNS subdomain (RFC 1123): dot-separated labels, at most 253 bytes."""
+    return _dns1123_subdomain_errors(value, length_unit="characters")
+
+
+def _dns1123_subdomain_errors(value: str, *, length_unit: str) -> list[str]:
+    # The prefix of a qualified name is checked by the newer helpers, which say "bytes".
     errors: list[str] = []
     if len(value.encode()) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
+        errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH, unit=length_unit))
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
         errors.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errors
 
@@ -117,7 +126,10 @@ def is_qualified_name(value: str) -> list[str]:
         if not prefix:
             errors.append("prefix part must be non-empty")
         else:
-            errors.extend("prefix part " + msg for msg in is_dns1123_subdomain(prefix))
+            errors.extend(
+                "prefix part " + msg
+                for msg in _dns1123_subdomain_errors(prefix, length_unit="bytes")
+            )
     else:
         return [
             "a valid label key "
@@ -128,7 +140,7 @@ def is_qualified_name(value: str) -> list[str]:
         errors.append("name part must be non-empty")
     elif len(name.encode()) > QUALIFIED_NAME_MAX_LENGTH:
         errors.append("name part " + max_len_error(QUALIFIED_NAME_MAX_LENGTH, unit="bytes"))
-    if not _LABEL_KEY_RE.match(name):
+    if not _LABEL_KEY_RE.fullmatch(name):
         errors.append(
             "name part "
             + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
@@ -141,7 +153,7 @@ def is_valid_label_value(value: str) -> list[str]:
     errors: list[str] = []
     if len(value.encode()) > LABEL_VALUE_MAX_LENGTH:
         errors.append(max_len_error(LABEL_VALUE_MAX_LENGTH, unit="bytes"))
-    if not _LABEL_VALUE_RE.match(value):
+    if not _LABEL_VALUE_RE.fullmatch(value):
         errors.append(
             regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
         )
@@ -150,7 +162,7 @@ def is_valid_label_value(value: str) -> list[str]:
 
 def is_c_identifier(value: str) -> list[str]:
     """Errors of a C identifier (``[A-Za-z_][A-Za-z0-9_]*``)."""
-    if _C_IDENTIFIER_RE.match(value):
+    if _C_IDENTIFIER_RE.fullmatch(value):
         return []
     return [regex_error(_C_IDENTIFIER_MSG, _C_IDENTIFIER_FMT, "my_name", "MY_NAME", "MyName")]
 
@@ -160,7 +172,7 @@ def is_config_map_key(value: str) -> list[str]:
     errors: list[str] = []
     if len(value.encode()) > CONFIG_MAP_KEY_MAX_LENGTH:
         errors.append(max_len_error(CONFIG_MAP_KEY_MAX_LENGTH))
-    if not _CONFIG_MAP_KEY_RE.match(value):
+    if not _CONFIG_MAP_KEY_RE.fullmatch(value):
         errors.append(
             regex_error(
                 _CONFIG_MAP_KEY_MSG, _CONFIG_MAP_KEY_FMT, "key.name", "KEY_NAME", "key-name"

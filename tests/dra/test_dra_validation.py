@@ -452,8 +452,8 @@ REJECTED: list[Rejected] = [
         "claim",
         set_("spec.devices.requests[0].name", ""),
         "spec.devices.requests[0].name",
-        "FieldValueInvalid",
-        "RFC 1123 label",
+        "FieldValueRequired",
+        "Required value",
     ),
     Rejected(
         "claim-request-neither-exactly-nor-first-available",

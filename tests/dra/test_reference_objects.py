@@ -1,9 +1,10 @@
 """Reference objects validate cleanly and fit the schema exactly.
 
-Two sources: every slice, class and claim of ``allocator-cases.yaml`` (expanded by the file's header
-conventions), and the example objects of ``dra-api.md`` (§4 shapes, §14 seed KEPs). Each object
-must pass its kind's validation with the features it uses switched on, decode with its model, and
-lose nothing when pruned with ``prune_unknown_fields(schema_for(Model), obj)``.
+Two sources: every slice, class and claim of ``allocator-cases.yaml`` (expanded by
+``fixtures.allocator_cases`` following the file's header conventions), and the example objects of
+``dra-api.md`` (§4 shapes, §14 seed KEPs). Each object must pass its kind's validation with the
+features it uses switched on, decode with its model, and lose nothing when pruned with
+``prune_unknown_fields(schema_for(Model), obj)``.
 
 A few allocator cases feed the allocator objects the API itself would reject (upstream's allocator
 tests build them in memory and never send them to an API server): selectors without ``cel``, an
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,150 +33,16 @@ from fakeapi.models.scheduling import PodGroup, Workload
 from fakeapi.schema import prune_unknown_fields, schema_for
 from fakeapi.validation import dra, dra_scheduling
 from fakeapi.validation.field import FieldError
+from fixtures.allocator_cases import (
+    device_class,
+    load_allocator_cases,
+    resource_claim,
+    resource_slice,
+)
 
-REFERENCE = Path("/work/shared/reference")
 ALL_ON = {name: (spec.default if spec.locked else True) for name, spec in KNOWN_FEATURES.items()}
 # milli-unit ranges change how ranges are checked; the cases use whole numbers either way
-CASES = yaml.safe_load((REFERENCE / "allocator-cases.yaml").read_text())["cases"]
-
-# --- expanding the allocator-case notation ----------------------------------------------------
-
-
-def device_class(spec: Mapping[str, Any]) -> dict[str, Any]:
-    selectors = []
-    if "driver" in spec:
-        selectors.append({"cel": {"expression": f'device.driver == "{spec["driver"]}"'}})
-    selectors += [{"cel": {"expression": expr}} for expr in spec.get("selectors") or []]
-    body: dict[str, Any] = {"selectors": selectors}
-    if spec.get("config"):
-        body["config"] = [
-            {"opaque": {"driver": c["driver"], "parameters": c.get("parameters", {})}}
-            for c in spec["config"]
-        ]
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": {"name": spec["name"]},
-        "spec": body,
-    }
-
-
-def counters(values: Mapping[str, Any] | None) -> dict[str, Any]:
-    return {name: {"value": str(value)} for name, value in (values or {}).items()}
-
-
-def device(spec: str | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(spec, str):
-        return {"name": spec}
-    out = dict(spec)
-    if "capacity" in out:
-        out["capacity"] = {
-            name: dict(value) if isinstance(value, Mapping) else {"value": str(value)}
-            for name, value in out["capacity"].items()
-        }
-    if "consumesCounters" in out:
-        out["consumesCounters"] = [
-            {"counterSet": c["counterSet"], "counters": counters(c.get("counters"))}
-            for c in out["consumesCounters"]
-        ]
-    return out
-
-
-def devices(spec: Any) -> list[dict[str, Any]]:
-    if isinstance(spec, str):
-        match = re.match(r"(\S+)-(\d+) \.\. \S+-(\d+)", spec)
-        assert match, spec
-        prefix, first, last = match.group(1), int(match.group(2)), int(match.group(3))
-        return [{"name": f"{prefix}-{i}"} for i in range(first, last + 1)]
-    return [device(d) for d in spec or []]
-
-
-def resource_slice(spec: Mapping[str, Any]) -> dict[str, Any]:
-    pool = spec["pool"]
-    if isinstance(pool, str):
-        pool = {"name": pool, "generation": 1, "count": 1}
-    out: dict[str, Any] = {
-        "driver": spec["driver"],
-        "pool": {
-            "name": pool["name"],
-            "generation": pool["generation"],
-            "resourceSliceCount": pool["count"],
-        },
-    }
-    for key in ("nodeName", "allNodes", "perDeviceNodeSelection"):
-        if key in spec:
-            out[key] = spec[key]
-    if "nodeSelector" in spec:
-        selector = spec["nodeSelector"]
-        out["nodeSelector"] = (
-            selector if "nodeSelectorTerms" in selector else {"nodeSelectorTerms": [selector]}
-        )
-    if "devices" in spec:
-        out["devices"] = devices(spec["devices"])
-    if "sharedCounters" in spec:
-        out["sharedCounters"] = [
-            {"name": c["name"], "counters": counters(c.get("counters"))}
-            for c in spec["sharedCounters"]
-        ]
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": spec["name"]},
-        "spec": out,
-    }
-
-
-def exact_request(spec: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"deviceClassName": spec.get("class", "")}
-    mode = spec.get("mode", "ExactCount")
-    out["allocationMode"] = mode
-    if mode == "ExactCount":
-        out["count"] = spec.get("count", 1)
-    for key in ("adminAccess", "tolerations"):
-        if key in spec:
-            out[key] = spec[key]
-    if "selectors" in spec:
-        out["selectors"] = [
-            s if isinstance(s, Mapping) else {"cel": {"expression": s}} for s in spec["selectors"]
-        ]
-    if "capacity" in spec:
-        out["capacity"] = {"requests": {k: str(v) for k, v in spec["capacity"].items()}}
-    return out
-
-
-def claim(spec: Mapping[str, Any]) -> dict[str, Any]:
-    requests = []
-    for request in spec["requests"]:
-        if "firstAvailable" in request:
-            requests.append(
-                {
-                    "name": request["name"],
-                    "firstAvailable": [
-                        {"name": sub["name"], **exact_request(sub)}
-                        for sub in request["firstAvailable"]
-                    ],
-                }
-            )
-        else:
-            requests.append({"name": request["name"], "exactly": exact_request(request)})
-    body: dict[str, Any] = {"requests": requests}
-    if "constraints" in spec:
-        body["constraints"] = spec["constraints"]
-    if spec.get("config"):
-        body["config"] = [
-            {
-                **({"requests": c["requests"]} if c.get("requests") else {}),
-                "opaque": {"driver": c["driver"], "parameters": c.get("parameters", {})},
-            }
-            for c in spec["config"]
-        ]
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": {"name": spec["name"], "namespace": "default"},
-        "spec": {"devices": body},
-    }
-
+CASES = load_allocator_cases()
 
 # --- what the API rejects in upstream's allocator test data ----------------------------------
 
@@ -234,7 +100,9 @@ def _case_objects() -> list[tuple[str, str, str, dict[str, Any]]]:
         for spec in case.get("classes") or []:
             out.append((case["name"], "class", spec["name"], device_class(spec)))
         for spec in case.get("claims") or []:
-            out.append((case["name"], "claim", spec["name"], claim(spec)))
+            out.append(
+                (case["name"], "claim", spec["name"], resource_claim(spec, namespace="default"))
+            )
     return out
 
 

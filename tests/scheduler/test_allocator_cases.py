@@ -1,25 +1,30 @@
 """Every scenario of shared/reference/allocator-cases.yaml, run through the functional allocator.
 
-The YAML uses a compact notation (see its header); this module expands it into the API objects
-the allocator takes (DeviceClass, ResourceSlice, ResourceClaim as JSON-shaped dicts) and compares
-devices, node selectors, share IDs, consumed capacity, configs and error messages.
+The YAML uses a compact notation (see its header); ``fixtures.allocator_cases`` expands it into the
+API objects the allocator takes (DeviceClass, ResourceSlice, ResourceClaim as JSON-shaped dicts).
+This module runs them and compares devices, node selectors, share IDs, consumed capacity, configs
+and error messages.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
 from fakeapi.quantity import parse_quantity
+from fixtures.allocator_cases import (
+    device_class,
+    load_allocator_cases,
+    resource_claim,
+    resource_slice,
+)
 from scheduler.plugins.dynamic_resources import AllocationError, AllocatorFeatures, Node, allocate
 
-CASES_FILE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "allocator-cases.yaml"
-CASES: list[dict[str, Any]] = yaml.safe_load(CASES_FILE.read_text())["cases"]
+CASES = load_allocator_cases()
 
 NODES = {
     "node-1": Node("node-1", {"region": "region-1", "planet": "earth"}),
@@ -37,7 +42,7 @@ FEATURE_GATES = {
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
-# -- expanding the notation ---------------------------------------------------------------------
+# -- running a case ----------------------------------------------------------------------------
 def features_of(case: Mapping[str, Any]) -> AllocatorFeatures:
     """Listed features on, everything else off (upstream's test table: no list = none)."""
     gates = {gate: False for gates in FEATURE_GATES.values() for gate in gates}
@@ -47,127 +52,9 @@ def features_of(case: Mapping[str, Any]) -> AllocatorFeatures:
     return AllocatorFeatures.from_gates(gates)
 
 
-def device_class(spec: Mapping[str, Any]) -> dict[str, Any]:
-    selectors = []
-    if "driver" in spec:
-        selectors.append({"cel": {"expression": f'device.driver == "{spec["driver"]}"'}})
-    selectors += [{"cel": {"expression": expr}} for expr in spec.get("selectors") or []]
-    config = [
-        {"opaque": {"driver": c["driver"], "parameters": c.get("parameters", {})}}
-        for c in spec.get("config") or []
-    ]
-    return {"metadata": {"name": spec["name"]}, "spec": {"selectors": selectors, "config": config}}
-
-
-def counters(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: {"value": str(value)} for name, value in (values or {}).items()}
-
-
-def device(spec: str | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(spec, str):
-        return {"name": spec}
-    out = dict(spec)
-    if "capacity" in out:
-        out["capacity"] = {
-            name: dict(value) if isinstance(value, Mapping) else {"value": str(value)}
-            for name, value in out["capacity"].items()
-        }
-    if "consumesCounters" in out:
-        out["consumesCounters"] = [
-            {"counterSet": c["counterSet"], "counters": counters(c.get("counters"))}
-            for c in out["consumesCounters"]
-        ]
-    return out
-
-
-def devices(spec: Any) -> list[dict[str, Any]]:
-    if isinstance(spec, str):
-        match = re.match(r"(\S+)-(\d+) \.\. \S+-(\d+)", spec)
-        assert match, spec
-        prefix, first, last = match.group(1), int(match.group(2)), int(match.group(3))
-        return [{"name": f"{prefix}-{i}"} for i in range(first, last + 1)]
-    return [device(d) for d in spec or []]
-
-
-def resource_slice(spec: Mapping[str, Any]) -> dict[str, Any]:
-    pool = spec["pool"]
-    if isinstance(pool, str):
-        pool = {"name": pool, "generation": 1, "count": 1}
-    out: dict[str, Any] = {
-        "driver": spec["driver"],
-        "pool": {
-            "name": pool["name"],
-            "generation": pool["generation"],
-            "resourceSliceCount": pool["count"],
-        },
-    }
-    for key in ("nodeName", "allNodes", "perDeviceNodeSelection"):
-        if key in spec:
-            out[key] = spec[key]
-    if "nodeSelector" in spec:
-        selector = spec["nodeSelector"]
-        out["nodeSelector"] = (
-            selector if "nodeSelectorTerms" in selector else {"nodeSelectorTerms": [selector]}
-        )
-    if "devices" in spec:
-        out["devices"] = devices(spec["devices"])
-    if "sharedCounters" in spec:
-        out["sharedCounters"] = [
-            {"name": c["name"], "counters": counters(c.get("counters"))}
-            for c in spec["sharedCounters"]
-        ]
-    return {"metadata": {"name": spec["name"]}, "spec": out}
-
-
-def exact_request(spec: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"deviceClassName": spec.get("class", "")}
-    mode = spec.get("mode", "ExactCount")
-    out["allocationMode"] = mode
-    if mode == "ExactCount":
-        out["count"] = spec.get("count", 1)
-    if "adminAccess" in spec:
-        out["adminAccess"] = spec["adminAccess"]
-    if "selectors" in spec:
-        out["selectors"] = [
-            s if isinstance(s, Mapping) else {"cel": {"expression": s}} for s in spec["selectors"]
-        ]
-    if "tolerations" in spec:
-        out["tolerations"] = spec["tolerations"]
-    if "capacity" in spec:
-        out["capacity"] = {"requests": {k: str(v) for k, v in spec["capacity"].items()}}
-    return out
-
-
-def claim(spec: Mapping[str, Any]) -> dict[str, Any]:
-    requests = []
-    for request in spec["requests"]:
-        if "firstAvailable" in request:
-            subs = [
-                {"name": sub["name"], **exact_request(sub)} for sub in request["firstAvailable"]
-            ]
-            requests.append({"name": request["name"], "firstAvailable": subs})
-        else:
-            requests.append({"name": request["name"], "exactly": exact_request(request)})
-    config = [
-        {
-            "requests": c["requests"],
-            "opaque": {"driver": c["driver"], "parameters": c.get("parameters", {})},
-        }
-        if c.get("requests")
-        else {"opaque": {"driver": c["driver"], "parameters": c.get("parameters", {})}}
-        for c in spec.get("config") or []
-    ]
-    devices_spec: dict[str, Any] = {"requests": requests}
-    if "constraints" in spec:
-        devices_spec["constraints"] = spec["constraints"]
-    if config:
-        devices_spec["config"] = config
-    return {"metadata": {"name": spec["name"]}, "spec": {"devices": devices_spec}}
-
-
 def run_case(case: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     return allocate(
-        claims=[claim(c) for c in case["claims"]],
+        claims=[resource_claim(c) for c in case["claims"]],
         node=NODES[case["node"]],
         classes=[device_class(c) for c in case.get("classes") or []],
         slices=[resource_slice(s) for s in case.get("slices") or []],
