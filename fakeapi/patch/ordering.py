@@ -60,15 +60,8 @@ def _key_of(merge_key: str | None) -> Callable[[Any], Any]:
 
 
 def _positions(order: list[Any], key: Callable[[Any], Any]) -> Callable[[Any], int]:
-    table: dict[Any, int] = {}
-    for index, item in enumerate(order):
-        try:
-            table.setdefault(_hashable(key(item)), index)
-        except TypeError:
-            table = {}
-            break
-    else:
-        return lambda item: table.get(_hashable(key(item)), -1)
+    """Index of an item's key in ``order`` (-1 if absent): a dict lookup when every key is
+    hashable, a scan otherwise (keys may be lists or objects in a malformed patch)."""
 
     def scan(item: Any) -> int:
         wanted = key(item)
@@ -77,7 +70,20 @@ def _positions(order: list[Any], key: Callable[[Any], Any]) -> Callable[[Any], i
                 return index
         return -1
 
-    return scan
+    table: dict[Any, int] = {}
+    for index, item in enumerate(order):
+        try:
+            table.setdefault(_hashable(key(item)), index)
+        except TypeError:
+            return scan
+
+    def lookup(item: Any) -> int:
+        try:
+            return table.get(_hashable(key(item)), -1)
+        except TypeError:
+            return scan(item)
+
+    return lookup
 
 
 def _hashable(value: Any) -> tuple[str, Any]:

@@ -97,7 +97,7 @@ def find_duplicate_fields(raw: bytes) -> list[str]:
     """Paths of keys that appear twice in one JSON object (Strict and Warn report them)."""
     try:
         parsed = json.loads(raw, object_pairs_hook=_pairs)
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     found: list[str] = []
     _duplicate_paths(parsed, "", found)
@@ -144,7 +144,7 @@ async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any
             pass
         try:
             return yaml.safe_load(raw.decode("utf-8")), ()
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
             raise errors.bad_request(f"error converting YAML to JSON: {exc}") from None
     if kind == JSON or kind.endswith("+json") or kind == "*/*":
         if not raw.strip():

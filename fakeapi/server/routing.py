@@ -35,6 +35,8 @@ def resolve(resources: ResourceTable, group: str, version: str, tail: str) -> Ta
         parts = parts[1:]
     if not parts:
         return None
+    if "" in parts:
+        return None  # an empty segment (``namespaces//pods``) names nothing
     namespace: str | None = None
     if parts[0] == "namespaces" and len(parts) >= 3:
         candidate = resources.lookup(group, version, parts[2])

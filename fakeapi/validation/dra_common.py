@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from fakeapi import cel
 from fakeapi.quantity import FORMAT_ERROR, Quantity, QuantityError, parse_quantity
 from fakeapi.validation.dra_names import (
     qualified_name_errors,
@@ -234,11 +235,7 @@ def validate_node_selector(selector: Any, path: Path) -> list[FieldError]:
 def _compile(
     expression: str, consumable_capacity: bool, list_type_attributes: bool
 ) -> tuple[str | None, int]:
-    """(error detail or None, estimated cost) from the shared selector environment."""
-    try:
-        from fakeapi import cel
-    except ImportError:  # the CEL package is optional for this module: fall back to a parse
-        return _parse_with_celpy(expression), 0
+    """(error detail or None, estimated cost) from the selector environment the allocator uses."""
     features = cel.Features(
         consumable_capacity=consumable_capacity, list_type_attributes=list_type_attributes
     )
@@ -246,16 +243,6 @@ def _compile(
     if detail is not None:
         return detail, 0
     return None, cel.selector_cost(expression, features=features)
-
-
-def _parse_with_celpy(expression: str) -> str | None:
-    import celpy
-
-    try:
-        celpy.Environment().compile(expression)
-    except Exception as exc:
-        return f"compilation failed: {exc}"
-    return None
 
 
 def validate_cel_expression(
