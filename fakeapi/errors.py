@@ -68,7 +68,7 @@ def _qualified(resource: str, group: str) -> str:
 
 
 def _details(name: str, group: str, kind: str) -> dict[str, Any]:
-    details: dict[str, Any] = {"name": name}
+    details: dict[str, Any] = {"name": name} if name else {}  # omitempty, as upstream
     if group:
         details["group"] = group
     details["kind"] = kind

@@ -87,17 +87,19 @@ def _start_server(tmp: Path, command: list[str] | None = None) -> Server:
                    str(kubeconfig)]
     else:
         command = [*command, str(kubeconfig)]
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    # output goes to a file, not a pipe: nobody drains a pipe, and a full one would block the
+    # server on its next log line
+    log = tmp / "server.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            command, stdout=sink, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
     deadline = time.monotonic() + 20
     while not kubeconfig.exists():
         if process.poll() is not None or time.monotonic() > deadline:
-            out = process.stdout.read().decode() if process.stdout else ""
             process.kill()
-            raise RuntimeError(f"fakeapi serve did not start:\n{out}")
+            raise RuntimeError(f"fakeapi serve did not start:\n{log.read_text()}")
         time.sleep(0.02)
     config = yaml.safe_load(kubeconfig.read_text())
     url = config["clusters"][0]["cluster"]["server"]
