@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 
 import orjson
 
-from fakeapi import cel
 from fakeapi.quantity import FORMAT_ERROR, Quantity, QuantityError, parse_quantity
 from fakeapi.validation.dra_names import (
     qualified_name_errors,
@@ -236,6 +235,8 @@ def _compile(
     expression: str, consumable_capacity: bool, list_type_attributes: bool
 ) -> tuple[str | None, int]:
     """(error detail or None, estimated cost) from the selector environment the allocator uses."""
+    from fakeapi import cel  # imported on first use: the CEL parser is costly to load
+
     features = cel.Features(
         consumable_capacity=consumable_capacity, list_type_attributes=list_type_attributes
     )
