@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import builtins
 import copy
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 import orjson
@@ -24,7 +22,9 @@ import orjson
 from fakeapi import errors
 from fakeapi.clock import Clock, RealClock
 from fakeapi.features import default_gates
+from fakeapi.registry import metadata as md
 from fakeapi.registry.decode import check_types, decode_object
+from fakeapi.registry.deletion import begin_deletion, check_preconditions, finalized
 from fakeapi.registry.fields import ManagedFieldsTracker
 from fakeapi.registry.listing import ListResult, list_objects
 from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
@@ -189,41 +189,16 @@ class Registry:
         obj["apiVersion"] = rt.api_version
         obj["kind"] = rt.kind
         meta = obj.setdefault("metadata", {})
-        if meta.get("resourceVersion"):
-            raise errors.bad_request("resourceVersion should not be set on objects to be created")
-        ns = self._namespace_of(rt, namespace)
-        if rt.namespaced:
-            body_ns = meta.get("namespace")
-            if body_ns and ns and body_ns != ns:
-                raise errors.bad_request(
-                    "the namespace of the provided object does not match the namespace sent on "
-                    "the request"
-                )
-            ns = ns or body_ns
-            if not ns:
-                raise errors.bad_request("the namespace of the object must be set")
-            meta["namespace"] = ns
-        else:
-            meta.pop("namespace", None)
-        for server_field in (
-            "uid",
-            "selfLink",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "generation",
-        ):
-            meta.pop(server_field, None)
-        _drop_empty_maps(meta)
-        meta["uid"] = str(uuid.uuid4())
-        meta["creationTimestamp"] = format_time(ctx.now)
-        if rt.strategy.tracks_generation:
-            meta["generation"] = 1
+        ns = md.set_namespace(rt, meta, self._namespace_of(rt, namespace))
+        md.stamp_new_object(rt.strategy, meta, now=ctx.now)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             meta["name"] = meta["generateName"] + self._random(5)
         missing = check_types(rt, obj)
         rt.strategy.prepare_for_create(obj, ctx)
-        errs = _merge_errors(self._validate_meta(rt, obj) + rt.strategy.validate(obj, ctx), missing)
+        errs = md.merge_errors(
+            self._validate_meta(rt, obj) + rt.strategy.validate(obj, ctx), missing
+        )
         name = meta.get("name") or ""
         if errs:
             raise self._invalid(rt, name, errs)
@@ -355,8 +330,10 @@ class Registry:
         if precondition is not None:
             if not precondition.isdigit():
                 raise errors.bad_request(f"invalid resourceVersion: {precondition!r}")
-            if int(precondition) != current.rv:
-                raise errors.conflict(resource=rt.plural, group=rt.group, name=name)
+            try:
+                self.storage.table(rt.key).check_version(_object_key(old), int(precondition))
+            except ConflictError:
+                raise errors.conflict(resource=rt.plural, group=rt.group, name=name) from None
         ctx = self.context(subresource=subresource, options=options)
         strategy = rt.strategy
         if subresource == "status":
@@ -377,21 +354,8 @@ class Registry:
             new["kind"] = rt.kind
             meta = new.setdefault("metadata", {})
             old_meta = old["metadata"]
-            for server_field in (
-                "uid",
-                "creationTimestamp",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-                "generation",
-                "namespace",
-            ):
-                if server_field in old_meta:
-                    meta[server_field] = old_meta[server_field]
-                else:
-                    meta.pop(server_field, None)
+            md.keep_server_fields(meta, old_meta)
             meta["name"] = name
-            meta.pop("selfLink", None)
-            _drop_empty_maps(meta)
             if strategy.status_subresource:
                 if "status" in old:
                     new["status"] = copy.deepcopy(old["status"])
@@ -400,22 +364,22 @@ class Registry:
             strategy.prepare_for_update(new, old, ctx)
             errs = self._validate_meta(rt, new)
             errs += validate_object_meta_update(meta, old_meta, fe.Path("metadata"))
-            errs += _finalizer_errors(meta, old_meta)
+            errs += md.finalizer_errors(meta, old_meta)
             errs += strategy.validate_update(new, old, ctx)
             if (
                 not errs
                 and not subresource
                 and strategy.tracks_generation
-                and _spec_changed(strategy, new, old)
+                and md.spec_changed(strategy, new, old)
             ):
                 meta["generation"] = int(old_meta.get("generation") or 0) + 1
-        errs = _merge_errors(errs, missing)
+        errs = md.merge_errors(errs, missing)
         if errs:
             raise self._invalid(rt, name, errs)
         if subresource != "status":
             warnings = warnings + strategy.warnings_on_update(new, old, ctx)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
-        if _same(new, old):
+        if new == old:  # a no-op write: no new version, no event (as upstream)
             return WriteResult(old, current.raw, warnings)
         self._fields.track(
             rt,
@@ -426,11 +390,9 @@ class Registry:
             now=format_time(ctx.now),
             subresource=subresource,
         )
-        if _same(new, old):
-            return WriteResult(old, current.raw, warnings)
         table = self.storage.table(rt.key)
         key = _object_key(new)
-        if self._finalized(rt, new):
+        if finalized(rt, new):
             if options.dry_run:
                 return WriteResult(new, encode(new), warnings)
             stored = table.delete(key, expected_rv=current.rv)
@@ -444,16 +406,6 @@ class Registry:
         except KeyNotFoundError:
             raise self._not_found(rt, name) from None
         return WriteResult(stored.obj, stored.raw, warnings)
-
-    def _finalized(self, rt: ResourceType, obj: Obj) -> bool:
-        """A deleting object whose last finalizer (and grace period) is gone must be removed."""
-        meta = obj["metadata"]
-        return (
-            bool(meta.get("deletionTimestamp"))
-            and not meta.get("finalizers")
-            and not meta.get("deletionGracePeriodSeconds")
-            and not rt.strategy.deletion_blocked(obj)
-        )
 
     # --- custom subresources ---------------------------------------------------------------
     def post_subresource(
@@ -480,75 +432,22 @@ class Registry:
         table = self.storage.table(rt.key)
         current = self.get(rt, namespace, name)
         obj = current.obj
-        meta = obj["metadata"]
-        pre = options.preconditions
-        if pre is not None:
-            if pre.uid is not None and pre.uid != meta.get("uid"):
-                raise errors.conflict(
-                    resource=rt.plural,
-                    group=rt.group,
-                    name=name,
-                    detail=f"Precondition failed: UID in precondition: {pre.uid}, UID in object "
-                    f"meta: {meta.get('uid')}",
-                )
-            if pre.resource_version is not None and pre.resource_version != meta.get(
-                "resourceVersion"
-            ):
-                raise errors.conflict(
-                    resource=rt.plural,
-                    group=rt.group,
-                    name=name,
-                    detail=f"Precondition failed: ResourceVersion in precondition: "
-                    f"{pre.resource_version}, ResourceVersion in object meta: "
-                    f"{meta.get('resourceVersion')}",
-                )
-        ctx = self.context()
+        key = _object_key(obj)
+        check_preconditions(rt, obj["metadata"], options.preconditions, table.check_version, key)
         new = _copy(obj)
-        new_meta = new["metadata"]
-        finalizers = list(new_meta.get("finalizers") or [])
-        policy = options.propagation_policy
-        if policy == "Orphan" and "orphan" not in finalizers:
-            finalizers.append("orphan")
-        if policy == "Foreground" and "foregroundDeletion" not in finalizers:
-            finalizers.append("foregroundDeletion")
-        if policy in ("Background", "Foreground") and "orphan" in finalizers:
-            finalizers.remove("orphan")
-        if policy in ("Background", "Orphan") and "foregroundDeletion" in finalizers:
-            finalizers.remove("foregroundDeletion")
-        if finalizers:
-            new_meta["finalizers"] = finalizers
-        else:
-            new_meta.pop("finalizers", None)
-        grace = rt.strategy.grace_period_seconds(obj, options.grace_period_seconds)
-        existing_grace = meta.get("deletionGracePeriodSeconds")
-        if meta.get("deletionTimestamp") and existing_grace is not None:
-            grace = min(grace, int(existing_grace))
-        pending = grace > 0 or bool(finalizers) or rt.strategy.deletion_blocked(new)
-        if not pending:
+        if not begin_deletion(rt, obj, new, options, self.context()):
             if options.dry_run:
                 return DeleteResult(obj, current.raw, deleted=True)
-            try:
-                stored = table.delete(_object_key(obj), expected_rv=current.rv)
-            except (ConflictError, KeyNotFoundError):
-                raise errors.conflict(resource=rt.plural, group=rt.group, name=name) from None
+            stored = table.delete(key, expected_rv=current.rv)
             return DeleteResult(stored.obj, stored.raw, deleted=True)
-        if not meta.get("deletionTimestamp") or grace != existing_grace:
-            when = ctx.now + timedelta(seconds=grace)
-            if not meta.get("deletionTimestamp") and new_meta.get("generation"):
-                # upstream bumps the generation once, when graceful deletion starts
-                new_meta["generation"] = int(new_meta["generation"]) + 1
-            if (meta.get("deletionTimestamp") and grace > 0) or not meta.get("deletionTimestamp"):
-                new_meta["deletionTimestamp"] = format_time(when)
-            new_meta["deletionGracePeriodSeconds"] = grace
-        rt.strategy.prepare_for_delete(new, ctx)
-        if _same(new, obj):
+        if new == obj:
             return DeleteResult(obj, current.raw, deleted=False)
         if options.dry_run:
             return DeleteResult(new, encode(new), deleted=False)
-        if self._finalized(rt, new):
-            stored = table.delete(_object_key(obj), expected_rv=current.rv)
+        if finalized(rt, new):
+            stored = table.delete(key, expected_rv=current.rv)
             return DeleteResult(stored.obj, stored.raw, deleted=True)
-        stored = table.update(_object_key(obj), new, expected_rv=current.rv)
+        stored = table.update(key, new, expected_rv=current.rv)
         return DeleteResult(stored.obj, stored.raw, deleted=False)
 
     def delete_collection(
@@ -579,45 +478,3 @@ def _random_suffix(n: int) -> str:
     import secrets
 
     return "".join(secrets.choice(_NAME_ALPHABET) for _ in range(n))
-
-
-def _drop_empty_maps(meta: Obj) -> None:
-    for key in ("labels", "annotations", "finalizers", "ownerReferences"):
-        if key in meta and not meta[key]:
-            del meta[key]
-
-
-def _finalizer_errors(meta: Obj, old_meta: Obj) -> list[fe.FieldError]:
-    if not old_meta.get("deletionTimestamp"):
-        return []
-    added = sorted(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
-    if not added:
-        return []
-    listing = ", ".join(f'"{f}"' for f in added)
-    return [
-        fe.forbidden(
-            "metadata.finalizers",
-            f"no new finalizers can be added if the object is being deleted, found new "
-            f"finalizers []string{{{listing}}}",
-        )
-    ]
-
-
-def _merge_errors(
-    errs: builtins.list[fe.FieldError], missing: builtins.list[fe.FieldError]
-) -> builtins.list[fe.FieldError]:
-    """The kind's errors plus schema-required fields it did not already report."""
-    if not missing:
-        return errs
-    reported = {e.field for e in errs}
-    return errs + [e for e in missing if e.field not in reported]
-
-
-def _spec_changed(strategy: Any, new: Obj, old: Obj) -> bool:
-    skip = strategy.non_spec_fields
-    keys = (set(new) | set(old)) - skip
-    return any(new.get(k) != old.get(k) for k in keys)
-
-
-def _same(new: Obj, old: Obj) -> bool:
-    return new == old

@@ -196,22 +196,26 @@ class Table:
             raise KeyExistsError(key)
         return self._write("ADDED", key, obj, None)
 
-    def update(self, key: str, obj: dict[str, Any], *, expected_rv: int | None) -> Stored:
-        """Replace an object; ``expected_rv`` (if given) must be the current version."""
+    def check_version(self, key: str, expected_rv: int | None) -> Stored:
+        """The current version of ``key``; ConflictError unless it is ``expected_rv`` (when given).
+
+        The only place in fakeapi that compares resourceVersions.
+        """
         current: Stored | None = self.objects.get(key)
         if current is None:
             raise KeyNotFoundError(key)
         if expected_rv is not None and expected_rv != current.rv:
             raise ConflictError(key)
+        return current
+
+    def update(self, key: str, obj: dict[str, Any], *, expected_rv: int | None) -> Stored:
+        """Replace an object; ``expected_rv`` (if given) must be the current version."""
+        current = self.check_version(key, expected_rv)
         return self._write("MODIFIED", key, obj, current)
 
     def delete(self, key: str, *, expected_rv: int | None) -> Stored:
         """Remove an object; the DELETED event carries its last state with a new RV."""
-        current: Stored | None = self.objects.get(key)
-        if current is None:
-            raise KeyNotFoundError(key)
-        if expected_rv is not None and expected_rv != current.rv:
-            raise ConflictError(key)
+        current = self.check_version(key, expected_rv)
         last = dict(current.obj)
         last["metadata"] = dict(last["metadata"])
         return self._write("DELETED", key, last, current)

@@ -41,9 +41,7 @@ class ResourceClaimTemplateStrategy(Strategy):
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
         namespace = str(as_dict(obj.get("metadata")).get("namespace") or "")
         claim_spec = as_dict(obj.get("spec")).get("spec")
-        errs = admin_access_errors(
-            ctx.namespace_labels, namespace, first_admin_request(claim_spec)
-        )
+        errs = admin_access_errors(ctx.namespace_labels, namespace, first_admin_request(claim_spec))
         return errs + dra.validate_resource_claim_template(obj, gates=ctx.feature_gates)
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:

@@ -1,0 +1,123 @@
+"""Server-owned metadata: what the store sets on create, keeps on update and checks on both.
+
+These are the parts of upstream's ``BeforeCreate``/``BeforeUpdate`` that are the same for every
+kind; the store applies them around the kind's strategy hooks.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from fakeapi import errors
+from fakeapi.registry.strategy import Obj, Strategy
+from fakeapi.resources import ResourceType
+from fakeapi.timefmt import format_time
+from fakeapi.validation import field as fe
+
+__all__ = [
+    "set_namespace",
+    "stamp_new_object",
+    "keep_server_fields",
+    "drop_empty_maps",
+    "finalizer_errors",
+    "spec_changed",
+    "merge_errors",
+]
+
+#: set by the server on create, whatever the client sent
+_CLEARED_ON_CREATE = (
+    "uid",
+    "selfLink",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "generation",
+)
+#: owned by the server after create: an update keeps the stored values
+_KEPT_ON_UPDATE = (
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "generation",
+    "namespace",
+)
+
+
+def set_namespace(rt: ResourceType, meta: Obj, namespace: str | None) -> str | None:
+    """Reconcile the URL's namespace with the body's; returns the object's namespace."""
+    if not rt.namespaced:
+        meta.pop("namespace", None)
+        return None
+    body_ns = meta.get("namespace")
+    if body_ns and namespace and body_ns != namespace:
+        raise errors.bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    ns = namespace or body_ns
+    if not ns:
+        raise errors.bad_request("the namespace of the object must be set")
+    meta["namespace"] = ns
+    return str(ns)
+
+
+def stamp_new_object(strategy: Strategy, meta: Obj, *, now: datetime) -> None:
+    """uid, creationTimestamp and (for kinds that track it) generation 1."""
+    if meta.get("resourceVersion"):
+        raise errors.bad_request("resourceVersion should not be set on objects to be created")
+    for name in _CLEARED_ON_CREATE:
+        meta.pop(name, None)
+    drop_empty_maps(meta)
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = format_time(now)
+    if strategy.tracks_generation:
+        meta["generation"] = 1
+
+
+def keep_server_fields(meta: Obj, old_meta: Obj) -> None:
+    """An update cannot change what the server owns: restore it from the stored object."""
+    for name in _KEPT_ON_UPDATE:
+        if name in old_meta:
+            meta[name] = old_meta[name]
+        else:
+            meta.pop(name, None)
+    meta.pop("selfLink", None)
+    drop_empty_maps(meta)
+
+
+def drop_empty_maps(meta: Obj) -> None:
+    """Go's ``omitempty``: an empty map or list is not stored (so ``kubectl diff`` sees none)."""
+    for key in ("labels", "annotations", "finalizers", "ownerReferences"):
+        if key in meta and not meta[key]:
+            del meta[key]
+
+
+def finalizer_errors(meta: Obj, old_meta: Obj) -> list[fe.FieldError]:
+    """Upstream refuses new finalizers once deletion has started."""
+    if not old_meta.get("deletionTimestamp"):
+        return []
+    added = sorted(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
+    if not added:
+        return []
+    listing = ", ".join(f'"{f}"' for f in added)
+    return [
+        fe.forbidden(
+            "metadata.finalizers",
+            f"no new finalizers can be added if the object is being deleted, found new "
+            f"finalizers []string{{{listing}}}",
+        )
+    ]
+
+
+def spec_changed(strategy: Strategy, new: Obj, old: Obj) -> bool:
+    """Anything outside metadata and status changed (what bumps ``metadata.generation``)."""
+    keys = (set(new) | set(old)) - strategy.non_spec_fields
+    return any(new.get(k) != old.get(k) for k in keys)
+
+
+def merge_errors(errs: list[fe.FieldError], missing: list[fe.FieldError]) -> list[fe.FieldError]:
+    """The kind's errors plus schema-required fields it did not already report."""
+    if not missing:
+        return errs
+    reported = {e.field for e in errs}
+    return errs + [e for e in missing if e.field not in reported]
