@@ -1,7 +1,8 @@
 """A ready registry: every served kind, and the namespaces a fresh cluster always has.
 
-kube-apiserver creates ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease`` at
-start-up; clients (kubectl's default namespace, node leases) rely on them existing.
+kube-apiserver creates ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease`` and
+the priority classes ``system-cluster-critical`` and ``system-node-critical`` at start-up;
+clients (kubectl's default namespace, node leases, critical pods) rely on them existing.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fakeapi.clock import Clock
+from fakeapi.registry.kinds.priorityclass import SYSTEM_PRIORITY_CLASSES
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import Registry
 from fakeapi.resources import default_resources
@@ -31,11 +33,16 @@ def new_registry(
     )
     namespaces = registry.resources.lookup("", "v1", "namespaces")
     assert namespaces is not None
+    options = WriteOptions(field_manager="fakeapi-bootstrap")
     for name in SYSTEM_NAMESPACES:
-        registry.create(
-            namespaces,
-            None,
-            {"metadata": {"name": name}},
-            WriteOptions(field_manager="fakeapi-bootstrap"),
-        )
+        registry.create(namespaces, None, {"metadata": {"name": name}}, options)
+    priority_classes = registry.resources.lookup("scheduling.k8s.io", "v1", "priorityclasses")
+    if priority_classes is not None:
+        for name, value in SYSTEM_PRIORITY_CLASSES.items():
+            body = {
+                "metadata": {"name": name},
+                "value": value,
+                "description": "Used for system critical pods that must run in the cluster.",
+            }
+            registry.create(priority_classes, None, body, options)
     return registry

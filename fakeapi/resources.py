@@ -96,7 +96,7 @@ class ResourceTable:
 
 def default_resources() -> ResourceTable:
     """Every kind fakeapi serves, core first (the order of discovery and OpenAPI)."""
-    from fakeapi.models import coordination, core, events, pod, scheduling
+    from fakeapi.models import coordination, core, events, pod, priority, scheduling
     from fakeapi.models.device_class import DeviceClass
     from fakeapi.models.device_taint_rule import DeviceTaintRule
     from fakeapi.models.resource_claim import ResourceClaim, ResourceClaimTemplate
@@ -111,189 +111,61 @@ def default_resources() -> ResourceTable:
     from fakeapi.registry.kinds.node import NodeStrategy
     from fakeapi.registry.kinds.pod import PodStrategy
     from fakeapi.registry.kinds.podgroup import PodGroupStrategy
+    from fakeapi.registry.kinds.priorityclass import PriorityClassStrategy
     from fakeapi.registry.kinds.resourceclaim import ResourceClaimStrategy
     from fakeapi.registry.kinds.resourceclaimtemplate import ResourceClaimTemplateStrategy
     from fakeapi.registry.kinds.resourcepool import ResourcePoolStrategy
     from fakeapi.registry.kinds.resourceslice import ResourceSliceStrategy
     from fakeapi.registry.kinds.workload import WorkloadStrategy
 
-    core_v1 = "io.k8s.api.core.v1"
-    resource_v1 = "io.k8s.api.resource.v1"
-    resource_v1beta2 = "io.k8s.api.resource.v1beta2"
-    scheduling_v1alpha1 = "io.k8s.api.scheduling.v1alpha1"
-    return ResourceTable(
-        [
-            ResourceType(
-                "",
-                "v1",
-                "Namespace",
-                "namespaces",
-                False,
-                core.Namespace,
-                NamespaceStrategy(),
-                ("status",),
-                ("ns",),
-                openapi_prefix=core_v1,
-            ),
-            ResourceType(
-                "",
-                "v1",
-                "Node",
-                "nodes",
-                False,
-                core.Node,
-                NodeStrategy(),
-                ("status",),
-                ("no",),
-                openapi_prefix=core_v1,
-            ),
-            ResourceType(
-                "",
-                "v1",
-                "Pod",
-                "pods",
-                True,
-                pod.Pod,
-                PodStrategy(),
-                ("status", "binding"),
-                ("po",),
-                ("all",),
-                delete_returns_object=True,
-                openapi_prefix=core_v1,
-            ),
-            ResourceType(
-                "",
-                "v1",
-                "Event",
-                "events",
-                True,
-                core.Event,
-                CoreEventStrategy(),
-                (),
-                ("ev",),
-                openapi_prefix=core_v1,
-            ),
-            ResourceType(
-                "",
-                "v1",
-                "ConfigMap",
-                "configmaps",
-                True,
-                core.ConfigMap,
-                ConfigMapStrategy(),
-                (),
-                ("cm",),
-                openapi_prefix=core_v1,
-            ),
-            ResourceType(
-                "events.k8s.io",
-                "v1",
-                "Event",
-                "events",
-                True,
-                events.Event,
-                EventsEventStrategy(),
-                (),
-                ("ev",),
-                openapi_prefix="io.k8s.api.events.v1",
-            ),
-            ResourceType(
-                "coordination.k8s.io",
-                "v1",
-                "Lease",
-                "leases",
-                True,
-                coordination.Lease,
-                LeaseStrategy(),
-                openapi_prefix="io.k8s.api.coordination.v1",
-            ),
-            ResourceType(
-                "resource.k8s.io",
-                "v1",
-                "DeviceClass",
-                "deviceclasses",
-                False,
-                DeviceClass,
-                DeviceClassStrategy(),
-                delete_returns_object=True,
-                openapi_prefix=resource_v1,
-            ),
-            ResourceType(
-                "resource.k8s.io",
-                "v1",
-                "ResourceClaim",
-                "resourceclaims",
-                True,
-                ResourceClaim,
-                ResourceClaimStrategy(),
-                ("status",),
-                delete_returns_object=True,
-                openapi_prefix=resource_v1,
-            ),
-            ResourceType(
-                "resource.k8s.io",
-                "v1",
-                "ResourceClaimTemplate",
-                "resourceclaimtemplates",
-                True,
-                ResourceClaimTemplate,
-                ResourceClaimTemplateStrategy(),
-                delete_returns_object=True,
-                openapi_prefix=resource_v1,
-            ),
-            ResourceType(
-                "resource.k8s.io",
-                "v1",
-                "ResourceSlice",
-                "resourceslices",
-                False,
-                ResourceSlice,
-                ResourceSliceStrategy(),
-                delete_returns_object=True,
-                openapi_prefix=resource_v1,
-            ),
-            ResourceType(
-                "resource.k8s.io",
-                "v1beta2",
-                "DeviceTaintRule",
-                "devicetaintrules",
-                False,
-                DeviceTaintRule,
-                DeviceTaintRuleStrategy(),
-                ("status",),
-                openapi_prefix=resource_v1beta2,
-            ),
-            ResourceType(
-                "resource.k8s.io",
-                "v1beta2",
-                "ResourcePool",
-                "resourcepools",
-                False,
-                ResourcePool,
-                ResourcePoolStrategy(),
-                ("status",),
-                openapi_prefix=resource_v1beta2,
-            ),
-            ResourceType(
-                "scheduling.k8s.io",
-                "v1alpha1",
-                "Workload",
-                "workloads",
-                True,
-                scheduling.Workload,
-                WorkloadStrategy(),
-                openapi_prefix=scheduling_v1alpha1,
-            ),
-            ResourceType(
-                "scheduling.k8s.io",
-                "v1alpha1",
-                "PodGroup",
-                "podgroups",
-                True,
-                scheduling.PodGroup,
-                PodGroupStrategy(),
-                ("status",),
-                openapi_prefix=scheduling_v1alpha1,
-            ),
-        ]
-    )
+    core_v1, resource, scheduling_k8s = "io.k8s.api.core.v1", "resource.k8s.io", "scheduling.k8s.io"
+    # DELETE answers with the object for the kinds whose upstream OpenAPI says so
+    # (delete_returns_object), with a Status otherwise.
+    # fmt: off
+    return ResourceTable([
+        ResourceType("", "v1", "Namespace", "namespaces", False, core.Namespace,
+                     NamespaceStrategy(), subresources=("status", "finalize"),
+                     short_names=("ns",), openapi_prefix=core_v1),
+        ResourceType("", "v1", "Node", "nodes", False, core.Node, NodeStrategy(),
+                     subresources=("status",), short_names=("no",), openapi_prefix=core_v1),
+        ResourceType("", "v1", "Pod", "pods", True, pod.Pod, PodStrategy(),
+                     subresources=("status", "binding"), short_names=("po",),
+                     categories=("all",), delete_returns_object=True, openapi_prefix=core_v1),
+        ResourceType("", "v1", "Event", "events", True, core.Event, CoreEventStrategy(),
+                     short_names=("ev",), openapi_prefix=core_v1),
+        ResourceType("", "v1", "ConfigMap", "configmaps", True, core.ConfigMap,
+                     ConfigMapStrategy(), short_names=("cm",), openapi_prefix=core_v1),
+        ResourceType("events.k8s.io", "v1", "Event", "events", True, events.Event,
+                     EventsEventStrategy(), short_names=("ev",),
+                     openapi_prefix="io.k8s.api.events.v1"),
+        ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True, coordination.Lease,
+                     LeaseStrategy(), openapi_prefix="io.k8s.api.coordination.v1"),
+        ResourceType(resource, "v1", "DeviceClass", "deviceclasses", False, DeviceClass,
+                     DeviceClassStrategy(), delete_returns_object=True,
+                     openapi_prefix="io.k8s.api.resource.v1"),
+        ResourceType(resource, "v1", "ResourceClaim", "resourceclaims", True, ResourceClaim,
+                     ResourceClaimStrategy(), subresources=("status",),
+                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
+        ResourceType(resource, "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True,
+                     ResourceClaimTemplate, ResourceClaimTemplateStrategy(),
+                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
+        ResourceType(resource, "v1", "ResourceSlice", "resourceslices", False, ResourceSlice,
+                     ResourceSliceStrategy(), delete_returns_object=True,
+                     openapi_prefix="io.k8s.api.resource.v1"),
+        ResourceType(resource, "v1beta2", "DeviceTaintRule", "devicetaintrules", False,
+                     DeviceTaintRule, DeviceTaintRuleStrategy(), subresources=("status",),
+                     openapi_prefix="io.k8s.api.resource.v1beta2"),
+        ResourceType(resource, "v1beta2", "ResourcePool", "resourcepools", False, ResourcePool,
+                     ResourcePoolStrategy(), subresources=("status",),
+                     openapi_prefix="io.k8s.api.resource.v1beta2"),
+        ResourceType(scheduling_k8s, "v1", "PriorityClass", "priorityclasses", False,
+                     priority.PriorityClass, PriorityClassStrategy(), short_names=("pc",),
+                     openapi_prefix="io.k8s.api.scheduling.v1"),
+        ResourceType(scheduling_k8s, "v1alpha1", "Workload", "workloads", True,
+                     scheduling.Workload, WorkloadStrategy(),
+                     openapi_prefix="io.k8s.api.scheduling.v1alpha1"),
+        ResourceType(scheduling_k8s, "v1alpha1", "PodGroup", "podgroups", True,
+                     scheduling.PodGroup, PodGroupStrategy(), subresources=("status",),
+                     openapi_prefix="io.k8s.api.scheduling.v1alpha1"),
+    ])
+    # fmt: on

@@ -131,9 +131,15 @@ def _module_docs(path: str) -> dict[str, dict[str, str]]:
                 and isinstance(following.value, ast.Constant)
                 and isinstance(following.value.value, str)
             ):
-                fields[stmt.target.id] = inspect.cleandoc(following.value.value)
+                fields[stmt.target.id] = _paragraphs(following.value.value)
         out[node.name] = fields
     return out
+
+
+def _paragraphs(docstring: str) -> str:
+    """A docstring as description text: wrapped lines joined, blank-line paragraphs kept."""
+    paragraphs = inspect.cleandoc(docstring).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
 def _doc(model: type[BaseModel]) -> str:
