@@ -1,8 +1,7 @@
 """Fixtures for the client tests: a tiny served kind, a registry, and a client per transport.
 
-``Widget`` (namespaced, status subresource, a ``paint`` POST subresource, a field label and a
-validation rule) and ``Gadget`` (cluster-scoped, no status) exercise everything the client does
-without depending on the real kinds' strategies. Test modules describe them on the client side
+``Widget`` and ``Gadget`` (``fixtures.testkinds``) exercise everything the client does without
+depending on the real kinds' strategies. Test modules describe them on the client side
 with their own ``Resource`` values (pytest's importlib mode keeps conftest unimportable). The
 ``client`` fixture is parametrized over both transports, so a test that uses it pins behaviour
 that must be identical in-process and over HTTP.
@@ -19,87 +18,11 @@ import pytest
 from fakeapi.client import Client, HttpTransport
 from fakeapi.client.inprocess import InProcessTransport
 from fakeapi.clock import FakeClock
-from fakeapi.models.base import K8sModel
-from fakeapi.models.meta import ObjectMeta
 from fakeapi.registry.store import Registry
-from fakeapi.registry.strategy import Strategy, WriteContext
-from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.runner import ApiServer
 from fakeapi.storage.memory import Storage
-from fakeapi.validation import field as fe
-
-GROUP = "example.fakeapi.dev"
-
-
-class WidgetSpec(K8sModel):
-    size: int | None = None
-    """How big the widget is."""
-    color: str | None = None
-    """The widget's colour."""
-
-
-class WidgetStatus(K8sModel):
-    phase: str | None = None
-    """Where the widget is in its life."""
-
-
-class Widget(K8sModel):
-    api_version: str | None = None
-    """API version."""
-    kind: str | None = None
-    """Kind."""
-    metadata: ObjectMeta | None = None
-    """Standard metadata."""
-    spec: WidgetSpec | None = None
-    """What the widget should be."""
-    status: WidgetStatus | None = None
-    """What the widget is."""
-
-
-class WidgetStrategy(Strategy):
-    status_subresource = True
-    tracks_generation = True
-    field_labels = ("spec.color",)
-
-    def validate(self, obj: dict[str, Any], ctx: WriteContext) -> list[fe.FieldError]:
-        size = (obj.get("spec") or {}).get("size")
-        if size is not None and size < 0:
-            return [fe.invalid("spec.size", size, "must be greater than or equal to 0")]
-        return []
-
-    def selectable_fields(self, obj: dict[str, Any]) -> dict[str, str]:
-        return {"spec.color": (obj.get("spec") or {}).get("color") or ""}
-
-    def apply_subresource(
-        self, name: str, current: dict[str, Any], body: dict[str, Any], ctx: WriteContext
-    ) -> dict[str, Any]:
-        current.setdefault("spec", {})["color"] = body["color"]
-        return current
-
-
-class GadgetSpec(K8sModel):
-    note: str | None = None
-    """Free text."""
-
-
-class Gadget(K8sModel):
-    api_version: str | None = None
-    """API version."""
-    kind: str | None = None
-    """Kind."""
-    metadata: ObjectMeta | None = None
-    """Standard metadata."""
-    spec: GadgetSpec | None = None
-    """Free text."""
-
-
-def widget_table() -> ResourceTable:
-    return ResourceTable([
-        ResourceType(GROUP, "v1", "Widget", "widgets", True, Widget, WidgetStrategy(),
-                     ("status", "paint")),
-        ResourceType(GROUP, "v1", "Gadget", "gadgets", False, Gadget, Strategy()),
-    ])
+from fixtures.testkinds import widget_table
 
 
 def _make_registry(*, history_size: int = 1000, watch_queue: int = 1000) -> Registry:

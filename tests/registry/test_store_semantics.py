@@ -1,8 +1,9 @@
 """The generic store's write semantics, pinned on a small test kind.
 
-The kind (``Widget``) has a spec, a status subresource and generation tracking, which is all the
-store's kind-independent behaviour needs: server-set metadata, optimistic concurrency, the
-main/status split, finalizers, paging over consistent snapshots and watch transitions.
+The kind (``fixtures.testkinds.Widget``) has a spec, a status subresource and generation
+tracking, which is all the store's kind-independent behaviour needs: server-set metadata,
+optimistic concurrency, the main/status split, finalizers, paging over consistent snapshots and
+watch transitions.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ import pytest
 
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.models.base import K8sModel
-from fakeapi.models.meta import ObjectMeta
 from fakeapi.registry.options import (
     DeleteOptions,
     ListOptions,
@@ -23,63 +22,11 @@ from fakeapi.registry.options import (
     WriteOptions,
 )
 from fakeapi.registry.store import Registry
-from fakeapi.registry.strategy import Strategy
-from fakeapi.resources import ResourceTable, ResourceType
+from fakeapi.resources import ResourceTable
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.storage.memory import Storage
-from fakeapi.validation import field as fe
+from fixtures.testkinds import WIDGETS
 
-
-class WidgetSpec(K8sModel):
-    size: int | None = None
-    """How big."""
-    color: str | None = None
-    """Which colour."""
-
-
-class WidgetStatus(K8sModel):
-    phase: str | None = None
-    """Where it is."""
-
-
-class Widget(K8sModel):
-    api_version: str | None = None
-    """API version."""
-    kind: str | None = None
-    """Kind."""
-    metadata: ObjectMeta | None = None
-    """Metadata."""
-    spec: WidgetSpec | None = None
-    """Spec."""
-    status: WidgetStatus | None = None
-    """Status."""
-
-
-class WidgetStrategy(Strategy):
-    status_subresource = True
-    tracks_generation = True
-    field_labels = ("spec.color",)
-
-    def validate(self, obj: dict[str, Any], ctx: Any) -> list[fe.FieldError]:
-        size = (obj.get("spec") or {}).get("size")
-        if size is not None and size < 0:
-            return [fe.invalid("spec.size", size, "must be greater than or equal to 0")]
-        return []
-
-    def selectable_fields(self, obj: dict[str, Any]) -> dict[str, str]:
-        return {"spec.color": (obj.get("spec") or {}).get("color") or ""}
-
-
-WIDGETS = ResourceType(
-    group="example.fakeapi.dev",
-    version="v1",
-    kind="Widget",
-    plural="widgets",
-    namespaced=True,
-    model=Widget,
-    strategy=WidgetStrategy(),
-    subresources=("status",),
-)
 W = WriteOptions()
 
 
