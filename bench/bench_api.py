@@ -268,8 +268,9 @@ async def main_async(args: argparse.Namespace) -> None:
     )
     print(f"create                    : {create:10.0f} req/s  ratio {create / baseline:5.2f}")
     print(
-        f"watch delivery            : {watch_rate:10.0f} events/s to {args.watchers} watchers "
-        f"({args.events} events each); complete and in order: {complete}"
+        f"watch delivery            : {watch_rate:10.0f} events/s  ratio "
+        f"{watch_rate / baseline:5.2f}  ({args.watchers} watchers x {args.events} events; "
+        f"complete and in order: {complete})"
     )
 
 

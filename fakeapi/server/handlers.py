@@ -7,6 +7,7 @@ them, so reads never re-serialise objects.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -56,6 +57,10 @@ class ResourceHandlers:
     def __init__(self, *, registry: Registry, watch: WatchSettings | None = None) -> None:
         self.registry = registry
         self.resources: ResourceTable = registry.resources
+        # URL → target depends only on the (immutable) resource table: cache recent paths
+        self._resolve = functools.lru_cache(maxsize=4096)(
+            functools.partial(resolve, self.resources)
+        )
         self.watch_settings = watch or WatchSettings()
 
     async def core(self, request: web.Request) -> web.StreamResponse:
@@ -68,7 +73,7 @@ class ResourceHandlers:
     async def _dispatch(
         self, request: web.Request, group: str, version: str, tail: str
     ) -> web.StreamResponse:
-        target = resolve(self.resources, group, version, tail)
+        target = self._resolve(group, version, tail)
         if target is None:
             raise _not_found_url()
         method = request.method
