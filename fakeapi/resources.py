@@ -13,6 +13,8 @@ from pydantic import BaseModel
 
 from fakeapi.registry.strategy import Strategy
 from fakeapi.schema import SchemaNode, schema_for
+from fakeapi.storage.memory import Storage, Table
+from fakeapi.storage.view import ConvertedTable, Converter
 
 __all__ = ["ResourceType", "ResourceTable"]
 
@@ -36,8 +38,10 @@ class ResourceType:
     delete_returns_object: bool = False
     #: the upstream OpenAPI schema name prefix, e.g. ``io.k8s.api.core.v1``
     openapi_prefix: str = ""
-    #: verbs not served (e.g. a kind written only by a controller still lists them)
     singular: str = field(default="")
+    #: served from another resource's storage (``stored_in`` is its key) through ``converter``
+    stored_in: str = ""
+    converter: Converter | None = None
 
     @property
     def api_version(self) -> str:
@@ -64,6 +68,12 @@ class ResourceType:
     def key(self) -> str:
         """Storage key of the resource: ``resourceclaims.resource.k8s.io`` (group-qualified)."""
         return self.qualified_plural
+
+    def table(self, storage: Storage) -> Table | ConvertedTable:
+        """Where this resource's objects live in ``storage`` (converted if stored elsewhere)."""
+        if self.converter is None:
+            return storage.table(self.key)
+        return storage.view(self.key, stored_in=self.stored_in, converter=self.converter)
 
 
 class ResourceTable:
@@ -105,7 +115,11 @@ def default_resources() -> ResourceTable:
     from fakeapi.registry.kinds.configmap import ConfigMapStrategy
     from fakeapi.registry.kinds.deviceclass import DeviceClassStrategy
     from fakeapi.registry.kinds.devicetaintrule import DeviceTaintRuleStrategy
-    from fakeapi.registry.kinds.event import CoreEventStrategy, EventsEventStrategy
+    from fakeapi.registry.kinds.event import (
+        CoreEventStrategy,
+        EventsEventStrategy,
+        EventsV1Conversion,
+    )
     from fakeapi.registry.kinds.lease import LeaseStrategy
     from fakeapi.registry.kinds.namespace import NamespaceStrategy
     from fakeapi.registry.kinds.node import NodeStrategy
@@ -137,7 +151,8 @@ def default_resources() -> ResourceTable:
                      ConfigMapStrategy(), short_names=("cm",), openapi_prefix=core_v1),
         ResourceType("events.k8s.io", "v1", "Event", "events", True, events.Event,
                      EventsEventStrategy(), short_names=("ev",),
-                     openapi_prefix="io.k8s.api.events.v1"),
+                     openapi_prefix="io.k8s.api.events.v1",
+                     stored_in="events", converter=EventsV1Conversion()),
         ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True, coordination.Lease,
                      LeaseStrategy(), openapi_prefix="io.k8s.api.coordination.v1"),
         ResourceType(resource, "v1", "DeviceClass", "deviceclasses", False, DeviceClass,

@@ -75,7 +75,7 @@ def list_objects(
     storage: Storage, rt: ResourceType, namespace: str | None, options: ListOptions
 ) -> ListResult:
     predicate = build_predicate(rt, options.label_selector, options.field_selector)
-    table = storage.table(rt.key)
+    table = rt.table(storage)
     prefix, upper = key_range(namespace)
     current_rv = storage.rv
     after: str | None = None

@@ -112,7 +112,7 @@ class Registry:
     def _namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
         if self._namespaces is None:
             return None
-        stored = self.storage.table(self._namespaces.key).get(namespace)
+        stored = self._namespaces.table(self.storage).get(namespace)
         if stored is None:
             return None
         labels: Mapping[str, str] = stored.obj["metadata"].get("labels") or {}
@@ -132,7 +132,7 @@ class Registry:
     def _check_namespace(self, rt: ResourceType, namespace: str, name: str) -> None:
         if self._namespaces is None:
             return
-        ns = self.storage.table(self._namespaces.key).get(namespace)
+        ns = self._namespaces.table(self.storage).get(namespace)
         if ns is None:
             raise errors.not_found(resource="namespaces", group="", name=namespace)
         if ns.obj["metadata"].get("deletionTimestamp"):
@@ -155,7 +155,7 @@ class Registry:
 
     # --- reads -------------------------------------------------------------------------------
     def get(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
-        stored = self.storage.table(rt.key).get(_key(self._namespace_of(rt, namespace), name))
+        stored = rt.table(self.storage).get(_key(self._namespace_of(rt, namespace), name))
         if stored is None:
             raise self._not_found(rt, name)
         return stored
@@ -215,7 +215,7 @@ class Registry:
             now=meta["creationTimestamp"],
             subresource="",
         )
-        table = self.storage.table(rt.key)
+        table = rt.table(self.storage)
         if options.dry_run:
             if table.get(_key(ns, name)) is not None:
                 raise errors.already_exists(resource=rt.plural, group=rt.group, name=name)
@@ -259,7 +259,7 @@ class Registry:
                 "the namespace of the provided object does not match the namespace sent on the "
                 "request"
             )
-        current = self.storage.table(rt.key).get(_key(ns, name))
+        current = rt.table(self.storage).get(_key(ns, name))
         if current is None:
             if rt.strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)
@@ -331,7 +331,7 @@ class Registry:
             if not precondition.isdigit():
                 raise errors.bad_request(f"invalid resourceVersion: {precondition!r}")
             try:
-                self.storage.table(rt.key).check_version(_object_key(old), int(precondition))
+                rt.table(self.storage).check_version(_object_key(old), int(precondition))
             except ConflictError:
                 raise errors.conflict(resource=rt.plural, group=rt.group, name=name) from None
         ctx = self.context(subresource=subresource, options=options)
@@ -390,7 +390,7 @@ class Registry:
             now=format_time(ctx.now),
             subresource=subresource,
         )
-        table = self.storage.table(rt.key)
+        table = rt.table(self.storage)
         key = _object_key(new)
         if finalized(rt, new):
             if options.dry_run:
@@ -429,7 +429,7 @@ class Registry:
     def delete(
         self, rt: ResourceType, namespace: str | None, name: str, options: DeleteOptions
     ) -> DeleteResult:
-        table = self.storage.table(rt.key)
+        table = rt.table(self.storage)
         current = self.get(rt, namespace, name)
         obj = current.obj
         key = _object_key(obj)

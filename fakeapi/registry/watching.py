@@ -41,7 +41,7 @@ def open_watch(
     storage: Storage, rt: ResourceType, namespace: str | None, options: WatchOptions
 ) -> Watcher:
     predicate = build_predicate(rt, options.label_selector, options.field_selector)
-    table = storage.table(rt.key)
+    table = rt.table(storage)
     prefix, upper = key_range(namespace)
     rv_text = options.resource_version
     initial = options.send_initial_events

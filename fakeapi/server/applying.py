@@ -52,7 +52,7 @@ def server_side_apply(
         )
     config.setdefault("metadata", {})["name"] = target.name
     now = format_time(registry.clock.now())
-    table = registry.storage.table(rt.key)
+    table = rt.table(registry.storage)
     key = f"{target.namespace}/{target.name}" if rt.namespaced else target.name
     current = table.get(key)
     if current is None:

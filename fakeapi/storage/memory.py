@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from sortedcontainers import SortedDict
 
 from fakeapi.storage.events import Event, EventType, Stored, encode
 from fakeapi.storage.watch import Predicate, Watcher
+
+if TYPE_CHECKING:
+    from fakeapi.storage.view import ConvertedTable, Converter
 
 __all__ = [
     "Storage",
@@ -81,12 +84,22 @@ class Storage:
         self.history_size = history_size
         self.watch_queue = watch_queue
         self._tables: dict[str, Table] = {}
+        self._views: dict[str, ConvertedTable] = {}
 
     def table(self, resource: str) -> Table:
         table = self._tables.get(resource)
         if table is None:
             table = self._tables[resource] = Table(self, resource)
         return table
+
+    def view(self, resource: str, *, stored_in: str, converter: Converter) -> ConvertedTable:
+        """``resource`` served from the table of ``stored_in`` through ``converter``."""
+        view = self._views.get(resource)
+        if view is None:
+            from fakeapi.storage.view import ConvertedTable
+
+            view = self._views[resource] = ConvertedTable(self.table(stored_in), converter)
+        return view
 
     def next_rv(self) -> int:
         self.rv += 1
@@ -248,12 +261,20 @@ class Table:
             del self._history_rvs[:drop]
 
     # --- watch -------------------------------------------------------------------------------
-    def watch(self, *, prefix: str, predicate: Predicate | None) -> Watcher:
+    def watch(
+        self,
+        *,
+        prefix: str,
+        predicate: Predicate | None,
+        convert: Callable[[Event], Event] | None = None,
+    ) -> Watcher:
+        """A watcher of this table's changes from now on (``convert`` reshapes each event)."""
         watcher = Watcher(
             prefix=prefix,
             predicate=predicate,
             max_queue=self.storage.watch_queue,
             detach=self.watchers.discard,
+            convert=convert,
         )
         self.watchers.add(watcher)
         return watcher

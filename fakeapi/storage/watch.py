@@ -36,6 +36,7 @@ class Watcher:
     """One watch on one resource, optionally limited to a key prefix and a predicate."""
 
     __slots__ = (
+        "_convert",
         "_detach",
         "_wakeup",
         "closed",
@@ -53,6 +54,7 @@ class Watcher:
         predicate: Predicate | None,
         max_queue: int,
         detach: Callable[[Watcher], None],
+        convert: Callable[[Event], Event] | None = None,
     ) -> None:
         self.prefix = prefix
         self.predicate = predicate
@@ -62,11 +64,15 @@ class Watcher:
         self.overflowed = False
         self._wakeup = asyncio.Event()
         self._detach = detach
+        #: reshapes events of a resource served from another resource's table
+        self._convert = convert
 
     def offer(self, event: Event) -> None:
         """Filter ``event`` and queue what this watcher must see (called by writers)."""
         if self.closed or (self.prefix and not event.key.startswith(self.prefix)):
             return
+        if self._convert is not None:
+            event = self._convert(event)
         pred = self.predicate
         if pred is None:
             self._push((event.type, event.obj, event.raw))

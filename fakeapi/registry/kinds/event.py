@@ -5,6 +5,10 @@ printer follows upstream's: Last Seen prefers the series' last observation, then
 then the first time seen; Object is ``<kind lowercased>/<name>``; Count is 1 for singleton events
 written through the new API. ``kubectl describe`` finds an object's events with the
 ``involvedObject.*`` field selectors, so all of upstream's event field labels are served.
+
+Both APIs serve the same objects, as upstream does: events.k8s.io/v1 Events are stored as core
+Events and converted on the way in and out (:class:`EventsV1Conversion`), so an event a
+controller records through either API shows in ``kubectl describe`` and in both watches.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from fakeapi.registry.kinds.common import as_dict, dig, since_cell, text
 from fakeapi.registry.strategy import Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, invalid
 
-__all__ = ["CoreEventStrategy", "EventsEventStrategy"]
+__all__ = ["CoreEventStrategy", "EventsEventStrategy", "EventsV1Conversion"]
 
 _INVOLVED = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
 
@@ -169,3 +173,35 @@ class EventsEventStrategy(Strategy):
         fields["reportingController"] = text(obj.get("reportingController"))
         fields["type"] = text(obj.get("type"))
         return fields
+
+
+# events.k8s.io/v1 field -> core/v1 field; the rest (metadata, reason, type, action, eventTime,
+# series, related, reportingInstance) has the same name in both
+_EVENTS_V1_TO_CORE = {
+    "regarding": "involvedObject",
+    "note": "message",
+    "reportingController": "reportingComponent",
+    "deprecatedSource": "source",
+    "deprecatedFirstTimestamp": "firstTimestamp",
+    "deprecatedLastTimestamp": "lastTimestamp",
+    "deprecatedCount": "count",
+}
+_CORE_TO_EVENTS_V1 = {core: v1 for v1, core in _EVENTS_V1_TO_CORE.items()}
+
+
+def _renamed(obj: Obj, names: dict[str, str], api_version: str) -> Obj:
+    out: Obj = {"apiVersion": api_version, "kind": "Event"}
+    for key, value in obj.items():
+        if key not in ("apiVersion", "kind"):
+            out[names.get(key, key)] = value
+    return out
+
+
+class EventsV1Conversion:
+    """events.k8s.io/v1 Event <-> core/v1 Event (the stored shape), field by field."""
+
+    def to_storage(self, obj: Obj) -> Obj:
+        return _renamed(obj, _EVENTS_V1_TO_CORE, "v1")
+
+    def from_storage(self, obj: Obj) -> Obj:
+        return _renamed(obj, _CORE_TO_EVENTS_V1, "events.k8s.io/v1")

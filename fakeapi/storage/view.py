@@ -1,0 +1,100 @@
+"""A resource stored in another resource's table, read and written in its own shape.
+
+Upstream keeps one copy of an object however many API versions or groups serve it and converts
+on the way in and out: ``events.k8s.io/v1`` Events and core ``v1`` Events are the same objects.
+:class:`ConvertedTable` does that for fakeapi: it offers the :class:`~fakeapi.storage.memory.Table`
+interface the registry uses, over the backing resource's table, converting every object that
+passes through. Both shapes share one resourceVersion sequence, one history and one set of
+watchers, so a write through either is seen by both. Conversions of stored versions are cached
+by resourceVersion (each version is immutable and has its own).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from fakeapi.storage.events import Event, Stored, encode
+from fakeapi.storage.memory import Table
+from fakeapi.storage.watch import Predicate, Watcher
+
+__all__ = ["Converter", "ConvertedTable"]
+
+_CACHE_SIZE = 4096
+
+
+class Converter(Protocol):
+    """Maps objects between the stored shape and a served shape (each returns a new dict)."""
+
+    def to_storage(self, obj: dict[str, Any]) -> dict[str, Any]: ...
+
+    def from_storage(self, obj: dict[str, Any]) -> dict[str, Any]: ...
+
+
+class ConvertedTable:
+    """The registry's view of ``base`` in the shape ``converter`` produces."""
+
+    def __init__(self, base: Table, converter: Converter) -> None:
+        self.base = base
+        self.converter = converter
+        self._cache: OrderedDict[int, Stored] = OrderedDict()
+
+    # --- conversion ----------------------------------------------------------------------
+    def _view(self, stored: Stored) -> Stored:
+        cached = self._cache.get(stored.rv)
+        if cached is not None and cached.obj.get("metadata") is stored.obj.get("metadata"):
+            return cached
+        obj = self.converter.from_storage(stored.obj)
+        view = Stored(obj, encode(obj), stored.rv)
+        self._cache[stored.rv] = view
+        if len(self._cache) > _CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return view
+
+    def _view_event(self, event: Event) -> Event:
+        obj = self.converter.from_storage(event.obj)
+        prev = self._view(event.prev) if event.prev is not None else None
+        return Event(event.type, event.key, event.rv, obj, encode(obj), prev)
+
+    # --- reads -----------------------------------------------------------------------------
+    def get(self, key: str) -> Stored | None:
+        stored = self.base.get(key)
+        return None if stored is None else self._view(stored)
+
+    def scan(self, prefix: str, upper: str | None, after: str | None) -> Iterator[Stored]:
+        return map(self._view, self.base.scan(prefix, upper, after))
+
+    def scan_at(
+        self, rv: int, prefix: str, upper: str | None, after: str | None
+    ) -> Iterator[Stored]:
+        return map(self._view, self.base.scan_at(rv, prefix, upper, after))
+
+    def count_after(self, prefix: str, upper: str | None, after: str) -> int:
+        return self.base.count_after(prefix, upper, after)
+
+    def count_at(self, rv: int, prefix: str, upper: str | None, after: str) -> int:
+        return self.base.count_at(rv, prefix, upper, after)
+
+    key_of = staticmethod(Table.key_of)
+
+    def events_since(self, rv: int) -> list[Event]:
+        return [self._view_event(e) for e in self.base.events_since(rv)]
+
+    def check_version(self, key: str, expected_rv: int | None) -> Stored:
+        return self._view(self.base.check_version(key, expected_rv))
+
+    # --- writes ----------------------------------------------------------------------------
+    def create(self, key: str, obj: dict[str, Any]) -> Stored:
+        return self._view(self.base.create(key, self.converter.to_storage(obj)))
+
+    def update(self, key: str, obj: dict[str, Any], *, expected_rv: int | None) -> Stored:
+        stored = self.base.update(key, self.converter.to_storage(obj), expected_rv=expected_rv)
+        return self._view(stored)
+
+    def delete(self, key: str, *, expected_rv: int | None) -> Stored:
+        return self._view(self.base.delete(key, expected_rv=expected_rv))
+
+    # --- watch -----------------------------------------------------------------------------
+    def watch(self, *, prefix: str, predicate: Predicate | None) -> Watcher:
+        return self.base.watch(prefix=prefix, predicate=predicate, convert=self._view_event)
