@@ -50,6 +50,9 @@ class SchemaNode:
     enum: tuple[Any, ...] = ()
     #: object: the model it was compiled from (names the OpenAPI schema)
     model: type[BaseModel] | None = None
+    #: scalar: the value the API assumes when the field is absent (None: no default). Server-side
+    #: apply fills a map-list key field from it when building an item's key.
+    default: Any = None
 
     def child(self, name: str) -> SchemaNode | None:
         """The node of property ``name`` (objects) or of any value (maps); None if unknown."""
@@ -90,6 +93,8 @@ def schema_for(model: type[BaseModel]) -> SchemaNode:
         description = info.description or docs.get(name, "")
         if description:
             child = _with_description(child, description)
+        if child.kind == "scalar" and _is_plain_scalar(info.default):
+            child.default = info.default  # scalar nodes are built per field, never shared
         node.properties[wire] = child
         if info.is_required():
             required.append(wire)
@@ -145,6 +150,11 @@ def _paragraphs(docstring: str) -> str:
 def _doc(model: type[BaseModel]) -> str:
     doc = model.__doc__ or ""
     return "" if doc.startswith("!!!") or "BaseModel" in doc else " ".join(doc.split())
+
+
+def _is_plain_scalar(value: Any) -> bool:
+    """Whether a field default is a JSON scalar worth publishing (not None, not a sentinel)."""
+    return isinstance(value, str | int | float | bool)
 
 
 def _with_description(node: SchemaNode, description: str) -> SchemaNode:

@@ -98,7 +98,9 @@ class ContainerPort(K8sModel):
     """Port exposed on the host; rarely needed."""
     container_port: int
     """Port number on the pod's IP."""
-    protocol: str | None = None
+    # The default reaches the schema: as a key of the ports list, server-side apply keys a port
+    # that omits it as TCP, the same item as the stored (defaulted) port.
+    protocol: str | None = "TCP"
     """UDP, TCP or SCTP. Default TCP."""
     host_ip: str | None = Field(default=None, alias="hostIP")
     """Host IP the host port binds to."""

@@ -15,7 +15,9 @@ Rules that mirror upstream and look surprising: a struct field holding a non-emp
 itself a member (only its leaves are), list items always are, map entries always are, a field set
 to ``null`` or ``{}`` is a member, and an empty granular list contributes nothing. Two empty (or
 null) containers compare as leaves, so ``{}`` versus ``null`` is a modification. Unknown fields
-and free-form JSON are atomic leaves.
+and free-form JSON are atomic leaves. A map-list item that omits a key field takes that field's
+schema default in its key (a port without ``protocol`` is keyed as ``TCP``), and one without a
+default is simply left out of the key; only an item with no key field at all is rejected.
 """
 
 from __future__ import annotations
@@ -82,13 +84,34 @@ def _item_element(node: SchemaNode, shape: Shape, item: Any, where: tuple[str, .
     keys = node.list_meta.map_keys if node.list_meta else ()
     if not isinstance(item, dict):
         raise bad_request(f"{path_string(where)}: associative list item is not an object")
-    fields = {k: item[k] for k in keys if k in item and item[k] is not None}
+    fields: dict[str, Any] = {}
+    for key in keys:
+        value = item.get(key)
+        if value is None:
+            value = _key_default(node, key)
+            if value is None:
+                continue  # an optional key without a default: the key simply lacks it
+        fields[key] = value
     if not fields:
+        quoted = " ".join(f'"{key}"' for key in keys)
         raise bad_request(
-            f"{path_string(where)}: associative list with keys has an element that omits key "
-            f'field "{keys[0]}" (and doesn\'t have default value)'
+            f"{path_string(where)}: associative list with keys has an element that omits all "
+            f"key fields [{quoted}] (and doesn't have default values for any key fields)"
         )
     return key_element(fields)
+
+
+def _key_default(node: SchemaNode, key: str) -> Any:
+    """The schema default of key field ``key`` of a map-list's items (None when it has none).
+
+    The default only identifies the item; it is never written into the object, so an item
+    that omits ``protocol`` is the same item as a stored one that says ``protocol: TCP``.
+    """
+    item_node = node.item
+    if item_node is None:
+        return None
+    sub = item_node.properties.get(key)
+    return sub.default if sub is not None else None
 
 
 def _granular(value: Any, shape: Shape) -> bool:
@@ -294,6 +317,8 @@ def _check_duplicates(config: Any, node: SchemaNode, where: tuple[str, ...]) -> 
                     f"{path_string((element,))}"
                 )
             seen.add(element)
+            if shape == "assoc":  # a new item's own lists are checked too
+                _check_duplicates(item, node.item or _ANY, (*where, element))
     elif shape in ("struct", "map") and isinstance(config, dict):
         for key, value in config.items():
             if isinstance(value, dict | list):

@@ -8,6 +8,7 @@ import pytest
 
 from fakeapi.models.base import K8sModel, atomic_list, map_list
 from fakeapi.models.meta import Condition, ObjectMeta
+from fakeapi.models.pod import Pod
 from fakeapi.patch import (
     ApplyConflict,
     FieldSet,
@@ -396,3 +397,96 @@ def test_duplicate_keys_in_config_are_refused() -> None:
         apply(None, obj({"containers": [{"name": "c"}, {"name": "c"}]}))
     assert caught.value.code == 400
     assert 'duplicate entries for key [name="c"]' in caught.value.message
+
+
+# --- map-list keys with schema defaults (a Pod's container ports) -------------------------------
+
+POD_SCHEMA = schema_for(Pod)
+PORT_80 = 'k:{"containerPort":80,"protocol":"TCP"}'
+PORTS = ("f:spec", "f:containers", 'k:{"name":"c"}', "f:ports")
+
+
+def pod(ports: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": "i", "ports": ports}]}}
+
+
+def apply_pod(live: dict[str, Any] | None, config: dict[str, Any], manager: str = "kubectl",
+              ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    entries = (live or {}).get("metadata", {}).get("managedFields") or []
+    return apply_patch(live=live, config=config, manager=manager, managed_fields=entries,
+                       schema=POD_SCHEMA, force=False, api_version="v1", now=T1)
+
+
+def defaulted(new: dict[str, Any]) -> dict[str, Any]:
+    """``new`` as the Pod strategy stores it: every port gets ``protocol: TCP``."""
+    for port in new["spec"]["containers"][0].get("ports") or []:
+        port.setdefault("protocol", "TCP")
+    return new
+
+
+def ports_of(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    ports: list[dict[str, Any]] = obj["spec"]["containers"][0]["ports"]
+    return ports
+
+
+def test_key_field_default_comes_from_the_model() -> None:
+    node: Any = POD_SCHEMA
+    for step in ("spec", "containers", None, "ports", None):
+        node = node.item if step is None else node.child(step)
+    assert node.child("protocol").default == "TCP"
+    assert node.child("containerPort").default is None
+    assert node.child("name").default is None
+
+
+def test_key_field_left_to_its_default_matches_the_stored_item() -> None:
+    created = defaulted(pod([{"containerPort": 80}]))
+    created["metadata"]["managedFields"] = update_managed_fields(
+        old=None, new=created, manager="kubectl-create", managed_fields=[], schema=POD_SCHEMA,
+        api_version="v1", now=T0)
+    new, fields = apply_pod(created, pod([{"containerPort": 80}]))
+    assert ports_of(new) == [{"containerPort": 80, "protocol": "TCP"}]
+    assert owners(fields, *PORTS, PORT_80) == ["kubectl", "kubectl-create"]
+    assert owners(fields, *PORTS, PORT_80, "f:containerPort") == ["kubectl", "kubectl-create"]
+    assert owners(fields, *PORTS, PORT_80, "f:protocol") == ["kubectl-create"]
+
+
+def test_reapplying_a_port_without_protocol_keeps_one_port() -> None:
+    live, fields = apply_pod(None, pod([{"containerPort": 80}]))
+    assert FieldSet.from_fields_v1(entry(fields, "kubectl")["fieldsV1"]).has((*PORTS, PORT_80))
+    again, fields_again = apply_pod(defaulted(live), pod([{"containerPort": 80, "name": "web"}]))
+    assert ports_of(again) == [{"containerPort": 80, "protocol": "TCP", "name": "web"}]
+    assert owners(fields_again, *PORTS, PORT_80, "f:name") == ["kubectl"]
+
+
+def test_changing_the_port_replaces_the_item_keyed_by_its_default() -> None:
+    live, _ = apply_pod(None, pod([{"containerPort": 80}]))
+    new, fields = apply_pod(defaulted(live), pod([{"containerPort": 8080}]))
+    assert ports_of(new) == [{"containerPort": 8080}]
+    port_8080 = 'k:{"containerPort":8080,"protocol":"TCP"}'
+    assert owners(fields, *PORTS, port_8080) == ["kubectl"]
+    assert owners(fields, *PORTS, PORT_80) == []
+
+
+def test_explicit_protocol_is_a_different_item_from_the_default() -> None:
+    live, _ = apply_pod(None, pod([{"containerPort": 53}]))
+    new, _ = apply_pod(defaulted(live), pod([{"containerPort": 53},
+                                             {"containerPort": 53, "protocol": "UDP"}]))
+    assert ports_of(new) == [{"containerPort": 53, "protocol": "TCP"},
+                             {"containerPort": 53, "protocol": "UDP"}]
+
+
+def test_same_port_spelled_with_and_without_its_default_is_a_duplicate() -> None:
+    with pytest.raises(PatchError) as caught:
+        apply_pod(None, pod([{"containerPort": 80}, {"containerPort": 80, "protocol": "TCP"}]))
+    assert 'duplicate entries for key [containerPort=80,protocol="TCP"]' in caught.value.message
+
+
+def test_item_without_any_key_field_is_refused() -> None:
+    with pytest.raises(PatchError) as caught:
+        apply(None, obj({"containers": [{"image": "i"}]}))
+    assert caught.value.code == 400
+    assert caught.value.message == (
+        ".spec.containers: associative list with keys has an element that omits all key "
+        'fields ["name"] (and doesn\'t have default values for any key fields)'
+    )
