@@ -48,22 +48,16 @@ from fakeapi.registry.store import DeleteResult, Registry
 from fakeapi.resources import ResourceType
 from fakeapi.server import query
 from fakeapi.server.patching import apply_patch_request
+from fakeapi.server.replies import (
+    delete_reply,
+    method_not_allowed,
+    success_status,
+    url_not_found,
+)
 from fakeapi.server.routing import Target
 from fakeapi.storage.watch import Watcher
 
 __all__ = ["InProcessTransport"]
-
-
-def _not_found_url() -> errors.StatusError:
-    return errors.StatusError(
-        404, "NotFound", "the server could not find the requested resource", {}
-    )
-
-
-def _method_not_allowed(method: str) -> errors.StatusError:
-    return errors.method_not_allowed(
-        f"the server does not allow this method on the requested resource ({method})"
-    )
 
 
 def _wire_copy(value: Any) -> Any:
@@ -74,15 +68,6 @@ def _wire_copy(value: Any) -> Any:
 def _decode(raw: bytes) -> Obj:
     obj: Obj = orjson.loads(raw)
     return obj
-
-
-def _success(status: int | None = None, details: dict[str, Any] | None = None) -> Obj:
-    body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
-    if details is not None:
-        body["details"] = details
-    if status is not None:
-        body["code"] = status
-    return body
 
 
 class InProcessTransport:
@@ -100,7 +85,7 @@ class InProcessTransport:
     def _resource(self, resource: Resource) -> ResourceType:
         rt = self.registry.resources.lookup(resource.group, resource.version, resource.plural)
         if rt is None:
-            raise _not_found_url()
+            raise url_not_found()
         return rt
 
     def _object_target(
@@ -109,9 +94,9 @@ class InProcessTransport:
         """The resource of an object URL, refused like the router refuses a bad one."""
         rt = self._resource(resource)
         if not name or (subresource and subresource not in rt.subresources):
-            raise _not_found_url()
+            raise url_not_found()
         if rt.namespaced and not namespace:
-            raise _not_found_url()
+            raise url_not_found()
         return rt
 
     # --- reads -------------------------------------------------------------------------------
@@ -183,7 +168,7 @@ class InProcessTransport:
     ) -> Reply:
         rt = self._resource(resource)
         if rt.namespaced and not namespace:
-            raise _method_not_allowed("POST")
+            raise method_not_allowed("POST")
         options = query.write_options(params.query(), verb="create")
         result = self.registry.create(rt, namespace, _wire_copy(body), options)
         return Reply(_decode(result.raw), list(result.warnings))
@@ -200,7 +185,7 @@ class InProcessTransport:
     ) -> Reply:
         rt = self._object_target(resource, namespace, name, subresource)
         if subresource and subresource != "status":
-            raise _method_not_allowed("PUT")
+            raise method_not_allowed("PUT")
         options = query.write_options(params.query(), verb="update")
         result = self.registry.update(
             rt, namespace, name, _wire_copy(body), options, subresource=subresource
@@ -220,7 +205,7 @@ class InProcessTransport:
     ) -> Reply:
         rt = self._object_target(resource, namespace, name, subresource)
         if subresource and subresource != "status":
-            raise _method_not_allowed("PATCH")
+            raise method_not_allowed("PATCH")
         content_type = PATCH_CONTENT_TYPES.get(patch_type)
         if content_type is None:
             raise errors.unsupported_media_type(str(patch_type))
@@ -274,7 +259,7 @@ class InProcessTransport:
     ) -> Reply:
         rt = self._object_target(resource, namespace, name, subresource)
         if not subresource or subresource == "status":
-            raise _method_not_allowed("POST")
+            raise method_not_allowed("POST")
         if not isinstance(body, dict):
             raise errors.bad_request("the body of the request must be an object")
         self.registry.post_subresource(
@@ -285,20 +270,13 @@ class InProcessTransport:
             _wire_copy(body),
             query.write_options(params.query(), verb="create"),
         )
-        return Reply(_success(201))
+        return Reply(success_status(code=201))
 
     async def close(self) -> None:
         """Nothing to release: the registry belongs to whoever built it."""
 
 
 def _deleted(rt: ResourceType, result: DeleteResult) -> Obj:
-    """What the DELETE handler answers: the object, or a ``Status`` naming what was deleted."""
-    if rt.delete_returns_object or not result.deleted:
-        return _decode(result.raw)
-    meta = result.obj.get("metadata") or {}
-    details: dict[str, Any] = {"name": meta.get("name", "")}
-    if rt.group:
-        details["group"] = rt.group
-    details["kind"] = rt.plural
-    details["uid"] = meta.get("uid", "")
-    return _success(details=details)
+    """What the DELETE handler answers (see ``fakeapi.server.replies.delete_reply``)."""
+    reply = delete_reply(rt, result)
+    return _decode(reply) if isinstance(reply, bytes) else reply

@@ -22,6 +22,12 @@ from fakeapi.server import query as q
 from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
 from fakeapi.server.params import WriteVerb
 from fakeapi.server.patching import APPLY, apply_patch_request
+from fakeapi.server.replies import (
+    delete_reply,
+    method_not_allowed,
+    success_status,
+    url_not_found,
+)
 from fakeapi.server.routing import Target, resolve
 from fakeapi.server.tables import table, wants_table
 from fakeapi.server.watchstream import error_stream, stream_watch
@@ -39,18 +45,6 @@ class WatchSettings:
     def default_timeout(self) -> float:
         # upstream randomises between the minimum and twice the minimum
         return self.min_timeout * (1 + random.random())
-
-
-def _not_found_url() -> errors.StatusError:
-    return errors.StatusError(
-        404, "NotFound", "the server could not find the requested resource", {}
-    )
-
-
-def _method_not_allowed(method: str) -> errors.StatusError:
-    return errors.method_not_allowed(
-        f"the server does not allow this method on the requested resource ({method})"
-    )
 
 
 class ResourceHandlers:
@@ -75,7 +69,7 @@ class ResourceHandlers:
     ) -> web.StreamResponse:
         target = self._resolve(group, version, tail)
         if target is None:
-            raise _not_found_url()
+            raise url_not_found()
         method = request.method
         if target.name is None:
             if method == "GET":
@@ -84,21 +78,21 @@ class ResourceHandlers:
                 return self.list(request, target)
             if method == "POST":
                 if target.resource.namespaced and target.namespace is None:
-                    raise _method_not_allowed(method)
+                    raise method_not_allowed(method)
                 return await self.create(request, target)
             if method == "DELETE":
                 return await self.delete_collection(request, target)
-            raise _method_not_allowed(method)
+            raise method_not_allowed(method)
         if target.watch_path:
             if method != "GET":
-                raise _method_not_allowed(method)
+                raise method_not_allowed(method)
             return await self.watch(request, target)
         if target.resource.namespaced and target.namespace is None:
-            raise _not_found_url()
+            raise url_not_found()
         if target.subresource and target.subresource != "status":
             if method in ("POST", "PUT"):
                 return await self.post_subresource(request, target)
-            raise _method_not_allowed(method)
+            raise method_not_allowed(method)
         if method == "GET":
             return self.get(request, target)
         if method == "PUT":
@@ -107,7 +101,7 @@ class ResourceHandlers:
             return await self.patch(request, target)
         if method == "DELETE" and not target.subresource:
             return await self.delete(request, target)
-        raise _method_not_allowed(method)
+        raise method_not_allowed(method)
 
     # --- reads -------------------------------------------------------------------------------
     def get(self, request: web.Request, target: Target) -> web.Response:
@@ -230,16 +224,7 @@ class ResourceHandlers:
         )
         if request.method == "PUT":  # e.g. namespaces/finalize answers with the object
             return json_bytes_response(result.raw)
-        return json_response(
-            {
-                "kind": "Status",
-                "apiVersion": "v1",
-                "metadata": {},
-                "status": "Success",
-                "code": 201,
-            },
-            status=201,
-        )
+        return json_response(success_status(code=201), status=201)
 
     async def delete(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -249,23 +234,10 @@ class ResourceHandlers:
         return self._deleted(target.resource, result)
 
     def _deleted(self, rt: ResourceType, result: DeleteResult) -> web.Response:
-        if rt.delete_returns_object or not result.deleted:
-            return json_bytes_response(result.raw)
-        meta = result.obj.get("metadata", {})
-        details: dict[str, Any] = {"name": meta.get("name", "")}
-        if rt.group:
-            details["group"] = rt.group
-        details["kind"] = rt.plural
-        details["uid"] = meta.get("uid", "")
-        return json_response(
-            {
-                "kind": "Status",
-                "apiVersion": "v1",
-                "metadata": {},
-                "status": "Success",
-                "details": details,
-            }
-        )
+        reply = delete_reply(rt, result)
+        if isinstance(reply, bytes):
+            return json_bytes_response(reply)
+        return json_response(reply)
 
     async def delete_collection(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource
