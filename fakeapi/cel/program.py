@@ -18,11 +18,13 @@ from .errors import EvalError
 from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS
 from .values import (
     EMPTY_MAP,
+    MISSING,
     DomainMap,
     add,
     compare,
     div,
     equals,
+    map_find,
     mod,
     mul,
     negate,
@@ -87,12 +89,12 @@ def _select(value: object, field: str) -> object:
 
 def _index(value: object, key: object) -> object:
     if isinstance(value, dict):
-        try:
-            return value[key]
-        except (KeyError, TypeError):
+        found = map_find(value, key)
+        if found is MISSING:
             if type(value) is DomainMap:
                 return EMPTY_MAP
-            raise EvalError(f"no such key: {key}") from None
+            raise EvalError(f"no such key: {key}")
+        return found
     if isinstance(value, (list, tuple)):
         if isinstance(key, bool) or not isinstance(key, int):
             if isinstance(key, float) and key.is_integer():
@@ -109,10 +111,7 @@ def _contains(item: object, container: object) -> object:
     if isinstance(container, (list, tuple)):
         return any(equals(item, value) for value in container)
     if isinstance(container, dict):
-        try:
-            return item in container
-        except TypeError:
-            return False
+        return map_find(container, item) is not MISSING
     raise no_overload("@in", item, container)
 
 
@@ -241,15 +240,16 @@ class _Compiler:
     def map_literal(self, node: ast.MapLit, lazy: frozenset[str]) -> Evaluator:
         entries = [(self.build(k, lazy), self.build(v, lazy)) for k, v in node.entries]
 
+        # As in cel-go (not the spec): a repeated key overwrites, and any scalar may be a key.
         def make_map(a: Activation) -> object:
             out: dict[object, object] = {}
             for key_fn, value_fn in entries:
                 key = key_fn(a)
-                if not isinstance(key, (str, int)) or isinstance(key, float):
-                    raise EvalError(f"unsupported key type: {type_name(key)}")
-                if key in out:
-                    raise EvalError(f"Failed with repeated key: {key}")
-                out[key] = value_fn(a)
+                value = value_fn(a)
+                try:
+                    out[key] = value
+                except TypeError:  # unhashable: a list or a map
+                    raise EvalError(f"unsupported key type: {type_name(key)}") from None
             return out
 
         return make_map

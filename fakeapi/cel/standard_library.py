@@ -2,12 +2,17 @@
 
 The conversions mirror cel-go's edge cases (int64 and uint64 overflow, the strings ``bool()``
 accepts, how a double prints) because a selector that errors or differs here would allocate
-differently from upstream. String, list and Kubernetes functions live in their own libraries.
+differently from upstream. Strings convert to numbers by Go's ``strconv`` rules, which are
+stricter than Python's ``int()``/``float()`` (no spaces, underscores or non-ASCII digits; hex
+floats need a ``p`` exponent; out-of-range values are errors), and doubles print like Go's
+``%g``. String, list and Kubernetes functions live in their own libraries.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from decimal import Decimal
 
 from fakeapi.quantity import INT64_MAX, INT64_MIN, Quantity
 
@@ -38,18 +43,45 @@ def _to_int(*args: object) -> object:
             raise EvalError("integer overflow")
         return int(value)
     if isinstance(value, float):
-        if math.isnan(value) or not INT64_MIN <= value < 2.0**63:
+        # cel-go rejects MinInt64 itself too: float64(MinInt64) is a bound it does not accept.
+        if math.isnan(value) or not INT64_MIN < value < 2.0**63:
             raise EvalError("integer overflow")
         return int(value)
     if isinstance(value, str):
-        try:
-            parsed = int(value, 10)
-        except ValueError:
-            raise EvalError("type conversion error from 'string' to 'int'") from None
-        if not INT64_MIN <= parsed <= INT64_MAX:
-            raise EvalError("integer overflow")
-        return parsed
+        if _GO_INT.fullmatch(value) is None or not INT64_MIN <= int(value) <= INT64_MAX:
+            raise EvalError("type conversion error from 'string' to 'int'")
+        return int(value)
     raise no_overload("int", value)
+
+
+# strconv.ParseInt / ParseUint / ParseFloat syntax (base 10; floats also hex and inf/nan).
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+_GO_UINT = re.compile(r"[0-9]+")
+_GO_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_GO_HEX_FLOAT = re.compile(
+    r"[+-]?0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"
+)
+_GO_FLOAT_SPECIALS = {
+    **dict.fromkeys(("inf", "+inf", "infinity", "+infinity"), math.inf),
+    **dict.fromkeys(("-inf", "-infinity"), -math.inf),
+    "nan": math.nan,
+}
+
+
+def _parse_go_float(text: str) -> float | None:
+    special = _GO_FLOAT_SPECIALS.get(text.lower())
+    if special is not None:
+        return special
+    try:
+        if _GO_FLOAT.fullmatch(text):
+            parsed = float(text)
+        elif _GO_HEX_FLOAT.fullmatch(text):
+            parsed = float.fromhex(text)
+        else:
+            return None
+    except OverflowError:
+        return None
+    return None if math.isinf(parsed) else parsed  # strconv reports a range error
 
 
 def _to_uint(*args: object) -> object:
@@ -62,10 +94,9 @@ def _to_uint(*args: object) -> object:
             raise EvalError("unsigned integer overflow")
         return UInt(int(value))
     if isinstance(value, str):
-        try:
-            return UInt(int(value, 10))
-        except ValueError:
-            raise EvalError("type conversion error from 'string' to 'uint'") from None
+        if _GO_UINT.fullmatch(value) is None or int(value) > 2**64 - 1:
+            raise EvalError("type conversion error from 'string' to 'uint'")
+        return UInt(int(value))
     raise no_overload("uint", value)
 
 
@@ -77,10 +108,10 @@ def _to_double(*args: object) -> object:
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            raise EvalError("type conversion error from 'string' to 'double'") from None
+        parsed = _parse_go_float(value)
+        if parsed is None:
+            raise EvalError("type conversion error from 'string' to 'double'")
+        return parsed
     raise no_overload("double", value)
 
 
@@ -104,12 +135,29 @@ def _to_string(*args: object) -> object:
 
 
 def _fmt_double(value: float) -> str:
+    """Go's ``%g``: the shortest round-trip digits, in exponent form when the decimal exponent
+    is below -4 or at least 6 (``1e+06``, ``1.5e-07``), else positional (``123456``)."""
     if math.isinf(value):
         return "+Inf" if value > 0 else "-Inf"
     if math.isnan(value):
         return "NaN"
-    text = repr(value)
-    return text[:-2] if text.endswith(".0") else text
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    _, digit_tuple, exp = Decimal(repr(abs(value))).as_tuple()
+    assert isinstance(exp, int)
+    digits = "".join(map(str, digit_tuple)).rstrip("0")
+    exp += len(digit_tuple) - len(digits)  # value = sign * digits * 10**exp
+    sign = "-" if value < 0 else ""
+    exponent = len(digits) - 1 + exp
+    if exponent < -4 or exponent >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{exponent:+03d}"
+    if exp >= 0:
+        return sign + digits + "0" * exp
+    point = len(digits) + exp
+    if point > 0:
+        return f"{sign}{digits[:point]}.{digits[point:]}"
+    return f"{sign}0.{'0' * -point}{digits}"
 
 
 def _to_bool(*args: object) -> object:
@@ -118,9 +166,9 @@ def _to_bool(*args: object) -> object:
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
-        if value in ("true", "True", "TRUE", "t", "1"):
+        if value in ("true", "True", "TRUE", "t", "T", "1"):
             return True
-        if value in ("false", "False", "FALSE", "f", "0"):
+        if value in ("false", "False", "FALSE", "f", "F", "0"):
             return False
         raise EvalError("type conversion error from 'string' to 'bool'")
     raise no_overload("bool", value)

@@ -5,7 +5,8 @@ Values are native Python objects so that evaluation needs no wrapping: ``bool``,
 ``dict``, :class:`~fakeapi.quantity.Quantity` and :class:`~fakeapi.cel.semver.Semver`. This
 module supplies what Python's operators get wrong for CEL: ``bool`` is not a number, integer
 arithmetic is checked for int64 overflow and truncates toward zero, numbers compare across types
-(CrossTypeNumericComparisons), and equality is heterogeneous (``1 == "1"`` is false, not an error).
+(CrossTypeNumericComparisons), equality is heterogeneous (``1 == "1"`` is false, not an error), and
+map keys ``true`` and ``1`` are different keys although Python's ``True == 1``.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from .errors import EvalError
 from .semver import Semver
 
 __all__ = [
+    "MISSING",
     "DomainMap",
     "add",
     "compare",
     "div",
     "equals",
+    "map_find",
     "mod",
     "mul",
     "negate",
@@ -44,6 +47,28 @@ class DomainMap(dict[str, object]):
 
 
 EMPTY_MAP: Mapping[str, object] = {}
+
+MISSING = object()
+"""What :func:`map_find` returns for an absent key."""
+
+
+def map_find(mapping: Mapping[object, object], key: object) -> object:
+    """``mapping[key]`` with CEL key equality, or :data:`MISSING`.
+
+    Numeric keys match across int, uint and double by value, which Python's hashing already
+    does; but a bool key never matches a number, where Python finds ``True`` under ``1``.
+    Only 0 and 1 can collide with a bool, so string keys (every key the DRA maps have) take
+    the plain dictionary lookup.
+    """
+    try:
+        value = mapping[key]
+    except (KeyError, TypeError):
+        return MISSING
+    if isinstance(key, (int, float)) and (key == 0 or key == 1):
+        is_bool = isinstance(key, bool)
+        if not any(isinstance(stored, bool) is is_bool and stored == key for stored in mapping):
+            return MISSING
+    return value
 
 
 def type_name(value: object) -> str:
@@ -97,7 +122,8 @@ def equals(left: object, right: object) -> bool:
         if len(left) != len(right):
             return False
         for key, value in left.items():
-            if key not in right or not equals(value, right[key]):
+            other = map_find(right, key)
+            if other is MISSING or not equals(value, other):
                 return False
         return True
     if type(left) is not type(right):
@@ -214,6 +240,8 @@ def mod(left: object, right: object) -> object:
     if kind is not None:
         if right == 0:
             raise EvalError("modulus by zero")
+        if kind == "int" and left == INT_MIN and right == -1:
+            raise EvalError("integer overflow")  # as cel-go, though the remainder would be 0
         a, b = left, right
         result = a - b * _trunc_div(a, b)  # type: ignore[operator, arg-type]
         return _check_int(result) if kind == "int" else _check_uint(result)
