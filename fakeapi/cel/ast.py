@@ -6,6 +6,9 @@ that tree with an activation clone per macro. Converting once into these few nod
 checker and the closure compiler work on meaning (a call, a select, a comprehension) and expands
 macros (``has``, ``all``, ``exists``, ``exists_one``, ``map``, ``filter``, ``cel.bind``) up front,
 as cel-go's parser does.
+
+Each node's ``pos`` is where cel-go locates that expression (its operator token, for most
+kinds), because compile errors point there; :mod:`.positions` finds those tokens.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import lark
 from celpy.celparser import CELParseError, CELParser
 
 from .errors import CELCompileError
+from .positions import first_position, located, place_bool_literals, token_after
 
 __all__ = [
     "And",
@@ -183,10 +187,11 @@ def parse(expression: str) -> Node:
     except CELParseError as exc:
         line, column = exc.line or 1, exc.column or 1
         raise CELCompileError(
-            _located(expression, line, column, "Syntax error: " + _syntax_detail(exc))
+            located(expression, line, column, "Syntax error: " + _syntax_detail(exc))
         ) from None
     except lark.exceptions.LarkError as exc:  # defensive: any other lark failure
-        raise CELCompileError(_located(expression, 1, 1, f"Syntax error: {exc}")) from None
+        raise CELCompileError(located(expression, 1, 1, f"Syntax error: {exc}")) from None
+    place_bool_literals(tree, expression)
     return _Converter(expression).convert(tree)
 
 
@@ -196,29 +201,22 @@ def _syntax_detail(exc: CELParseError) -> str:
     return first
 
 
-def _located(expression: str, line: int, column: int, message: str) -> str:
-    """Format like cel-go issues: ``ERROR: <input>:L:C: msg`` plus the source line and a caret."""
-    lines = expression.splitlines() or [""]
-    source = lines[min(line, len(lines)) - 1]
-    caret = "." * max(column - 1, 0) + "^"
-    return f"ERROR: <input>:{line}:{column}: {message}\n | {source}\n | {caret}"
-
-
 class _Converter:
     def __init__(self, expression: str) -> None:
         self.expression = expression
 
     def error(self, pos: tuple[int, int], message: str) -> CELCompileError:
-        return CELCompileError(_located(self.expression, pos[0], pos[1], message))
+        return CELCompileError(located(self.expression, pos[0], pos[1], message))
 
     @staticmethod
     def pos(tree: lark.Tree[Any] | lark.Token) -> tuple[int, int]:
-        if isinstance(tree, lark.Token):
-            return (tree.line or 1, tree.column or 1)
-        meta = tree.meta
-        if getattr(meta, "empty", True):
-            return (1, 1)
-        return (meta.line, meta.column)
+        return first_position(tree)
+
+    def after(
+        self, item: lark.Tree[Any] | lark.Token, token: str, default: tuple[int, int]
+    ) -> tuple[int, int]:
+        """cel-go locates operators, selections, indexes and calls at their own token."""
+        return token_after(self.expression, item, token) or default
 
     def convert(self, tree: lark.Tree[Any]) -> Node:
         kind = tree.data
@@ -227,14 +225,17 @@ class _Converter:
         if kind == "expr":
             if len(kids) == 1:
                 return self.convert(kids[0])
+            pos = self.after(kids[0], "?", pos)
             return Cond(pos, self.convert(kids[0]), self.convert(kids[1]), self.convert(kids[2]))
         if kind == "conditionalor":
             if len(kids) == 1:
                 return self.convert(kids[0])
+            pos = self.after(kids[0], "||", pos)
             return Or(pos, self.convert(kids[0]), self.convert(kids[1]))
         if kind == "conditionaland":
             if len(kids) == 1:
                 return self.convert(kids[0])
+            pos = self.after(kids[0], "&&", pos)
             return And(pos, self.convert(kids[0]), self.convert(kids[1]))
         if kind in ("relation", "addition", "multiplication"):
             if len(kids) == 1:
@@ -243,7 +244,9 @@ class _Converter:
             assert isinstance(op_tree, lark.Tree)
             left = op_tree.children[0]
             assert isinstance(left, lark.Tree)
-            return Binary(pos, _OPS[str(op_tree.data)], self.convert(left), self.convert(kids[1]))
+            op = _OPS[str(op_tree.data)]
+            pos = self.after(left, op, pos)
+            return Binary(pos, op, self.convert(left), self.convert(kids[1]))
         if kind == "unary":
             if len(kids) == 1:
                 return self.convert(kids[0])
@@ -267,6 +270,7 @@ class _Converter:
             return Ident(pos, str(kids[0]))
         if kind in ("ident_arg", "dot_ident_arg"):
             name = str(kids[0])
+            pos = self.after(kids[0], "(", pos)
             args = self.exprlist(kids[1:])
             if name == "has":
                 if len(args) != 1 or not isinstance(args[0], Select):
@@ -274,10 +278,13 @@ class _Converter:
                 return Has(pos, args[0].operand, args[0].field)
             return Call(pos, name, args)
         if kind == "member_dot":
+            pos = self.after(kids[0], ".", pos)
             return Select(pos, self.convert(_tree(kids[0])), str(kids[1]))
         if kind == "member_dot_arg":
+            pos = self.after(kids[1], "(", pos)
             return self.member_call(pos, _tree(kids[0]), str(kids[1]), self.exprlist(kids[2:]))
         if kind == "member_index":
+            pos = self.after(kids[0], "[", pos)
             return Index(pos, self.convert(_tree(kids[0])), self.convert(_tree(kids[1])))
         if kind == "member_object":
             raise self.error(pos, "message construction is not supported")

@@ -4,7 +4,13 @@ cel-go type-checks at compile time, and upstream relies on that to reject select
 undeclared identifiers and functions, undefined ``device`` fields (``allowMultipleAllocations``
 only exists with DRAConsumableCapacity), obviously ill-typed operators, and a result type that
 is not bool. This checker does the same with a deliberately small type lattice: anything that
-comes out of an attribute map is ``dyn`` and accepted, as in cel-go.
+comes out of an attribute map is ``any`` (or ``dyn``) and accepted by every operator, as in cel-go.
+
+Upstream's environment also rejects list and map literals whose elements (or keys, or values)
+do not all have the same type, as cel-go's homogeneous-aggregate-literal validator does once the
+type check passed: ``[1, 2.0]`` and ``[dyn(1), 2]`` are rejected, ``[dyn(1), dyn("a")]`` is not.
+The findings are collected while checking and reported, sorted by position, only if nothing else
+failed. :mod:`.type_lattice` explains how the types involved are kept apart.
 
 It also estimates the worst-case cost, with the size assumptions upstream declares for the
 environment (≤32 entries per map, 64-character strings, ≤48 list values), so API validation can
@@ -14,16 +20,26 @@ reject expressions that could exceed the cost limit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias
 
 from . import ast
 from .errors import CELCompileError
 from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS, RESULT_TYPES
+from .positions import located
+from .type_lattice import (
+    ANY,
+    DYN,
+    PARAM,
+    UNKNOWN,
+    Type,
+    is_known,
+    join,
+    literal_type,
+    match,
+    type_str,
+)
 
-__all__ = ["CheckResult", "Features", "check"]
+__all__ = ["CheckResult", "Features", "check", "type_str"]
 
-Type: TypeAlias = "str | tuple[Type, ...]"
-DYN = "dyn"
 DEVICE = "kubernetes.DRADevice"
 QUANTITY = "kubernetes.Quantity"
 SEMVER = "kubernetes.Semver"
@@ -70,23 +86,14 @@ class CheckResult:
     cost: int
 
 
-def type_str(t: Type) -> str:
-    if isinstance(t, str):
-        return t
-    if t[0] == "list":
-        return f"list({type_str(t[1])})"
-    return f"map({type_str(t[1])}, {type_str(t[2])})"
-
-
-def _known(t: Type) -> bool:
-    return t != DYN
-
-
 def check(node: ast.Node, *, expression: str, features: Features) -> CheckResult:
     """Raise :class:`CELCompileError` for a rejected expression, else return type and cost."""
     checker = _Checker(expression, features)
     result_type, cost, _ = checker.visit(node, {"device": DEVICE})
-    if result_type not in ("bool", DYN):
+    if checker.literal_errors:
+        located = sorted(checker.literal_errors, key=lambda error: error[0])
+        raise CELCompileError("compilation failed: " + "\n".join(text for _, text in located))
+    if is_known(result_type) and result_type != "bool":
         raise CELCompileError(
             f"must evaluate to bool or the unknown type, not {type_str(result_type)}"
         )
@@ -97,9 +104,12 @@ class _Checker:
     def __init__(self, expression: str, features: Features) -> None:
         self.expression = expression
         self.features = features
+        # Upstream declares attribute values as ``any``, or as ``dyn`` once list-type attributes
+        # are enabled (so that the comprehension macros accept them).
+        attribute: Type = DYN if features.list_type_attributes else ANY
         fields: dict[str, Type] = {
             "driver": "string",
-            "attributes": ("map", "string", ("map", "string", DYN)),
+            "attributes": ("map", "string", ("map", "string", attribute)),
             "capacity": ("map", "string", ("map", "string", QUANTITY)),
         }
         if features.consumable_capacity:
@@ -108,13 +118,47 @@ class _Checker:
         self.members = dict(MEMBER_FUNCTIONS)
         if features.list_type_attributes:
             self.members.update(LIST_ATTRIBUTE_FUNCTIONS)
+        # Mixed-type literal findings, reported only when the type check passes (as upstream,
+        # where the validator runs after the checker): ((line, column), located message).
+        self.literal_errors: list[tuple[tuple[int, int], str]] = []
+
+    def located(self, node: ast.Node, message: str) -> str:
+        return located(self.expression, node.pos[0], node.pos[1], message)
 
     def error(self, node: ast.Node, message: str) -> CELCompileError:
-        from .ast import _located
+        return CELCompileError("compilation failed: " + self.located(node, message))
 
-        return CELCompileError(
-            "compilation failed: " + _located(self.expression, node.pos[0], node.pos[1], message)
-        )
+    def require_homogeneous(self, nodes: list[ast.Node], types: list[Type]) -> None:
+        """Record cel-go's finding for the first element whose type differs from the first
+        element's (list elements; map keys and map values are checked each on their own)."""
+        if not types or types[0] == UNKNOWN:
+            return
+        expected = types[0]
+        for node, found in zip(nodes[1:], types[1:], strict=True):
+            refined = match(expected, found)
+            if refined is None:
+                message = f"expected type '{type_str(expected)}' but found '{type_str(found)}'"
+                self.literal_errors.append((node.pos, self.located(node, message)))
+                return
+            expected = refined
+
+    def require_homogeneous_entries(
+        self, node: ast.MapLit, keys: list[Type], values: list[Type]
+    ) -> None:
+        """Map literals: unlike lists, every entry whose key or value differs is reported."""
+        if not node.entries:
+            return
+        expected = [keys[0], values[0]]
+        for (key, value), kt, vt in zip(node.entries[1:], keys[1:], values[1:], strict=True):
+            for side, part, found in ((0, key, kt), (1, value, vt)):
+                refined = match(expected[side], found)
+                if refined is not None:
+                    expected[side] = refined
+                elif expected[side] != UNKNOWN:
+                    message = (
+                        f"expected type '{type_str(expected[side])}' but found '{type_str(found)}'"
+                    )
+                    self.literal_errors.append((part.pos, self.located(part, message)))
 
     def no_overload(self, node: ast.Node, op: str, *types: Type) -> CELCompileError:
         args = ", ".join(type_str(t) for t in types)
@@ -124,7 +168,7 @@ class _Checker:
         """Returns (type, estimated cost, estimated size)."""
         if isinstance(node, ast.Lit):
             return (
-                _literal_type(node.value),
+                literal_type(node.value),
                 0,
                 len(node.value) if isinstance(node.value, (str, bytes)) else 1,
             )
@@ -152,44 +196,47 @@ class _Checker:
             return self.call(node, scope)
         if isinstance(node, ast.ListLit):
             items = [self.visit(item, scope) for item in node.items]
-            elem = _common([t for t, _, _ in items])
-            return ("list", elem), 10 + sum(c for _, c, _ in items), len(items)
+            elem_types = [t for t, _, _ in items]
+            self.require_homogeneous(list(node.items), elem_types)
+            return ("list", join(elem_types)), 10 + sum(c for _, c, _ in items), len(items)
         if isinstance(node, ast.MapLit):
             cost = 30
-            keys, values = [], []
+            keys: list[Type] = []
+            values: list[Type] = []
             for key, value in node.entries:
                 kt, kc, _ = self.visit(key, scope)
                 vt, vc, _ = self.visit(value, scope)
                 keys.append(kt)
                 values.append(vt)
                 cost += kc + vc
-            return ("map", _common(keys), _common(values)), cost, len(node.entries)
+            self.require_homogeneous_entries(node, keys, values)
+            return ("map", join(keys), join(values)), cost, len(node.entries)
         if isinstance(node, ast.Not):
             t, cost, _ = self.visit(node.operand, scope)
-            if _known(t) and t != "bool":
+            if is_known(t) and t != "bool":
                 raise self.no_overload(node, "!_", t)
             return "bool", cost + 1, 1
         if isinstance(node, ast.Neg):
             t, cost, _ = self.visit(node.operand, scope)
-            if _known(t) and t not in ("int", "double"):
+            if is_known(t) and t not in ("int", "double"):
                 raise self.no_overload(node, "-_", t)
-            return t, cost + 1, 1
+            return (t if is_known(t) else UNKNOWN), cost + 1, 1
         if isinstance(node, (ast.And, ast.Or)):
             op = "_&&_" if isinstance(node, ast.And) else "_||_"
             lt, lc, _ = self.visit(node.left, scope)
             rt, rc, _ = self.visit(node.right, scope)
-            if (_known(lt) and lt != "bool") or (_known(rt) and rt != "bool"):
+            if (is_known(lt) and lt != "bool") or (is_known(rt) and rt != "bool"):
                 raise self.no_overload(node, op, lt, rt)
             return "bool", lc + rc, 1
         if isinstance(node, ast.Binary):
             return self.binary(node, scope)
         if isinstance(node, ast.Cond):
             ct, cc, _ = self.visit(node.condition, scope)
-            if _known(ct) and ct != "bool":
+            if is_known(ct) and ct != "bool":
                 raise self.no_overload(node, "_?_:_", ct)
             tt, tc, ts = self.visit(node.then, scope)
             ot, oc, os_ = self.visit(node.otherwise, scope)
-            return (tt if tt == ot else DYN), cc + max(tc, oc), max(ts, os_)
+            return (tt if tt == ot else UNKNOWN), cc + max(tc, oc), max(ts, os_)
         if isinstance(node, ast.Comprehension):
             return self.comprehension(node, scope)
         if isinstance(node, ast.Bind):
@@ -205,8 +252,10 @@ class _Checker:
             return (self.device_fields[field],)
         if isinstance(operand, tuple) and operand[0] == "map":
             return (operand[2],)
-        if operand == DYN:
-            return (DYN,)
+        if operand == UNKNOWN:
+            return (UNKNOWN,)
+        if not is_known(operand):
+            return (DYN,)  # cel-go: selecting on dyn, any or a type parameter gives dyn
         raise self.error(node, f"type '{type_str(operand)}' does not support field selection")
 
     def select_size(self, node: ast.Select) -> int:
@@ -228,11 +277,11 @@ class _Checker:
         if isinstance(operand, tuple):
             if operand[0] == "map":
                 return operand[2]
-            if _known(index) and index not in ("int", "uint"):
+            if is_known(index) and index not in ("int", "uint"):
                 raise self.no_overload(node, "_[_]", operand, index)
             return operand[1]
-        if operand == DYN:
-            return DYN
+        if not is_known(operand):
+            return UNKNOWN  # overload resolution on a dyn operand: list or map index
         raise self.no_overload(node, "_[_]", operand, index)
 
     def call(self, node: ast.Call, scope: dict[str, Type]) -> tuple[Type, int, int]:
@@ -254,7 +303,7 @@ class _Checker:
                     node, f"undeclared reference to '{node.function}' (in container '')"
                 )
             receivers = _RECEIVERS.get(node.function)
-            if receivers is not None and _known(target_type) and target_type not in receivers:
+            if receivers is not None and is_known(target_type) and target_type not in receivers:
                 args = ", ".join(type_str(t) for t, _, _ in arg_results)
                 raise self.error(
                     node,
@@ -281,7 +330,7 @@ class _Checker:
             elif node.function in ("sort", "distinct"):
                 cost += target_size * target_size
             size = target_size
-        result: Type = RESULT_TYPES.get(node.function, DYN)
+        result: Type = RESULT_TYPES.get(node.function, UNKNOWN)
         if node.function == "dyn":
             result = DYN
         if node.function in (
@@ -293,7 +342,9 @@ class _Checker:
             "sort",
             "lists.range",
         ):
-            result = ("list", "string") if node.function in ("split", "findAll") else ("list", DYN)
+            result = (
+                ("list", "string") if node.function in ("split", "findAll") else ("list", UNKNOWN)
+            )
         return result, cost, size
 
     def binary(self, node: ast.Binary, scope: dict[str, Type]) -> tuple[Type, int, int]:
@@ -301,7 +352,7 @@ class _Checker:
         rt, rc, rs = self.visit(node.right, scope)
         cost = lc + rc + 1
         op = node.op
-        both_known = _known(lt) and _known(rt)
+        both_known = is_known(lt) and is_known(rt)
         if op in ("==", "!="):
             if both_known and lt in SCALARS and rt in SCALARS and lt != rt:
                 raise self.no_overload(node, f"_{op}_", lt, rt)
@@ -315,16 +366,16 @@ class _Checker:
                 raise self.no_overload(node, f"_{op}_", lt, rt)
             return "bool", cost, 1
         if op == "in":
-            if _known(rt) and not (isinstance(rt, tuple)):
+            if is_known(rt) and not (isinstance(rt, tuple)):
                 raise self.no_overload(node, "@in", lt, rt)
             return "bool", cost + rs, 1
         if not both_known:
-            return DYN, cost, max(ls, rs)
+            return UNKNOWN, cost, max(ls, rs)
         if op == "+":
             if lt == rt and (lt in ("int", "uint", "double", "string", "bytes")):
                 return lt, cost, ls + rs
             if isinstance(lt, tuple) and isinstance(rt, tuple) and lt[0] == rt[0] == "list":
-                return (lt if lt == rt else ("list", DYN)), cost, ls + rs
+                return (lt if lt == rt else ("list", UNKNOWN)), cost, ls + rs
             raise self.no_overload(node, "_+_", lt, rt)
         if lt == rt and lt in NUMERIC and not (op == "%" and lt == "double"):
             return lt, cost, 1
@@ -339,8 +390,11 @@ class _Checker:
                 first, second = ("int", range_type[1]) if node.var2 else (range_type[1], DYN)
             else:
                 first, second = range_type[1], range_type[2]
-        elif range_type == DYN:
+        elif range_type in (DYN, PARAM):
             first, second = DYN, DYN
+        elif not is_known(range_type):
+            # cel-go refuses ``any`` as a range; this checker stays lenient about it.
+            first, second = UNKNOWN, UNKNOWN
         else:
             raise self.error(
                 node,
@@ -357,26 +411,3 @@ class _Checker:
         if node.macro == "filter":
             return ("list", first), cost, range_size
         return ("list", body[-1][0]), cost, range_size
-
-
-def _literal_type(value: object) -> Type:
-    if value is None:
-        return "null_type"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, ast.UInt):
-        return "uint"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, str):
-        return "string"
-    return "bytes"
-
-
-def _common(types: list[Type]) -> Type:
-    if not types:
-        return DYN
-    first = types[0]
-    return first if all(t == first for t in types) else DYN
