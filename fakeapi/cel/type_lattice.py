@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from . import ast
+from .values import type_name
 
 __all__ = [
     "ANY",
@@ -56,19 +56,8 @@ def is_known(t: Type) -> bool:
 
 
 def literal_type(value: object) -> Type:
-    if value is None:
-        return "null_type"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, ast.UInt):
-        return "uint"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, str):
-        return "string"
-    return "bytes"
+    """The type of a scalar literal: the runtime type name the evaluator reports."""
+    return type_name(value)
 
 
 def join(types: list[Type]) -> Type:
