@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import orjson
 from aiohttp import web
 
 from fakeapi import errors
-from fakeapi.registry.options import WriteOptions
+from fakeapi.registry.options import WatchOptions, WriteOptions
 from fakeapi.registry.store import DeleteResult, Registry, WriteResult
 from fakeapi.resources import ResourceTable, ResourceType
+from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
 from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
 from fakeapi.server.params import WriteVerb
@@ -137,9 +140,7 @@ class ResourceHandlers:
             meta["continue"] = result.continue_token
         if result.remaining is not None:
             meta["remainingItemCount"] = result.remaining
-        head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta})
-        payload = head[:-1] + b',"items":[' + b",".join(s.raw for s in result.items) + b"]}"
-        return json_bytes_response(payload)
+        return json_bytes_response(_list_body(rt, meta, (s.raw for s in result.items)))
 
     async def watch(self, request: web.Request, target: Target) -> web.StreamResponse:
         rt = target.resource
@@ -246,15 +247,8 @@ class ResourceHandlers:
         results = self.registry.delete_collection(
             rt, target.namespace, q.list_options(request.query), options
         )
-        head = orjson.dumps(
-            {
-                "kind": rt.list_kind,
-                "apiVersion": rt.api_version,
-                "metadata": {"resourceVersion": str(self.registry.storage.rv)},
-            }
-        )
-        payload = head[:-1] + b',"items":[' + b",".join(r.raw for r in results) + b"]}"
-        return json_bytes_response(payload)
+        meta = {"resourceVersion": str(self.registry.storage.rv)}
+        return json_bytes_response(_list_body(rt, meta, (r.raw for r in results)))
 
 
 async def _optional_body(request: web.Request) -> Any:
@@ -269,12 +263,15 @@ async def _optional_body(request: web.Request) -> Any:
         raise errors.bad_request(f"couldn't get version/kind; json parse error: {exc}") from None
 
 
-def _with_name(options: Any, name: str) -> Any:
-    from dataclasses import replace
-
-    from fakeapi.selectors import parse_field_selector
-
-    selector = parse_field_selector(f"metadata.name={name}")
+def _with_name(options: WatchOptions, name: str) -> WatchOptions:
+    """A watch on one object (``/watch/<plural>/<name>``) is a watch selecting its name."""
+    selector = f"metadata.name={name}"
     if options.field_selector is not None and not options.field_selector.empty:
-        selector = parse_field_selector(f"{options.field_selector},metadata.name={name}")
-    return replace(options, field_selector=selector)
+        selector = f"{options.field_selector},{selector}"
+    return replace(options, field_selector=parse_field_selector(selector))
+
+
+def _list_body(rt: ResourceType, meta: dict[str, Any], items: Iterable[bytes]) -> bytes:
+    """A ``<Kind>List`` made of already encoded items (never re-serialised)."""
+    head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta})
+    return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
