@@ -21,6 +21,7 @@ __all__ = [
     "NODES",
     "PODS",
     "POD_GROUPS",
+    "PRIORITY_CLASSES",
     "RESOURCE_CLAIMS",
     "RESOURCE_CLAIM_TEMPLATES",
     "RESOURCE_POOLS",
@@ -94,5 +95,6 @@ DEVICE_TAINT_RULES = Resource(
     _RESOURCE, "v1beta2", "devicetaintrules", "DeviceTaintRule", namespaced=False
 )
 RESOURCE_POOLS = Resource(_RESOURCE, "v1beta2", "resourcepools", "ResourcePool", namespaced=False)
+PRIORITY_CLASSES = Resource(_SCHEDULING, "v1", "priorityclasses", "PriorityClass", namespaced=False)
 WORKLOADS = Resource(_SCHEDULING, "v1alpha1", "workloads", "Workload", namespaced=True)
 POD_GROUPS = Resource(_SCHEDULING, "v1alpha1", "podgroups", "PodGroup", namespaced=True)

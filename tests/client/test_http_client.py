@@ -26,6 +26,7 @@ from fakeapi.client import (
     NODES,
     POD_GROUPS,
     PODS,
+    PRIORITY_CLASSES,
     RESOURCE_CLAIM_TEMPLATES,
     RESOURCE_CLAIMS,
     RESOURCE_POOLS,
@@ -85,7 +86,7 @@ def test_every_resource_constant_is_served_by_the_default_table() -> None:
     table = default_resources()
     constants = [NAMESPACES, NODES, PODS, EVENTS, CONFIGMAPS, LEASES, DEVICE_CLASSES,
                  RESOURCE_CLAIMS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_SLICES, DEVICE_TAINT_RULES,
-                 RESOURCE_POOLS, WORKLOADS, POD_GROUPS]
+                 RESOURCE_POOLS, PRIORITY_CLASSES, WORKLOADS, POD_GROUPS]
     for resource in constants:
         served = table.lookup(resource.group, resource.version, resource.plural)
         assert served is not None, resource
