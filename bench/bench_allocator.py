@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scheduler.plugins.dynamic_resources import (
+from fakeapi.scheduler.plugins.dynamic_resources import (
     Allocator,
     DeviceInventory,
     Node,

@@ -18,11 +18,11 @@ import pytest
 from fakeapi.client import Client, HttpTransport
 from fakeapi.client.inprocess import InProcessTransport
 from fakeapi.clock import FakeClock
+from fakeapi.fixtures.testkinds import widget_table
 from fakeapi.registry.store import Registry
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.runner import ApiServer
 from fakeapi.storage.memory import Storage
-from fixtures.testkinds import widget_table
 
 
 def _make_registry(*, history_size: int = 1000, watch_queue: int = 1000) -> Registry:

@@ -24,6 +24,12 @@ import yaml
 from pydantic import BaseModel
 
 from fakeapi.features import KNOWN_FEATURES
+from fakeapi.fixtures.allocator_cases import (
+    device_class,
+    load_allocator_cases,
+    resource_claim,
+    resource_slice,
+)
 from fakeapi.models.device_class import DeviceClass
 from fakeapi.models.device_taint_rule import DeviceTaintRule
 from fakeapi.models.resource_claim import ResourceClaim, ResourceClaimTemplate
@@ -33,12 +39,6 @@ from fakeapi.models.scheduling import PodGroup, Workload
 from fakeapi.schema import prune_unknown_fields, schema_for
 from fakeapi.validation import dra, dra_scheduling
 from fakeapi.validation.field import FieldError
-from fixtures.allocator_cases import (
-    device_class,
-    load_allocator_cases,
-    resource_claim,
-    resource_slice,
-)
 
 ALL_ON = {name: (spec.default if spec.locked else True) for name, spec in KNOWN_FEATURES.items()}
 # milli-unit ranges change how ranges are checked; the cases use whole numbers either way

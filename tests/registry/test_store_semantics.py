@@ -14,6 +14,7 @@ import pytest
 
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
+from fakeapi.fixtures.testkinds import WIDGETS
 from fakeapi.registry.options import (
     DeleteOptions,
     ListOptions,
@@ -25,7 +26,6 @@ from fakeapi.registry.store import Registry
 from fakeapi.resources import ResourceTable
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.storage.memory import Storage
-from fixtures.testkinds import WIDGETS
 
 W = WriteOptions()
 

@@ -15,14 +15,19 @@ from typing import Any
 import pytest
 import yaml
 
-from fakeapi.quantity import parse_quantity
-from fixtures.allocator_cases import (
+from fakeapi.fixtures.allocator_cases import (
     device_class,
     load_allocator_cases,
     resource_claim,
     resource_slice,
 )
-from scheduler.plugins.dynamic_resources import AllocationError, AllocatorFeatures, Node, allocate
+from fakeapi.quantity import parse_quantity
+from fakeapi.scheduler.plugins.dynamic_resources import (
+    AllocationError,
+    AllocatorFeatures,
+    Node,
+    allocate,
+)
 
 CASES = load_allocator_cases()
 

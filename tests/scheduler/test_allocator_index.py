@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scheduler.plugins.dynamic_resources import (
+from fakeapi.scheduler.plugins.dynamic_resources import (
     Allocator,
     DeviceInventory,
     FailedAllocationOnNodeError,
