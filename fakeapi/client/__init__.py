@@ -1,10 +1,11 @@
 """The async client every in-process component and test uses, with informers and work queues.
 
 One :class:`Client` API over two transports: :class:`HttpTransport` (REST to a fakeapi server or
-a real cluster) and ``fakeapi.client.inprocess.InProcessTransport`` (straight into the registry,
-same semantics). The in-process transport is deliberately not re-exported here: it imports the
-registry, and the controllers, scheduler and kubelets that import this package may not depend on
-the registry (import-linter checks it). Whoever assembles the cluster imports it by its module.
+a real cluster) and ``fakeapi.server.inprocess.InProcessTransport`` (straight into the registry,
+same semantics). The in-process transport lives on the server side, with the registry and request
+parsing it calls: this package imports no server, registry or storage module (import-linter checks
+it), so the controllers, scheduler and kubelets built on it never depend on them either. Whoever
+assembles the cluster builds the transport and hands the components a :class:`Client`.
 
 ::
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fakeapi.client import Client, HttpTransport
-from fakeapi.client.inprocess import InProcessTransport
+from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.clock import FakeClock
 from fakeapi.fixtures.testkinds import widget_table
 from fakeapi.registry.store import Registry

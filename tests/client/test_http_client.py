@@ -38,7 +38,7 @@ from fakeapi.client import (
     StatusError,
 )
 from fakeapi.client.http import parse_warning_header
-from fakeapi.client.inprocess import InProcessTransport
+from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.registry.store import Registry
 
 GROUP = "example.fakeapi.dev"

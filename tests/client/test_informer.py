@@ -21,7 +21,7 @@ from fakeapi.client import (
     namespace_index,
     object_key,
 )
-from fakeapi.client.inprocess import InProcessTransport
+from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.clock import FakeClock
 from fakeapi.registry.store import Registry
 

@@ -23,7 +23,7 @@ from fakeapi.client import (
     StatusError,
     WatchEvent,
 )
-from fakeapi.client.inprocess import InProcessTransport
+from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.clock import FakeClock
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import Registry
