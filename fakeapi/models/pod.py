@@ -2,7 +2,7 @@
 
 Containers, volumes and status types live in ``pod_container``, ``pod_volume`` and ``pod_status``;
 this module holds what is specific to the pod as a unit. Two fields follow the KEP-5729 seed text
-rather than upstream (dra-api.md §14.1): ``spec.workloadRef`` (``{name, podGroupName}``) and
+rather than upstream (docs/keps.md, KEP-5729): ``spec.workloadRef`` (``{name, podGroupName}``) and
 ``spec.resourceClaims[].podGroupResourceClaim``. Upstream's ``spec.schedulingGroup`` is served
 too, so manifests written for either shape are accepted."""
 

@@ -1,7 +1,7 @@
 """Pod status (core/v1): conditions, IPs, container statuses and DRA claim statuses.
 
 Besides upstream's fields, ``PodStatus.allocatedResourcesStatus`` carries pod-level device health
-as the KEP-4680 seed text describes (dra-api.md §14.4); container-level health is upstream's
+as the KEP-4680 seed text describes (docs/keps.md); container-level health is upstream's
 ``ContainerStatus.allocatedResourcesStatus``."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The claim spec (requests, constraints, config) is shared with templates. The status carries the
 allocation written by the scheduler, the consumers it is reserved for, and per-device status written
 by drivers. KEP-5194's ``spec.reservedFor`` and ``status.allocation.reservedForAnyPod`` are served
-as that seed KEP places them (dra-api.md §14.2).
+as that seed KEP places them (docs/keps.md).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Created, updated and deleted only by the ResourcePool controller; the summary holds counts only
 (no claim references), so reading it needs no access to claims. Served as the seed text describes
-it (dra-api.md §14.3), not as upstream's later ResourcePoolStatusRequest.
+it (KEP-5677, docs/keps.md), not as upstream's later ResourcePoolStatusRequest.
 """
 
 from __future__ import annotations

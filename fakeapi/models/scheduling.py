@@ -2,8 +2,8 @@
 
 A Workload declares pod group templates (scheduling policy and the ResourceClaims the group
 shares); a PodGroup is one instance of a template, and its ``resourceClaims`` are reserved for the
-whole group instead of for each pod (dra-api.md §14.1). Upstream later renamed and reshaped these
-types (v1alpha2/v1beta1); fakeapi serves the seed form.
+whole group instead of for each pod (KEP-5729, docs/keps.md). Upstream later renamed and
+reshaped these types (v1alpha2/v1beta1); fakeapi serves the seed form.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Validation of device capacity and its request policy (consumable capacity, dra-api.md §6.6).
+"""Validation of device capacity and its request policy (consumable capacity, KEP-5075).
 
 A capacity's ``requestPolicy`` is only allowed on devices with ``allowMultipleAllocations``. Range
 arithmetic follows upstream: whole numbers (``Quantity.Value()``, rounded up) unless the

@@ -1,6 +1,6 @@
 """Validation of ResourceClaim specs (also inside templates) and of claim status updates.
 
-Follows ``pkg/apis/resource/validation`` rule by rule (dra-api.md §6.3–§6.5). Request references in
+Follows upstream's ``pkg/apis/resource/validation`` rule by rule. Request references in
 constraints, config and allocation results are checked against the names of the claim's requests
 and subrequests, so a claim is validated as a whole, never field by field.
 """

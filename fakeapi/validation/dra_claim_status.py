@@ -1,4 +1,4 @@
-"""Validation of ResourceClaim status writes (dra-api.md §6.5): allocation, reservations, devices.
+"""Validation of ResourceClaim status writes: allocation, reservations, devices.
 
 A stored allocation is never re-validated (rules for new results are stricter than they once were);
 it may only stay exactly as it is or be cleared. Device status entries must name devices the
@@ -194,7 +194,7 @@ def _validate_device_status(entry: Any, path: Path, allocated: set[str]) -> list
 def validate_claim_status_update(
     new: Mapping[str, Any], old: Mapping[str, Any]
 ) -> list[FieldError]:
-    """Rules of a write to ``/status`` of a ResourceClaim (§6.5)."""
+    """Rules of a write to ``/status`` of a ResourceClaim."""
     status = as_dict(new.get("status"))
     old_status = as_dict(old.get("status"))
     path = Path("status")

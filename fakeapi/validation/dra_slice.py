@@ -1,4 +1,4 @@
-"""Validation of ResourceSlice specs (dra-api.md §6.6), on create and on update.
+"""Validation of ResourceSlice specs, on create and on update.
 
 On update the old spec is passed in: driver, pool name and node name are immutable, and a device's
 capacity and taints are only re-validated when they changed relative to the old device of the same

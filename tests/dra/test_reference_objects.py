@@ -1,10 +1,10 @@
 """Reference objects validate cleanly and fit the schema exactly.
 
-Two sources: every slice, class and claim of ``allocator-cases.yaml`` (expanded by
-``fixtures.allocator_cases`` following the file's header conventions), and the example objects of
-``dra-api.md`` (§4 shapes, §14 seed KEPs). Each object must pass its kind's validation with the
-features it uses switched on, decode with its model, and lose nothing when pruned with
-``prune_unknown_fields(schema_for(Model), obj)``.
+Two sources: every slice, class and claim of ``fixtures/data/allocator_cases.yaml`` (expanded by
+``fixtures.allocator_cases`` following the file's header conventions), and example objects of the
+resource.k8s.io/v1 shapes and of the seed KEPs (docs/keps.md). Each object must pass its kind's
+validation with the features it uses switched on, decode with its model, and lose nothing when
+pruned with ``prune_unknown_fields(schema_for(Model), obj)``.
 
 A few allocator cases feed the allocator objects the API itself would reject (upstream's allocator
 tests build them in memory and never send them to an API server): selectors without ``cel``, an
@@ -151,7 +151,7 @@ def test_naming_quirks_are_the_only_other_rejections() -> None:
     assert quirks <= {"subReq-0", "subReq-1", "capacity-0", "capacity-1"}
 
 
-# --- the example objects of dra-api.md --------------------------------------------------------
+# --- example objects: the v1 shapes and the seed KEPs ---------------------------------------
 
 EXAMPLES = yaml.safe_load_all("""
 apiVersion: resource.k8s.io/v1

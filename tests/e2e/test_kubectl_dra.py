@@ -108,7 +108,7 @@ def test_explain_descends_into_nested_dra_fields(kubectl, target, field_type, ch
 
 
 def _kep_5729_example(device_class: str, driver: str) -> list[dict[str, Any]]:
-    """dra-api.md §14.1: Workload, PodGroup, the template it names, a pod using the group claim."""
+    """KEP-5729 (docs/keps.md): Workload, PodGroup, the template it names, a pod using its claim."""
     return [
         _device_class(device_class, driver),
         {

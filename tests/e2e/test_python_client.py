@@ -124,7 +124,7 @@ def test_resource_claim_crud_and_delete_deserializes_into_claim(api_client, name
     listed = resource.list_namespaced_resource_claim(namespace)
     assert [c.metadata.name for c in listed.items] == ["gpu-claim"]
 
-    # contract §9.7: a resourceclaim DELETE returns the object, which the client decodes into
+    # as upstream, a resourceclaim DELETE returns the object, which the client decodes into
     # ResourceV1ResourceClaim (a Status here would raise a pydantic ValidationError)
     deleted = resource.delete_namespaced_resource_claim("gpu-claim", namespace)
     assert isinstance(deleted, client.ResourceV1ResourceClaim)

@@ -1,4 +1,4 @@
-"""Every scenario of shared/reference/allocator-cases.yaml, run through the functional allocator.
+"""Every scenario of fixtures/data/allocator_cases.yaml, run through the functional allocator.
 
 The YAML uses a compact notation (see its header); ``fixtures.allocator_cases`` expands it into the
 API objects the allocator takes (DeviceClass, ResourceSlice, ResourceClaim as JSON-shaped dicts).

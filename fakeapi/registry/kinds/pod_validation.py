@@ -6,8 +6,9 @@ gates, a negative grace period raised to 1). Anything else — ``spec.nodeName``
 only the binding subresource sets — is answered with upstream's ``pod updates may not change
 fields other than ...`` followed by a short diff of what changed.
 
-Resource claims follow dra-api.md §4.6 with the KEP-5729 seed addition (§14.1): each entry names
-exactly one of ``resourceClaimName``, ``resourceClaimTemplateName`` or ``podGroupResourceClaim``.
+Resource claims follow core/v1 PodResourceClaim plus the KEP-5729 seed field (docs/keps.md): each
+names exactly one of ``resourceClaimName``, ``resourceClaimTemplateName`` or
+``podGroupResourceClaim``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """ResourceClaim (resource.k8s.io/v1): immutable spec; status by scheduler, controller and drivers.
 
-What the strategy adds to the generic store (dra-api.md §7): requests are defaulted (allocation
-mode ``ExactCount``, count 1, toleration operator ``Equal``), fields of disabled gates are dropped
-unless already in use, ``adminAccess`` needs the namespace label
-``resource.kubernetes.io/admin-access: "true"`` (checked on create and when a status first grants
-it),
-and a status write drops ``status.devices`` entries of devices that are no longer allocated.
+What the strategy adds to the generic store (upstream: pkg/registry/resource/resourceclaim):
+requests are defaulted (allocation mode ``ExactCount``, count 1, toleration operator ``Equal``),
+fields of disabled gates are dropped unless already in use, ``adminAccess`` needs the namespace
+label ``resource.kubernetes.io/admin-access: "true"`` (checked on create and when a status first
+grants it), and a status write drops ``status.devices`` entries of devices that are no longer
+allocated.
 
 The namespace labels come from the lookup the registry puts in ``WriteContext.namespace_labels``:
 a callable from namespace name to its labels, or None when the namespace does not exist. Without

@@ -14,7 +14,7 @@ from fakeapi.cel import Features as CELFeatures
 
 __all__ = ["DEFAULT_GATES", "AllocatorFeatures"]
 
-# Defaults of the 1.37 baseline (dra-api.md §2).
+# Defaults of the 1.37 baseline.
 DEFAULT_GATES: Mapping[str, bool] = {
     "DRAAdminAccess": True,
     "DRAPrioritizedList": True,
