@@ -25,7 +25,7 @@ from .inventory import DeviceInventory, NodeView
 from .nodeaffinity import Node
 from .requests import PreparedClaim, prepare_claim
 from .results import build_allocation
-from .search import RequestData, Search
+from .search import MAX_RESULTS, RequestData, Search
 
 __all__ = ["AllocationStats", "Allocator", "PreparedClaims", "allocate", "as_node"]
 
@@ -142,18 +142,23 @@ class Allocator:
 
 def _needs_free_device(claims: Iterable[PreparedClaim]) -> bool:
     """Early rejection is exact only when every request needs a device nobody else holds and
-    no request can fail with a deferred error before the search starts."""
+    no request can fail with a deferred error before the search starts (a claim over the
+    result limit is such an error, even on a node without any device)."""
     any_request = False
     for claim in claims:
         if claim.constraint_error is not None:
             return False
+        min_devices = 0
         for request in claim.requests:
             if request.error is not None:
                 return False
             for spec in request.specs:
                 if spec.error is not None or spec.mode != "ExactCount" or spec.admin:
                     return False
+            min_devices += min((spec.count for spec in request.specs), default=0)
             any_request = True
+        if min_devices > MAX_RESULTS:
+            return False
     return any_request
 
 
