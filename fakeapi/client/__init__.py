@@ -11,9 +11,29 @@ assembles the cluster builds the transport and hands the components a :class:`Cl
 
     client = Client(InProcessTransport(registry), field_manager="my-controller")
     pod = await client.get(PODS, namespace="default", name="web-0")
+
+Components build on the toolkit here: an :class:`InformerFactory` (shared informers with
+read-your-writes), :class:`WorkQueue`, the error predicates and :func:`retry_on_conflict`, and
+an :class:`EventRecorder`.
 """
 
-from fakeapi.client.client import DEFAULT_FIELD_MANAGER, Client
+from fakeapi.client.client import DEFAULT_FIELD_MANAGER, Client, WriteObserver
+from fakeapi.client.errors import (
+    is_already_exists,
+    is_bad_request,
+    is_conflict,
+    is_forbidden,
+    is_gone,
+    is_invalid,
+    is_not_found,
+    is_server_timeout,
+    is_timeout,
+    is_too_many_requests,
+    reason_of,
+    retry_on_conflict,
+)
+from fakeapi.client.events import EVENTS_V1, EventRecorder, object_reference
+from fakeapi.client.factory import InformerFactory, wait_for_sync
 from fakeapi.client.http import HttpTransport
 from fakeapi.client.informer import NAMESPACE_INDEX, Informer, namespace_index, object_key
 from fakeapi.client.resource import (
@@ -52,6 +72,7 @@ __all__ = [
     "DEVICE_CLASSES",
     "DEVICE_TAINT_RULES",
     "EVENTS",
+    "EVENTS_V1",
     "LEASES",
     "NAMESPACES",
     "NAMESPACE_INDEX",
@@ -65,8 +86,10 @@ __all__ = [
     "RESOURCE_SLICES",
     "WORKLOADS",
     "Client",
+    "EventRecorder",
     "HttpTransport",
     "Informer",
+    "InformerFactory",
     "ItemExponentialBackoff",
     "ObjectList",
     "PatchType",
@@ -79,6 +102,21 @@ __all__ = [
     "WatchEvent",
     "WatchStream",
     "WorkQueue",
+    "WriteObserver",
+    "is_already_exists",
+    "is_bad_request",
+    "is_conflict",
+    "is_forbidden",
+    "is_gone",
+    "is_invalid",
+    "is_not_found",
+    "is_server_timeout",
+    "is_timeout",
+    "is_too_many_requests",
+    "object_reference",
+    "reason_of",
+    "retry_on_conflict",
+    "wait_for_sync",
     "namespace_index",
     "object_key",
 ]

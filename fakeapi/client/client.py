@@ -37,13 +37,25 @@ from fakeapi.client.transport import (
 )
 from fakeapi.errors import StatusError
 
-__all__ = ["DEFAULT_FIELD_MANAGER", "DEFAULT_PAGE_SIZE", "Client"]
+__all__ = ["DEFAULT_FIELD_MANAGER", "DEFAULT_PAGE_SIZE", "Client", "WriteObserver"]
 
 log = logging.getLogger("fakeapi.client")
 
 DEFAULT_FIELD_MANAGER = "fakeapi-client"
 #: the page size ``list_all`` asks for (client-go's pager uses the same)
 DEFAULT_PAGE_SIZE = 500
+
+
+#: told of every object this client wrote (``deleted``: the object is gone), after the write
+WriteObserver = Callable[[Resource, Obj, bool], None]
+
+
+def _still_exists(obj: Obj) -> bool:
+    """Whether a DELETE that answered with ``obj`` left it in place (finalizers, grace period)."""
+    meta = obj.get("metadata") or {}
+    if not meta.get("deletionTimestamp"):
+        return True
+    return bool(meta.get("finalizers")) or bool(meta.get("deletionGracePeriodSeconds"))
 
 
 def _log_warning(text: str) -> None:
@@ -73,6 +85,29 @@ class Client:
         self.transport = transport
         self.field_manager = field_manager
         self._on_warning = on_warning or _log_warning
+        self._write_observers: list[WriteObserver] = []
+
+    def add_write_observer(self, observer: WriteObserver) -> Callable[[], None]:
+        """Tell ``observer`` about every object this client creates, updates, patches or
+        deletes (dry runs excluded); returns a function that removes it again.
+
+        This is how an :class:`~fakeapi.client.InformerFactory` gives its informers
+        read-your-writes. Observers run synchronously and must be quick.
+        """
+        self._write_observers.append(observer)
+        return lambda: self._write_observers.remove(observer)
+
+    def _notify(self, resource: Resource, obj: Obj, *, deleted: bool) -> None:
+        for observer in self._write_observers:
+            try:
+                observer(resource, obj, deleted)
+            except Exception:
+                log.exception("write observer failed")
+
+    def _observed(self, resource: Resource, obj: Obj, *, dry_run: bool) -> Obj:
+        if not dry_run and obj.get("kind") != "Status":
+            self._notify(resource, obj, deleted=False)
+        return obj
 
     async def close(self) -> None:
         await self.transport.close()
@@ -246,7 +281,7 @@ class Client:
                 dry_run=dry_run, field_manager=field_manager, field_validation=field_validation
             ),
         )
-        return self._object(reply)
+        return self._observed(resource, self._object(reply), dry_run=dry_run)
 
     async def _update(
         self,
@@ -269,7 +304,7 @@ class Client:
                 dry_run=dry_run, field_manager=field_manager, field_validation=field_validation
             ),
         )
-        return self._object(reply)
+        return self._observed(resource, self._object(reply), dry_run=dry_run)
 
     async def update(
         self,
@@ -349,7 +384,7 @@ class Client:
                 force=force,
             ),
         )
-        return self._object(reply)
+        return self._observed(resource, self._object(reply), dry_run=dry_run)
 
     async def apply(
         self,
@@ -408,6 +443,8 @@ class Client:
         obj = reply.object
         if obj is None or obj.get("kind") == "Status":
             return None
+        if not dry_run:
+            self._notify(resource, obj, deleted=not _still_exists(obj))
         return obj
 
     async def delete_collection(

@@ -13,6 +13,11 @@ Shaped like client-go's shared informer, reduced to what one process needs:
 - **Cache first, then handlers.** Each change is applied to the cache and its indexes before
   handlers run, so a handler (typically "enqueue this key") and the reconcile it triggers read
   state at least as new as the event.
+- **Read your own writes.** :meth:`Informer.observe` takes an object a component has just written
+  (the :class:`~fakeapi.client.InformerFactory` feeds it every write of its client) and puts it
+  in the cache at once, so the next reconcile does not act on the state before its own write (and,
+  say, create a second claim). The watch event for that version arrives later and is dropped as
+  already seen; a version older than the cached one never replaces it.
 
 Objects in the cache are shared with every handler and reader: **do not mutate them**; copy
 (``orjson.loads(orjson.dumps(obj))``) before changing one. Handlers are plain functions called on
@@ -69,6 +74,19 @@ def namespace_index(obj: Obj) -> list[str]:
     return [namespace] if namespace else []
 
 
+def _newer(new: Obj, old: Obj) -> bool:
+    """Whether ``new`` is a later version than ``old``.
+
+    resourceVersions are opaque to clients in general, but every server this client talks to
+    (fakeapi, etcd-backed kube-apiservers) hands out increasing integers; anything else is
+    treated as newer, which is what an informer without read-your-writes would do.
+    """
+    try:
+        return int(_rv(new)) > int(_rv(old))
+    except ValueError:
+        return _rv(new) != _rv(old)
+
+
 def _rv(obj: Obj) -> str:
     return str((obj.get("metadata") or {}).get("resourceVersion") or "")
 
@@ -108,6 +126,8 @@ class Informer:
         self.page_size = page_size
         self.watch_timeout_seconds = watch_timeout_seconds
         self._cache: dict[str, Obj] = {}
+        #: objects this process deleted whose DELETED event has not arrived yet
+        self._tombstones: dict[str, Obj] = {}
         self._index_funcs: dict[str, IndexFunc] = {}
         self._indexes: dict[str, dict[str, set[str]]] = {}
         self._handlers: list[_Handlers] = []
@@ -240,14 +260,42 @@ class Informer:
             return
         key = object_key(obj)
         if event.type == "DELETED":
+            self._tombstones.pop(key, None)
             if self._remove(key) is not None:
                 self._deleted(obj)
             return
-        old = self._store(key, obj)
-        if old is None:
+        self._upsert(key, obj)
+
+    def _upsert(self, key: str, obj: Obj) -> None:
+        cached = self._cache.get(key) or self._tombstones.get(key)
+        if cached is not None and not _newer(obj, cached):
+            return  # already seen: our own write, observed before its watch event
+        self._tombstones.pop(key, None)
+        cached = self._cache.get(key)
+        self._store(key, obj)
+        if cached is None:
             self._added(obj)
         else:
-            self._updated(old, obj)
+            self._updated(cached, obj)
+
+    def observe(self, obj: Obj) -> None:
+        """Take ``obj``, just written by this process, into the cache ahead of its watch event.
+
+        Ignored before the first sync (the list will bring it) and when the cache already holds
+        this or a later version. The object must not be modified afterwards.
+        """
+        if self._synced.is_set():
+            self._upsert(object_key(obj), obj)
+
+    def observe_deleted(self, obj: Obj) -> None:
+        """``obj`` was just deleted by this process: drop it from the cache ahead of the watch."""
+        if not self._synced.is_set():
+            return
+        key = object_key(obj)
+        # until the watch reports the deletion, events of older versions must not revive it
+        self._tombstones[key] = obj
+        if self._remove(key) is not None:
+            self._deleted(obj)
 
     def _replace(self, items: builtins.list[Obj], resource_version: str) -> None:
         """Make the cache equal a fresh list, telling handlers what changed since the last one.
@@ -255,6 +303,7 @@ class Informer:
         An object that disappeared while we were not watching is reported deleted with its last
         cached state (client-go wraps it as DeletedFinalStateUnknown; here it is the object).
         """
+        self._tombstones.clear()
         fresh = {object_key(obj): obj for obj in items}
         gone = [key for key in self._cache if key not in fresh]
         for key in gone:

@@ -12,6 +12,12 @@ key from current state. The queue makes that safe and cheap, as client-go's does
   rate limiter's answer — per-key exponential backoff from 5 ms doubling up to 1000 s by default,
   client-go's item limiter — until :meth:`~WorkQueue.forget` resets the key after a success.
 
+- **Shutdown.** :meth:`~WorkQueue.shutdown` stops intake and lets workers finish what is queued;
+  :meth:`~WorkQueue.shutdown_with_drain` also waits until no key is being processed, so a
+  component stopping does not abandon a half-done reconcile.
+- **Metrics.** Given a Prometheus registry, the queue reports client-go's workqueue metrics under
+  its ``name``: depth, adds, retries, time queued and time in processing.
+
 Every delay is a sleep on the :class:`~fakeapi.clock.Clock`, so with a ``FakeClock`` a test moves
 time by hand and nothing waits on the wall clock.
 """
@@ -20,9 +26,12 @@ from __future__ import annotations
 
 import asyncio
 import math
+import weakref
 from collections import deque
 from collections.abc import Hashable
 from typing import Generic, Protocol, TypeVar
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from fakeapi.clock import Clock, RealClock
 
@@ -69,6 +78,56 @@ class ItemExponentialBackoff:
         return self._failures.get(key, 0)
 
 
+#: client-go's workqueue histogram buckets: 1 µs to 10 s by powers of ten
+_DURATION_BUCKETS = tuple(10.0**exp for exp in range(-8, 2))
+
+
+class _QueueMetrics:
+    """client-go's workqueue metrics, registered once per Prometheus registry."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        labels = ("name",)
+        self.depth = Gauge(
+            "workqueue_depth", "Current depth of workqueue", labels, registry=registry
+        )
+        self.adds = Counter(
+            "workqueue_adds",
+            "Total number of adds handled by workqueue",
+            labels,
+            registry=registry,
+        )
+        self.retries = Counter(
+            "workqueue_retries",
+            "Total number of retries handled by workqueue",
+            labels,
+            registry=registry,
+        )
+        self.queue_duration = Histogram(
+            "workqueue_queue_duration_seconds",
+            "How long in seconds an item stays in workqueue before being requested.",
+            labels,
+            buckets=_DURATION_BUCKETS,
+            registry=registry,
+        )
+        self.work_duration = Histogram(
+            "workqueue_work_duration_seconds",
+            "How long in seconds processing an item from workqueue takes.",
+            labels,
+            buckets=_DURATION_BUCKETS,
+            registry=registry,
+        )
+
+
+_METRICS: weakref.WeakKeyDictionary[CollectorRegistry, _QueueMetrics] = weakref.WeakKeyDictionary()
+
+
+def _metrics_for(registry: CollectorRegistry) -> _QueueMetrics:
+    metrics = _METRICS.get(registry)
+    if metrics is None:
+        metrics = _METRICS[registry] = _QueueMetrics(registry)
+    return metrics
+
+
 class WorkQueue(Generic[K]):
     """Keys waiting to be processed; :meth:`get` hands them out, :meth:`done` takes them back.
 
@@ -91,6 +150,7 @@ class WorkQueue(Generic[K]):
         clock: Clock | None = None,
         rate_limiter: RateLimiter | None = None,
         name: str = "",
+        metrics: CollectorRegistry | None = None,
     ) -> None:
         self.name = name
         self.clock: Clock = clock or RealClock()
@@ -104,6 +164,17 @@ class WorkQueue(Generic[K]):
         self._timers: set[asyncio.Task[None]] = set()
         self._getters: deque[asyncio.Future[None]] = deque()
         self._shutting_down = False
+        self._drained: asyncio.Event | None = None
+        #: when each queued key was added, and when each key in processing was handed out
+        self._added_at: dict[K, float] = {}
+        self._started_at: dict[K, float] = {}
+        self._metrics = _metrics_for(metrics) if metrics is not None else None
+        if self._metrics is not None:
+            self._depth = self._metrics.depth.labels(name)
+            self._adds = self._metrics.adds.labels(name)
+            self._retries = self._metrics.retries.labels(name)
+            self._queue_duration = self._metrics.queue_duration.labels(name)
+            self._work_duration = self._metrics.work_duration.labels(name)
 
     def __len__(self) -> int:
         """Keys ready to be handed out (not those being processed or waiting for a delay)."""
@@ -128,9 +199,17 @@ class WorkQueue(Generic[K]):
         if self._shutting_down or key in self._dirty:
             return
         self._dirty.add(key)
+        if self._metrics is not None:
+            self._adds.inc()
+            self._added_at.setdefault(key, self.clock.monotonic())
         if key in self._processing:
             return  # re-queued by done()
+        self._enqueue(key)
+
+    def _enqueue(self, key: K) -> None:
         self._queue.append(key)
+        if self._metrics is not None:
+            self._depth.set(len(self._queue))
         self._wake_one()
 
     def add_after(self, key: K, delay: float) -> None:
@@ -165,6 +244,8 @@ class WorkQueue(Generic[K]):
         """Queue ``key`` after the rate limiter's delay (one more failure for its backoff)."""
         if self._shutting_down:
             return
+        if self._metrics is not None:
+            self._retries.inc()
         self.add_after(key, self.rate_limiter.when(key))
 
     def forget(self, key: K) -> None:
@@ -197,6 +278,11 @@ class WorkQueue(Generic[K]):
         key = self._queue.popleft()
         self._processing.add(key)
         self._dirty.discard(key)
+        if self._metrics is not None:
+            now = self.clock.monotonic()
+            self._depth.set(len(self._queue))
+            self._queue_duration.observe(now - self._added_at.pop(key, now))
+            self._started_at[key] = now
         if self._queue:
             self._wake_one()
         return key
@@ -204,9 +290,13 @@ class WorkQueue(Generic[K]):
     def done(self, key: K) -> None:
         """Processing of ``key`` finished; if it was added meanwhile, it is queued again."""
         self._processing.discard(key)
+        if self._metrics is not None:
+            now = self.clock.monotonic()
+            self._work_duration.observe(now - self._started_at.pop(key, now))
         if key in self._dirty:
-            self._queue.append(key)
-            self._wake_one()
+            self._enqueue(key)
+        elif not self._processing and self._drained is not None:
+            self._drained.set()
 
     def shutdown(self) -> None:
         """Stop accepting keys, drop pending delays and wake every waiting :meth:`get`.
@@ -221,6 +311,14 @@ class WorkQueue(Generic[K]):
             waiter = self._getters.popleft()
             if not waiter.done():
                 waiter.set_result(None)
+
+    async def shutdown_with_drain(self) -> None:
+        """:meth:`shutdown`, then wait until every key handed out has been marked done."""
+        self.shutdown()
+        if not self._processing:
+            return
+        self._drained = asyncio.Event()
+        await self._drained.wait()
 
     def _wake_one(self) -> None:
         while self._getters:

@@ -12,7 +12,8 @@ Watches behave as the HTTP stream does, except that no periodic BOOKMARK is sent
 sends them only to keep idle connections and their resourceVersion fresh; the initial-events-end
 bookmark of a WatchList is delivered), and ``timeout_seconds`` is measured on the injected clock.
 
-Bodies are copied in and results are decoded from the stored bytes, the way they would cross a
+Every write first yields to the event loop (a request over a socket would), so a component that
+writes in a loop never starves the others. Bodies are copied in and results are decoded from the stored bytes, the way they would cross a
 socket: callers never share dicts with the storage, so a careless mutation cannot corrupt a
 stored object, and a caller's body is never modified.
 
@@ -166,6 +167,7 @@ class InProcessTransport:
     async def create(
         self, resource: Resource, *, namespace: str | None, body: Obj, params: WriteParams
     ) -> Reply:
+        await _yield_to_loop()
         rt = self._resource(resource)
         if rt.namespaced and not namespace:
             raise method_not_allowed("POST")
@@ -183,6 +185,7 @@ class InProcessTransport:
         subresource: str,
         params: WriteParams,
     ) -> Reply:
+        await _yield_to_loop()
         rt = self._object_target(resource, namespace, name, subresource)
         if subresource and subresource != "status":
             raise method_not_allowed("PUT")
@@ -203,6 +206,7 @@ class InProcessTransport:
         subresource: str,
         params: WriteParams,
     ) -> Reply:
+        await _yield_to_loop()
         rt = self._object_target(resource, namespace, name, subresource)
         if subresource and subresource != "status":
             raise method_not_allowed("PATCH")
@@ -223,6 +227,7 @@ class InProcessTransport:
     async def delete(
         self, resource: Resource, *, namespace: str | None, name: str, params: DeleteParams
     ) -> Reply:
+        await _yield_to_loop()
         rt = self._object_target(resource, namespace, name)
         options = query.delete_options(params.query(), params.body())
         return Reply(_deleted(rt, self.registry.delete(rt, namespace, name, options)))
@@ -235,6 +240,7 @@ class InProcessTransport:
         selection: ListParams,
         params: DeleteParams,
     ) -> ObjectList:
+        await _yield_to_loop()
         rt = self._resource(resource)
         results: Iterable[DeleteResult] = self.registry.delete_collection(
             rt,
@@ -257,6 +263,7 @@ class InProcessTransport:
         body: Obj,
         params: WriteParams,
     ) -> Reply:
+        await _yield_to_loop()
         rt = self._object_target(resource, namespace, name, subresource)
         if not subresource or subresource == "status":
             raise method_not_allowed("POST")
@@ -274,6 +281,16 @@ class InProcessTransport:
 
     async def close(self) -> None:
         """Nothing to release: the registry belongs to whoever built it."""
+
+
+async def _yield_to_loop() -> None:
+    """Let other tasks run before a write, as a socket round trip would.
+
+    A registry call completes without awaiting anything, so a component writing in a loop (or
+    retrying a conflict) would otherwise hold the event loop until it is done, starving watchers,
+    the other components and the HTTP server.
+    """
+    await asyncio.sleep(0)
 
 
 def _deleted(rt: ResourceType, result: DeleteResult) -> Obj:

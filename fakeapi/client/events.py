@@ -1,0 +1,231 @@
+"""Record events.k8s.io/v1 Events the way client-go's ``tools/events`` recorder does.
+
+Components report what they did (``Scheduled``, ``FailedScheduling``, ``Killing``...) as Events
+about an object. :meth:`EventRecorder.event` never blocks and never fails the caller: events are
+queued and written by one background task, best effort, as in client-go.
+
+**Series.** Events are grouped by (action, reason, reporting controller, regarding, related); the
+note is deliberately not part of the key, as upstream. The first occurrence is created as is. The
+second turns it into a series (``series.count: 2``), written at once as a patch of the same
+Event. Later occurrences only count up in memory; every :data:`SERIES_REFRESH` seconds (30
+minutes, upstream's heartbeat) the recorder writes the current count of each live series, and a
+series not seen for :data:`SERIES_FINISH` seconds (6 minutes) is forgotten, so its next
+occurrence starts a new Event. All times come from the injected clock.
+
+Event names are ``<regarding name>.<hex nanoseconds>``, in the regarding object's namespace
+(``default`` for cluster-scoped objects), and carry ``reportingController``/``reportingInstance``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fakeapi.client.client import Client
+from fakeapi.client.errors import is_not_found
+from fakeapi.client.resource import Resource
+from fakeapi.client.transport import Obj
+from fakeapi.clock import Clock, RealClock
+from fakeapi.timefmt import format_micro_time
+
+__all__ = ["EVENTS_V1", "EventRecorder", "SERIES_FINISH", "SERIES_REFRESH", "object_reference"]
+
+log = logging.getLogger("fakeapi.client.events")
+
+EVENTS_V1 = Resource("events.k8s.io", "v1", "events", "Event", namespaced=True)
+SERIES_REFRESH = 30 * 60.0
+SERIES_FINISH = 6 * 60.0
+
+EventType = Literal["Normal", "Warning"]
+
+
+def object_reference(obj: Obj, *, api_version: str = "", kind: str = "") -> dict[str, Any]:
+    """An ``ObjectReference`` to ``obj`` (apiVersion and kind from the object unless given)."""
+    meta = obj.get("metadata") or {}
+    ref: dict[str, Any] = {
+        "apiVersion": api_version or obj.get("apiVersion", ""),
+        "kind": kind or obj.get("kind", ""),
+        "name": meta.get("name", ""),
+    }
+    for src, dst in (("namespace", "namespace"), ("uid", "uid")):
+        if meta.get(src):
+            ref[dst] = meta[src]
+    if meta.get("resourceVersion"):
+        ref["resourceVersion"] = meta["resourceVersion"]
+    return {k: v for k, v in ref.items() if v}
+
+
+def _ref_key(ref: dict[str, Any] | None) -> tuple[str, ...]:
+    if not ref:
+        return ()
+    return tuple(str(ref.get(k, "")) for k in ("apiVersion", "kind", "namespace", "name", "uid"))
+
+
+@dataclass(slots=True)
+class _Recorded:
+    """An Event as last written, and how its series stands."""
+
+    body: Obj
+    last_observed: float
+    count: int = 1
+    written_count: int = 1
+
+
+class EventRecorder:
+    """Queue Events for one reporting component; a background task writes them."""
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        component: str,
+        clock: Clock | None = None,
+        instance: str = "",
+    ) -> None:
+        self.client = client
+        self.component = component
+        self.instance = instance or component
+        self.clock: Clock = clock or RealClock()
+        self._pending: asyncio.Queue[tuple[str, Obj, int]] = asyncio.Queue()
+        self._series: dict[tuple[Any, ...], _Recorded] = {}
+        self._writer: asyncio.Task[None] | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
+        self._closed = False
+        self._last_ns = 0
+
+    # --- recording -----------------------------------------------------------------------------
+    def event(
+        self,
+        *,
+        regarding: Obj,
+        type: EventType,
+        reason: str,
+        action: str,
+        note: str = "",
+        related: Obj | None = None,
+    ) -> None:
+        """Record that ``action`` happened to ``regarding`` for ``reason``; returns at once."""
+        if self._closed:
+            return
+        ref = object_reference(regarding)
+        related_ref = object_reference(related) if related is not None else None
+        key = (action, reason, self.component, _ref_key(ref), _ref_key(related_ref))
+        now = self.clock.monotonic()
+        self._forget_finished(now)
+        recorded = self._series.get(key)
+        if recorded is not None:
+            recorded.count += 1
+            recorded.last_observed = now
+            if recorded.count == 2:
+                recorded.written_count = 2
+                self._submit("series", recorded.body, 2)
+            return
+        body = self._new_event(ref, related_ref, type=type, reason=reason, action=action, note=note)
+        self._series[key] = _Recorded(body=body, last_observed=now)
+        self._submit("create", body, 1)
+
+    def _new_event(
+        self,
+        regarding: dict[str, Any],
+        related: dict[str, Any] | None,
+        *,
+        type: str,
+        reason: str,
+        action: str,
+        note: str,
+    ) -> Obj:
+        now = self.clock.now()
+        ns = int(now.timestamp() * 1e9)
+        self._last_ns = ns = max(ns, self._last_ns + 1)  # unique names within one recorder
+        body: Obj = {
+            "apiVersion": EVENTS_V1.api_version,
+            "kind": "Event",
+            "metadata": {
+                "name": f"{regarding.get('name', '')}.{ns:x}",
+                "namespace": regarding.get("namespace") or "default",
+            },
+            "eventTime": format_micro_time(now),
+            "reportingController": self.component,
+            "reportingInstance": self.instance,
+            "action": action,
+            "reason": reason,
+            "regarding": regarding,
+            "note": note[:1024],  # upstream rejects longer notes
+            "type": type,
+        }
+        if related is not None:
+            body["related"] = related
+        return body
+
+    def _forget_finished(self, now: float) -> None:
+        finished = [k for k, r in self._series.items() if now - r.last_observed > SERIES_FINISH]
+        for key in finished:
+            del self._series[key]
+
+    def _submit(self, op: str, body: Obj, count: int) -> None:
+        self._pending.put_nowait((op, body, count))
+        if self._writer is None or self._writer.done():
+            loop = asyncio.get_running_loop()
+            self._writer = loop.create_task(self._write_all(), name=f"events {self.component}")
+        if self._heartbeat is None:
+            loop = asyncio.get_running_loop()
+            self._heartbeat = loop.create_task(self._refresh_series(), name="event series")
+
+    # --- writing -------------------------------------------------------------------------------
+    async def _write_all(self) -> None:
+        while not self._pending.empty():
+            op, body, count = self._pending.get_nowait()
+            try:
+                await self._write(op, body, count)
+            except Exception as exc:  # best effort, as client-go: never fail the caller
+                log.warning("%s: could not record event %s: %s", self.component, op, exc)
+            finally:
+                self._pending.task_done()
+
+    async def _write(self, op: str, body: Obj, count: int) -> None:
+        meta = body["metadata"]
+        if op == "create":
+            await self.client.create(EVENTS_V1, body=body, namespace=meta["namespace"])
+            return
+        series = {"count": count, "lastObservedTime": format_micro_time(self.clock.now())}
+        try:
+            await self.client.patch(
+                EVENTS_V1,
+                name=meta["name"],
+                namespace=meta["namespace"],
+                patch={"series": series},
+                patch_type="merge",
+            )
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
+            await self.client.create(
+                EVENTS_V1, body={**body, "series": series}, namespace=meta["namespace"]
+            )
+
+    async def _refresh_series(self) -> None:
+        while True:
+            await self.clock.sleep(SERIES_REFRESH)
+            self._forget_finished(self.clock.monotonic())
+            for recorded in self._series.values():
+                if recorded.count >= 2 and recorded.count != recorded.written_count:
+                    recorded.written_count = recorded.count
+                    self._submit("series", recorded.body, recorded.count)
+
+    async def flush(self) -> None:
+        """Wait until every event recorded so far has been written (or given up on)."""
+        await self._pending.join()
+
+    async def close(self) -> None:
+        """Write what is pending, then stop; later events are ignored."""
+        self._closed = True
+        await self.flush()
+        for task in (self._heartbeat, self._writer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._heartbeat = self._writer = None
