@@ -51,10 +51,13 @@ WriteObserver = Callable[[Resource, Obj, bool], None]
 
 
 def _still_exists(obj: Obj) -> bool:
-    """Whether a DELETE that answered with ``obj`` left it in place (finalizers, grace period)."""
+    """Whether a DELETE that answered with ``obj`` left it in place (finalizers, grace period).
+
+    An object removed at once comes back as it last was, without a deletionTimestamp.
+    """
     meta = obj.get("metadata") or {}
     if not meta.get("deletionTimestamp"):
-        return True
+        return False
     return bool(meta.get("finalizers")) or bool(meta.get("deletionGracePeriodSeconds"))
 
 

@@ -9,8 +9,8 @@ note is deliberately not part of the key, as upstream. The first occurrence is c
 second turns it into a series (``series.count: 2``), written at once as a patch of the same
 Event. Later occurrences only count up in memory; every :data:`SERIES_REFRESH` seconds (30
 minutes, upstream's heartbeat) the recorder writes the current count of each live series, and a
-series not seen for :data:`SERIES_FINISH` seconds (6 minutes) is forgotten, so its next
-occurrence starts a new Event. All times come from the injected clock.
+series not seen for :data:`SERIES_FINISH` seconds (6 minutes) gets its final count written and is
+forgotten, so its next occurrence starts a new Event. All times come from the injected clock.
 
 Event names are ``<regarding name>.<hex nanoseconds>``, in the regarding object's namespace
 (``default`` for cluster-scoped objects), and carry ``reportingController``/``reportingInstance``.
@@ -161,9 +161,15 @@ class EventRecorder:
         return body
 
     def _forget_finished(self, now: float) -> None:
+        """Drop series quiet for :data:`SERIES_FINISH`, writing a final count not yet written."""
         finished = [k for k, r in self._series.items() if now - r.last_observed > SERIES_FINISH]
         for key in finished:
-            del self._series[key]
+            self._write_count(self._series.pop(key))
+
+    def _write_count(self, recorded: _Recorded) -> None:
+        if recorded.count >= 2 and recorded.count != recorded.written_count:
+            recorded.written_count = recorded.count
+            self._submit("series", recorded.body, recorded.count)
 
     def _submit(self, op: str, body: Obj, count: int) -> None:
         self._pending.put_nowait((op, body, count))
@@ -207,13 +213,17 @@ class EventRecorder:
             )
 
     async def _refresh_series(self) -> None:
+        """Every :data:`SERIES_FINISH` seconds finish quiet series; every
+        :data:`SERIES_REFRESH` seconds write the running count of the others."""
+        last_refresh = self.clock.monotonic()
         while True:
-            await self.clock.sleep(SERIES_REFRESH)
-            self._forget_finished(self.clock.monotonic())
-            for recorded in self._series.values():
-                if recorded.count >= 2 and recorded.count != recorded.written_count:
-                    recorded.written_count = recorded.count
-                    self._submit("series", recorded.body, recorded.count)
+            await self.clock.sleep(SERIES_FINISH)
+            now = self.clock.monotonic()
+            self._forget_finished(now)
+            if now - last_refresh >= SERIES_REFRESH:
+                last_refresh = now
+                for recorded in self._series.values():
+                    self._write_count(recorded)
 
     async def flush(self) -> None:
         """Wait until every event recorded so far has been written (or given up on)."""
