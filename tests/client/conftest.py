@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from fakeapi.client import Client, HttpTransport
-from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.clock import FakeClock
 from fakeapi.fixtures.testkinds import widget_table
 from fakeapi.registry.store import Registry
 from fakeapi.server.handlers import WatchSettings
+from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
 from fakeapi.storage.memory import Storage
 

@@ -38,8 +38,8 @@ from fakeapi.client import (
     StatusError,
 )
 from fakeapi.client.http import parse_warning_header
-from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.registry.store import Registry
+from fakeapi.server.inprocess import InProcessTransport
 
 GROUP = "example.fakeapi.dev"
 WIDGETS = Resource(GROUP, "v1", "widgets", "Widget", namespaced=True)

@@ -21,9 +21,9 @@ from fakeapi.client import (
     namespace_index,
     object_key,
 )
-from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.clock import FakeClock
 from fakeapi.registry.store import Registry
+from fakeapi.server.inprocess import InProcessTransport
 
 GROUP = "example.fakeapi.dev"
 WIDGETS = Resource(GROUP, "v1", "widgets", "Widget", namespaced=True)

@@ -23,10 +23,10 @@ from fakeapi.client import (
     StatusError,
     WatchEvent,
 )
-from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.clock import FakeClock
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import Registry
+from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
 
 GROUP = "example.fakeapi.dev"

@@ -219,11 +219,15 @@ class TestRetryOnConflict:
             raise error
 
         with pytest.raises(StatusError) as exc:
-            await retry_on_conflict(lambda: always(conflict(resource="pods", group="", name="web")), steps=3)
+            await retry_on_conflict(
+                lambda: always(conflict(resource="pods", group="", name="web")), steps=3
+            )
         assert is_conflict(exc.value) and calls == 3
         calls = 0
         with pytest.raises(StatusError):
-            await retry_on_conflict(lambda: always(not_found(resource="pods", group="", name="web")))
+            await retry_on_conflict(
+                lambda: always(not_found(resource="pods", group="", name="web"))
+            )
         assert calls == 1
 
 
