@@ -1,11 +1,13 @@
-"""Feature gates: the known names, their defaults, the ``--feature-gates`` flag, field dropping.
+"""Feature gates and the Kubernetes release fakeapi emulates: one table for every component.
 
-fakeapi behaves like a Kubernetes 1.36 control plane with the seed KEPs switched on, so the table
-below gives every DRA and workload gate its 1.36 default, and the gates of the seed designs
-(KEP-5729, KEP-5194, KEP-5677, KEP-4680) default to on. Gates that only appear in 1.37 are known
-(so their fields can be served and dropped) and default to off. ``GenericWorkload`` is alpha and off
-in 1.36 but is switched on here: the seed KEP-5729 builds on Workload and PodGroup, and without it
-the seed feature could not be used at all.
+fakeapi behaves like a Kubernetes 1.37 control plane (:data:`EMULATED_VERSION`, which ``/version``
+reports too) with the seed KEPs switched on. :data:`KNOWN_FEATURES` gives every DRA and workload
+gate its 1.37 default, as upstream's versioned feature specs (``pkg/features/kube_features.go``
+and the scheduler's feature list) resolve them at emulation version 1.37; the gates of the seed
+designs (KEP-5729, KEP-5194, KEP-5677, KEP-4680) default to on. ``GenericWorkload`` is beta and off
+in 1.37 but on here: the seed KEP-5729 builds on Workload and PodGroup, and without it the seed
+feature could not be used at all. The API server, the registry strategies and the allocator all
+read their defaults from this one table (docs/api.md lists the deliberate departures).
 
 The flag parser follows component-base's ``featureGate.Set``: comma-separated ``Name=bool`` pairs,
 Go ``strconv.ParseBool`` spelling, the first unknown or locked gate aborts with upstream's message.
@@ -24,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = [
+    "EMULATED_VERSION",
+    "KubernetesVersion",
     "FeatureSpec",
     "FeatureGateError",
     "GatedFields",
@@ -40,6 +44,25 @@ Stage = Literal["alpha", "beta", "ga", "seed"]
 
 
 @dataclass(frozen=True, slots=True)
+class KubernetesVersion:
+    """A Kubernetes minor release: ``str()`` gives ``1.37``, :attr:`git_version` ``v1.37.0``."""
+
+    major: int
+    minor: int
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    @property
+    def git_version(self) -> str:
+        return f"v{self.major}.{self.minor}.0"
+
+
+#: The release fakeapi emulates: ``/version``, the gate defaults below and the API versions served.
+EMULATED_VERSION = KubernetesVersion(major=1, minor=37)
+
+
+@dataclass(frozen=True, slots=True)
 class FeatureSpec:
     """One gate: its default, maturity and whether the default may be overridden."""
 
@@ -53,31 +76,31 @@ def _specs(*specs: FeatureSpec) -> dict[str, FeatureSpec]:
     return {spec.name: spec for spec in specs}
 
 
-#: Every gate fakeapi knows, with its Kubernetes 1.36 default (seed gates on).
+#: Every gate fakeapi knows, with its default at :data:`EMULATED_VERSION` (seed gates on).
 KNOWN_FEATURES: Mapping[str, FeatureSpec] = _specs(
     # resource.k8s.io
     FeatureSpec("DynamicResourceAllocation", True, "ga", locked=True),
     FeatureSpec("DRAAdminAccess", True, "ga", locked=True),
-    FeatureSpec("DRAPrioritizedList", True, "ga"),
-    FeatureSpec("DRAResourceClaimDeviceStatus", True, "beta"),
-    FeatureSpec("DRADeviceTaints", True, "beta"),
-    FeatureSpec("DRADeviceTaintRules", False, "beta"),
+    FeatureSpec("DRAPrioritizedList", True, "ga", locked=True),
+    FeatureSpec("DRAResourceClaimDeviceStatus", True, "ga", locked=True),
+    FeatureSpec("DRAExtendedResource", True, "ga", locked=True),
+    FeatureSpec("DRADeviceTaints", True, "ga"),
+    FeatureSpec("DRADeviceTaintRules", True, "ga"),
     FeatureSpec("DRAPartitionableDevices", True, "beta"),
     FeatureSpec("DRAConsumableCapacity", True, "beta"),
     FeatureSpec("DRADeviceBindingConditions", True, "beta"),
-    FeatureSpec("DRAExtendedResource", True, "beta"),
     FeatureSpec("DRASchedulerFilterTimeout", True, "beta"),
+    # beta in 1.37, but on by default only once the minimum compatibility version reaches 1.37
+    FeatureSpec("DRAFractionalCapacityRange", False, "beta"),
+    FeatureSpec("DRAWorkloadResourceClaims", False, "beta"),
     FeatureSpec("DRAListTypeAttributes", False, "alpha"),
     FeatureSpec("DRANodeAllocatableResources", False, "alpha"),
-    FeatureSpec("DRAWorkloadResourceClaims", False, "alpha"),
-    # 1.37 additions: known so that their fields can be dropped, off like any alpha gate
     FeatureSpec("DRAOptionalNodeOperations", False, "alpha"),
     FeatureSpec("DRAPartitionableDevicesType", False, "alpha"),
-    FeatureSpec("DRAFractionalCapacityRange", False, "alpha"),
     FeatureSpec("DRADerivedAttributes", False, "alpha"),
     FeatureSpec("DRADeviceCompatibilityGroups", False, "alpha"),
     # scheduling.k8s.io
-    FeatureSpec("GenericWorkload", True, "alpha"),
+    FeatureSpec("GenericWorkload", True, "beta"),  # off upstream; on for the seed KEP-5729
     FeatureSpec("TopologyAwareWorkloadScheduling", False, "alpha"),
     FeatureSpec("CompositePodGroup", False, "alpha"),
     FeatureSpec("PodGroupPreemptionPolicy", False, "alpha"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -16,7 +17,7 @@ from fakeapi.schema import SchemaNode, schema_for
 from fakeapi.storage.memory import Storage, Table
 from fakeapi.storage.view import ConvertedTable, Converter
 
-__all__ = ["ResourceType", "ResourceTable"]
+__all__ = ["ApiVersionConversion", "ResourceType", "ResourceTable"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +75,25 @@ class ResourceType:
         if self.converter is None:
             return storage.table(self.key)
         return storage.view(self.key, stored_in=self.stored_in, converter=self.converter)
+
+
+class ApiVersionConversion:
+    """Another version of a kind whose fields are the same: only ``apiVersion`` changes.
+
+    Upstream serves a kind at several versions from one stored copy; where the versions share
+    every field (DeviceTaintRule at ``resource.k8s.io/v1`` and ``v1beta2``), converting an object
+    is rewriting its ``apiVersion``.
+    """
+
+    def __init__(self, *, stored: str, served: str) -> None:
+        self.stored = stored
+        self.served = served
+
+    def to_storage(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return {**obj, "apiVersion": self.stored}
+
+    def from_storage(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return {**obj, "apiVersion": self.served}
 
 
 class ResourceTable:
@@ -167,9 +187,16 @@ def default_resources() -> ResourceTable:
         ResourceType(resource, "v1", "ResourceSlice", "resourceslices", False, ResourceSlice,
                      ResourceSliceStrategy(), delete_returns_object=True,
                      openapi_prefix="io.k8s.api.resource.v1"),
+        ResourceType(resource, "v1", "DeviceTaintRule", "devicetaintrules", False,
+                     DeviceTaintRule, DeviceTaintRuleStrategy(), subresources=("status",),
+                     openapi_prefix="io.k8s.api.resource.v1"),
+        # 1.36 served DeviceTaintRule at v1beta2 only; its clients keep working on the same objects
         ResourceType(resource, "v1beta2", "DeviceTaintRule", "devicetaintrules", False,
                      DeviceTaintRule, DeviceTaintRuleStrategy(), subresources=("status",),
-                     openapi_prefix="io.k8s.api.resource.v1beta2"),
+                     openapi_prefix="io.k8s.api.resource.v1beta2",
+                     stored_in=f"devicetaintrules.{resource}",
+                     converter=ApiVersionConversion(stored=f"{resource}/v1",
+                                                    served=f"{resource}/v1beta2")),
         ResourceType(resource, "v1beta2", "ResourcePool", "resourcepools", False, ResourcePool,
                      ResourcePoolStrategy(), subresources=("status",),
                      openapi_prefix="io.k8s.api.resource.v1beta2"),

@@ -4,7 +4,9 @@ A :class:`Resource` is the client's own, dependency-free description of a served
 not point into the server's resource table on purpose: controllers, the scheduler and kubelets
 import this module and must not import the registry (import-linter enforces it), and the HTTP
 transport talks to real clusters that have no table of ours at all. The in-process transport
-resolves a descriptor to the served kind by (group, version, plural) when it is used.
+resolves a descriptor to the served kind by (group, version, plural) when it is used. Being kept
+by hand, the constants are checked against the served kinds both ways by a test
+(``tests/client/test_resource_constants.py``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ __all__ = [
     "CONFIGMAPS",
     "DEVICE_CLASSES",
     "DEVICE_TAINT_RULES",
+    "DEVICE_TAINT_RULES_V1BETA2",
     "EVENTS",
+    "EVENTS_K8S_IO",
     "LEASES",
     "NAMESPACES",
     "NODES",
@@ -84,6 +88,8 @@ PODS = Resource(_CORE, "v1", "pods", "Pod", namespaced=True)
 #: core/v1 events: the ones ``kubectl describe`` and ``kubectl events`` read
 EVENTS = Resource(_CORE, "v1", "events", "Event", namespaced=True)
 CONFIGMAPS = Resource(_CORE, "v1", "configmaps", "ConfigMap", namespaced=True)
+#: events.k8s.io/v1 events: the same objects as :data:`EVENTS`, in the shape event recorders write
+EVENTS_K8S_IO = Resource("events.k8s.io", "v1", "events", "Event", namespaced=True)
 LEASES = Resource(_COORDINATION, "v1", "leases", "Lease", namespaced=True)
 DEVICE_CLASSES = Resource(_RESOURCE, "v1", "deviceclasses", "DeviceClass", namespaced=False)
 RESOURCE_CLAIMS = Resource(_RESOURCE, "v1", "resourceclaims", "ResourceClaim", namespaced=True)
@@ -92,6 +98,10 @@ RESOURCE_CLAIM_TEMPLATES = Resource(
 )
 RESOURCE_SLICES = Resource(_RESOURCE, "v1", "resourceslices", "ResourceSlice", namespaced=False)
 DEVICE_TAINT_RULES = Resource(
+    _RESOURCE, "v1", "devicetaintrules", "DeviceTaintRule", namespaced=False
+)
+#: the same objects at the version Kubernetes 1.36 served, for clients built against it
+DEVICE_TAINT_RULES_V1BETA2 = Resource(
     _RESOURCE, "v1beta2", "devicetaintrules", "DeviceTaintRule", namespaced=False
 )
 RESOURCE_POOLS = Resource(_RESOURCE, "v1beta2", "resourcepools", "ResourcePool", namespaced=False)

@@ -1,6 +1,6 @@
-"""resource.k8s.io/v1beta2 DeviceTaintRule: a taint applied to every device a selector matches.
+"""resource.k8s.io/v1 DeviceTaintRule: a taint applied to every device a selector matches.
 
-Served at v1beta2, the version Kubernetes 1.36 serves (v1 arrives in 1.37 with the same shape).
+Served at v1, as Kubernetes 1.37 serves it, and at v1beta2 (the same shape) for 1.36 clients.
 The taint is added virtually for the scheduler and the eviction controller; stored slices are not
 modified. The selector fields ``deviceClassName`` and ``selectors`` were tombstoned upstream and are
 not served.

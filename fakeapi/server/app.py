@@ -15,6 +15,7 @@ import orjson
 from aiohttp import web
 
 from fakeapi import errors
+from fakeapi.features import EMULATED_VERSION
 from fakeapi.registry.store import Registry
 from fakeapi.server import discovery, openapi
 from fakeapi.server.encoding import json_bytes_response, status_response
@@ -27,13 +28,13 @@ log = logging.getLogger("fakeapi.server")
 REGISTRY = web.AppKey("registry", Registry)
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 VERSION_INFO = {
-    "major": "1",
-    "minor": "37",
-    "emulationMajor": "1",
-    "emulationMinor": "37",
-    "minCompatibilityMajor": "1",
-    "minCompatibilityMinor": "36",
-    "gitVersion": "v1.37.0-fake",
+    "major": str(EMULATED_VERSION.major),
+    "minor": str(EMULATED_VERSION.minor),
+    "emulationMajor": str(EMULATED_VERSION.major),
+    "emulationMinor": str(EMULATED_VERSION.minor),
+    "minCompatibilityMajor": str(EMULATED_VERSION.major),
+    "minCompatibilityMinor": str(EMULATED_VERSION.minor - 1),
+    "gitVersion": f"{EMULATED_VERSION.git_version}-fake",
     "gitCommit": "0000000000000000000000000000000000000000",
     "gitTreeState": "clean",
     "buildDate": "2026-01-01T00:00:00Z",

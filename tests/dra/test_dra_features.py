@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fakeapi.features import (
+    EMULATED_VERSION,
     KNOWN_FEATURES,
     FeatureGateError,
     GatedFields,
@@ -25,21 +26,41 @@ from fakeapi.features import (
         ("DRAPrioritizedList", True),
         ("DRAResourceClaimDeviceStatus", True),
         ("DRADeviceTaints", True),
-        ("DRADeviceTaintRules", False),
+        ("DRADeviceTaintRules", True),
         ("DRAPartitionableDevices", True),
         ("DRAConsumableCapacity", True),
         ("DRADeviceBindingConditions", True),
         ("DRAExtendedResource", True),
         ("DRAListTypeAttributes", False),
         ("DRAWorkloadResourceClaims", False),
+        ("DRAFractionalCapacityRange", False),
+        ("GenericWorkload", True),
         ("WorkloadPodGroupResourceClaimTemplate", True),
         ("DRAReservedForWorkloads", True),
         ("DRAResourceAvailabilityVisibility", True),
         ("ResourceHealthStatus", True),
     ],
 )
-def test_defaults_are_kubernetes_1_36_with_seed_features_on(gate: str, default: bool) -> None:
+def test_defaults_are_kubernetes_1_37_with_seed_features_on(gate: str, default: bool) -> None:
     assert default_gates()[gate] is default
+
+
+def test_the_emulated_release_is_1_37() -> None:
+    assert str(EMULATED_VERSION) == "1.37"
+    assert EMULATED_VERSION.git_version == "v1.37.0"
+
+
+@pytest.mark.parametrize("gate", ["DRAPrioritizedList", "DRAResourceClaimDeviceStatus"])
+def test_gates_that_went_ga_and_locked_in_1_37_cannot_be_turned_off(gate: str) -> None:
+    with pytest.raises(FeatureGateError, match=f"cannot set feature gate {gate} to false"):
+        parse_feature_gates(f"{gate}=false")
+
+
+def test_the_allocator_takes_its_defaults_from_the_one_table() -> None:
+    from fakeapi.scheduler.plugins.dynamic_resources import DEFAULT_GATES, AllocatorFeatures
+
+    assert dict(DEFAULT_GATES) == {name: default_gates()[name] for name in DEFAULT_GATES}
+    assert AllocatorFeatures.from_gates() == AllocatorFeatures.from_gates(default_gates())
 
 
 def test_flag_overrides_defaults() -> None:

@@ -55,7 +55,7 @@ def test_api_resources_lists_core_and_dra_kinds_with_scope_and_kind(kubectl):
         ("resourceclaimtemplates", "resource.k8s.io/v1"): ("true", "ResourceClaimTemplate"),
         ("deviceclasses", "resource.k8s.io/v1"): ("false", "DeviceClass"),
         ("resourceslices", "resource.k8s.io/v1"): ("false", "ResourceSlice"),
-        ("devicetaintrules", "resource.k8s.io/v1beta2"): ("false", "DeviceTaintRule"),
+        ("devicetaintrules", "resource.k8s.io/v1"): ("false", "DeviceTaintRule"),
         ("workloads", "scheduling.k8s.io/v1alpha1"): ("true", "Workload"),
         ("podgroups", "scheduling.k8s.io/v1alpha1"): ("true", "PodGroup"),
         ("leases", "coordination.k8s.io/v1"): ("true", "Lease"),

@@ -1,4 +1,4 @@
-"""DeviceTaintRule (resource.k8s.io/v1beta2, cluster-scoped, ``/status``): a taint for many devices.
+"""DeviceTaintRule (resource.k8s.io v1 and v1beta2, cluster-scoped, ``/status``): device taints.
 
 The server stamps ``spec.taint.timeAdded`` when the client leaves it unset, and stamps it afresh
 when the taint's effect changes (a NoSchedule taint turned NoExecute starts its eviction clock

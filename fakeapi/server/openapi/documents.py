@@ -10,6 +10,7 @@ import hashlib
 
 import orjson
 
+from fakeapi.features import EMULATED_VERSION
 from fakeapi.resources import ResourceTable
 
 from .paths import resource_paths
@@ -52,7 +53,7 @@ def openapi_document(resources: ResourceTable, group: str, version: str) -> Doc 
         paths.update(resource_paths(rt, builder))
     return {
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.37.0"},
+        "info": {"title": "Kubernetes", "version": EMULATED_VERSION.git_version},
         "paths": paths,
         "components": {"schemas": builder.schemas},
     }

@@ -2,7 +2,9 @@
 
 The scheduler passes upstream gate names (``DRAPrioritizedList`` …); the allocator works with a
 frozen set of booleans, like upstream's ``structured.Features``. ``DeviceBindingAndStatus`` needs
-both DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, as in kube-scheduler.
+both DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, as in kube-scheduler. Defaults
+are not kept here: gates not mentioned take their default from :mod:`fakeapi.features`, the one
+table every component shares.
 """
 
 from __future__ import annotations
@@ -11,36 +13,42 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fakeapi.cel import Features as CELFeatures
+from fakeapi.features import KNOWN_FEATURES
 
-__all__ = ["DEFAULT_GATES", "AllocatorFeatures"]
+__all__ = ["ALLOCATOR_GATES", "DEFAULT_GATES", "AllocatorFeatures"]
 
-# Defaults of the 1.37 baseline.
-DEFAULT_GATES: Mapping[str, bool] = {
-    "DRAAdminAccess": True,
-    "DRAPrioritizedList": True,
-    "DRAPartitionableDevices": True,
-    "DRAConsumableCapacity": True,
-    "DRADeviceTaints": True,
-    "DRADeviceTaintRules": True,
-    "DRADeviceBindingConditions": True,
-    "DRAResourceClaimDeviceStatus": True,
-    "DRAListTypeAttributes": False,
-}
+#: The gates the allocator consults.
+ALLOCATOR_GATES = (
+    "DRAAdminAccess",
+    "DRAPrioritizedList",
+    "DRAPartitionableDevices",
+    "DRAConsumableCapacity",
+    "DRADeviceTaints",
+    "DRADeviceTaintRules",
+    "DRADeviceBindingConditions",
+    "DRAResourceClaimDeviceStatus",
+    "DRAListTypeAttributes",
+)
+
+#: Their defaults, from the shared table.
+DEFAULT_GATES: Mapping[str, bool] = {name: KNOWN_FEATURES[name].default for name in ALLOCATOR_GATES}
 
 
 @dataclass(frozen=True, slots=True)
 class AllocatorFeatures:
-    admin_access: bool = True
-    prioritized_list: bool = True
-    partitionable_devices: bool = True
-    consumable_capacity: bool = True
-    device_taints: bool = True
-    device_binding_and_status: bool = True
-    list_type_attributes: bool = False
+    """Which optional allocator features are on; built by :meth:`from_gates` or :meth:`none`."""
+
+    admin_access: bool
+    prioritized_list: bool
+    partitionable_devices: bool
+    consumable_capacity: bool
+    device_taints: bool
+    device_binding_and_status: bool
+    list_type_attributes: bool
 
     @classmethod
     def from_gates(cls, gates: Mapping[str, bool] | None = None) -> AllocatorFeatures:
-        """Build from upstream gate names; gates not mentioned take their 1.37 default."""
+        """Build from upstream gate names; gates not mentioned take their default."""
         merged = {**DEFAULT_GATES, **(gates or {})}
         return cls(
             admin_access=merged["DRAAdminAccess"],
