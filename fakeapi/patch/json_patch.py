@@ -6,8 +6,8 @@ applying (a ``test`` that does not match, a path that does not exist, an unknown
 whose message is the fixed "the server rejected our request due to an error in our request". The
 library's own reason is kept on ``PatchError.detail``.
 
-The library mutates what it patches, so the original is copied first, with an orjson round trip
-(much faster than ``copy.deepcopy``).
+The library mutates what it patches, so the original is copied first
+(:func:`fakeapi.objects.deep_copy`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 import jsonpatch
-import orjson
 
+from fakeapi.objects import deep_copy
 from fakeapi.patch.errors import bad_request, too_many_operations, unprocessable
 
 __all__ = ["MAX_JSON_PATCH_OPERATIONS", "apply_json_patch"]
@@ -48,7 +48,7 @@ def apply_json_patch(*, original: dict[str, Any], patch: Any) -> dict[str, Any]:
             )
     if len(patch) > MAX_JSON_PATCH_OPERATIONS:
         raise too_many_operations(MAX_JSON_PATCH_OPERATIONS, len(patch))
-    document = orjson.loads(orjson.dumps(original))
+    document = deep_copy(original)
     try:
         result = jsonpatch.JsonPatch(patch).apply(document, in_place=True)
     except (

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sortedcontainers import SortedDict
 
+from fakeapi.objects import object_key
 from fakeapi.storage.events import Event, EventType, Stored, encode
 from fakeapi.storage.watch import Predicate, Watcher
 
@@ -177,11 +178,7 @@ class Table:
                 count += (old is not None) - (key in self.objects)
         return count
 
-    @staticmethod
-    def key_of(obj: dict[str, Any]) -> str:
-        meta = obj["metadata"]
-        ns = meta.get("namespace")
-        return f"{ns}/{meta['name']}" if ns else meta["name"]
+    key_of = staticmethod(object_key)
 
     def state_overlay(self, rv: int) -> dict[str, Stored | None]:
         """For each key changed after ``rv``: its state at ``rv`` (None if it did not exist)."""

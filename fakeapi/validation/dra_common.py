@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from fakeapi.objects import as_dict, as_list
 from fakeapi.quantity import FORMAT_ERROR, Quantity, QuantityError, parse_quantity
 from fakeapi.validation.dra_names import (
     qualified_name_errors,
@@ -68,14 +69,6 @@ TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
 TOLERATION_OPERATORS = ("Equal", "Exists")
 
 T = TypeVar("T")
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def as_str(value: Any) -> str:

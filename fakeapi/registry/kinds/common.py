@@ -10,19 +10,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from fakeapi.objects import as_dict, as_list
 from fakeapi.timefmt import human_duration, parse_time
 
 __all__ = ["as_dict", "as_list", "dig", "since_cell", "text"]
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    """``value`` if it is a mapping, else an empty dict."""
-    return dict(value) if isinstance(value, Mapping) else {}
-
-
-def as_list(value: Any) -> list[Any]:
-    """``value`` if it is a list, else an empty list."""
-    return value if isinstance(value, list) else []
 
 
 def dig(obj: Any, *keys: str) -> Any:
