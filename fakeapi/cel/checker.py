@@ -19,12 +19,14 @@ reject expressions that could exceed the cost limit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from . import ast
 from .errors import CELCompileError
 from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS, RESULT_TYPES
 from .positions import located
+from .program import TYPE_IDENTIFIERS
 from .type_lattice import (
     ANY,
     DYN,
@@ -86,14 +88,25 @@ class CheckResult:
     cost: int
 
 
-def check(node: ast.Node, *, expression: str, features: Features) -> CheckResult:
-    """Raise :class:`CELCompileError` for a rejected expression, else return type and cost."""
+def check(
+    node: ast.Node,
+    *,
+    expression: str,
+    features: Features,
+    variables: Mapping[str, Type] | None = None,
+    require_bool: bool = True,
+) -> CheckResult:
+    """Raise :class:`CELCompileError` for a rejected expression, else return type and cost.
+
+    ``variables`` replaces the selector environment's single ``device`` variable (general
+    expressions, such as the conformance tables); ``require_bool`` is the selector rule."""
     checker = _Checker(expression, features)
-    result_type, cost, _ = checker.visit(node, {"device": DEVICE})
+    scope: dict[str, Type] = dict(variables) if variables is not None else {"device": DEVICE}
+    result_type, cost, _ = checker.visit(node, scope)
     if checker.literal_errors:
         located = sorted(checker.literal_errors, key=lambda error: error[0])
         raise CELCompileError("compilation failed: " + "\n".join(text for _, text in located))
-    if is_known(result_type) and result_type != "bool":
+    if require_bool and is_known(result_type) and result_type != "bool":
         raise CELCompileError(
             f"must evaluate to bool or the unknown type, not {type_str(result_type)}"
         )
@@ -174,8 +187,15 @@ class _Checker:
             )
         if isinstance(node, ast.Ident):
             if node.name not in scope:
+                if node.name in TYPE_IDENTIFIERS:
+                    return "type", 1, 1
                 raise self.error(node, f"undeclared reference to '{node.name}' (in container '')")
             return scope[node.name], 1, UNKNOWN_SIZE
+        if isinstance(node, (ast.OptSelect, ast.OptIndex)):
+            _, cost, _ = self.visit(node.operand, scope)
+            if isinstance(node, ast.OptIndex):
+                cost += self.visit(node.index, scope)[1]
+            return UNKNOWN, cost + 1, UNKNOWN_SIZE
         if isinstance(node, ast.Select):
             operand_type, cost, _ = self.visit(node.operand, scope)
             (field_type,) = self.select_type(node, operand_type, node.field)
@@ -385,6 +405,9 @@ class _Checker:
         self, node: ast.Comprehension, scope: dict[str, Type]
     ) -> tuple[Type, int, int]:
         range_type, range_cost, range_size = self.visit(node.range, scope)
+        if node.macro in ("optMap", "optFlatMap"):
+            _, body_cost, _ = self.visit(node.args[0], {**scope, node.var: UNKNOWN})
+            return UNKNOWN, range_cost + body_cost + 1, 1
         if isinstance(range_type, tuple):
             if range_type[0] == "list":
                 first, second = ("int", range_type[1]) if node.var2 else (range_type[1], DYN)
@@ -410,4 +433,10 @@ class _Checker:
             return "bool", cost, 1
         if node.macro == "filter":
             return ("list", first), cost, range_size
+        if node.macro == "sortBy":
+            return range_type, cost, range_size
+        if node.macro == "transformMap":
+            return ("map", first, body[-1][0]), cost, range_size
+        if node.macro == "transformMapEntry":
+            return ("map", UNKNOWN, UNKNOWN), cost, range_size
         return ("list", body[-1][0]), cost, range_size

@@ -19,7 +19,10 @@ from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTION
 from .values import (
     EMPTY_MAP,
     MISSING,
+    NONE,
+    CelType,
     DomainMap,
+    OptionalValue,
     add,
     compare,
     div,
@@ -69,14 +72,41 @@ class _Lazy:
         self.value: object = _UNSET
 
 
-def compile_program(node: ast.Node, *, list_type_attributes: bool) -> Evaluator:
+TYPE_IDENTIFIERS = frozenset(
+    {
+        "int",
+        "uint",
+        "double",
+        "bool",
+        "string",
+        "bytes",
+        "list",
+        "map",
+        "null_type",
+        "type",
+        "optional_type",
+        "google.protobuf.Timestamp",
+        "google.protobuf.Duration",
+    }
+)
+
+
+def compile_program(
+    node: ast.Node, *, list_type_attributes: bool, variables: frozenset[str] = frozenset({"device"})
+) -> Evaluator:
+    """Closures for a checked tree; identifiers outside ``variables`` that name a type
+    evaluate to that type."""
     members = dict(MEMBER_FUNCTIONS)
     if list_type_attributes:
         members.update(LIST_ATTRIBUTE_FUNCTIONS)
-    return _Compiler(members).build(node, frozenset())
+    return _Compiler(members, variables).build(node, frozenset())
 
 
 def _select(value: object, field: str) -> object:
+    if isinstance(value, OptionalValue):
+        if not value.has_value:
+            return NONE
+        return OptionalValue(_select(value.value, field))
     if isinstance(value, dict):
         try:
             return value[field]
@@ -87,7 +117,43 @@ def _select(value: object, field: str) -> object:
     raise EvalError(f"type '{type_name(value)}' does not support field selection")
 
 
+def _opt_select(value: object, field: str) -> object:
+    if isinstance(value, OptionalValue):
+        if not value.has_value:
+            return NONE
+        value = value.value
+    if isinstance(value, dict):
+        found = value.get(field, MISSING)
+        if found is MISSING:
+            return OptionalValue(EMPTY_MAP) if type(value) is DomainMap else NONE
+        return OptionalValue(found)
+    raise EvalError(f"type '{type_name(value)}' does not support field selection")
+
+
+def _opt_index(value: object, key: object) -> object:
+    if isinstance(value, OptionalValue):
+        if not value.has_value:
+            return NONE
+        value = value.value
+    if isinstance(value, dict):
+        found = map_find(value, key)
+        if found is MISSING:
+            return OptionalValue(EMPTY_MAP) if type(value) is DomainMap else NONE
+        return OptionalValue(found)
+    if isinstance(value, (list, tuple)):
+        if isinstance(key, float) and key.is_integer():
+            key = int(key)
+        if isinstance(key, bool) or not isinstance(key, int):
+            raise no_overload("_[?_]", value, key)
+        return OptionalValue(value[key]) if 0 <= key < len(value) else NONE
+    raise no_overload("_[?_]", value, key)
+
+
 def _index(value: object, key: object) -> object:
+    if isinstance(value, OptionalValue):
+        if not value.has_value:
+            return NONE
+        return OptionalValue(_index(value.value, key))
     if isinstance(value, dict):
         found = map_find(value, key)
         if found is MISSING:
@@ -140,19 +206,34 @@ _BINARY: dict[str, Callable[[object, object], object]] = {
 
 
 class _Compiler:
-    def __init__(self, members: dict[str, Callable[..., object]]) -> None:
+    def __init__(
+        self, members: dict[str, Callable[..., object]], variables: frozenset[str]
+    ) -> None:
         self.members = members
+        self.variables = variables
 
     def build(self, node: ast.Node, lazy: frozenset[str]) -> Evaluator:
         if isinstance(node, ast.Lit):
             value = node.value
             return lambda a: value
         if isinstance(node, ast.Ident):
+            name = node.name
+            if name not in self.variables and name not in lazy and name in TYPE_IDENTIFIERS:
+                type_value = CelType(name)
+                return lambda a: type_value
             return self.ident(node.name, lazy)
         if isinstance(node, ast.Select):
             operand = self.build(node.operand, lazy)
             field = node.field
             return lambda a: _select(operand(a), field)
+        if isinstance(node, ast.OptSelect):
+            operand = self.build(node.operand, lazy)
+            field = node.field
+            return lambda a: _opt_select(operand(a), field)
+        if isinstance(node, ast.OptIndex):
+            operand = self.build(node.operand, lazy)
+            index = self.build(node.index, lazy)
+            return lambda a: _opt_index(operand(a), index(a))
         if isinstance(node, ast.Has):
             return self.has(node, lazy)
         if isinstance(node, ast.Index):
@@ -163,6 +244,8 @@ class _Compiler:
             return self.call(node, lazy)
         if isinstance(node, ast.ListLit):
             items = [self.build(item, lazy) for item in node.items]
+            if node.optional:
+                return _optional_list(items, frozenset(node.optional))
             return lambda a: [item(a) for item in items]
         if isinstance(node, ast.MapLit):
             return self.map_literal(node, lazy)
@@ -196,7 +279,14 @@ class _Compiler:
     @staticmethod
     def ident(name: str, lazy: frozenset[str]) -> Evaluator:
         if name not in lazy:
-            return lambda a: a.vars[name]
+
+            def lookup(a: Activation) -> object:
+                try:
+                    return a.vars[name]
+                except KeyError:
+                    raise EvalError(f"no such attribute(s): {name}") from None
+
+            return lookup
 
         def lazy_ident(a: Activation) -> object:
             holder = a.vars[name]
@@ -214,6 +304,10 @@ class _Compiler:
 
         def has(a: Activation) -> object:
             value = operand(a)
+            if isinstance(value, OptionalValue):
+                if not value.has_value:
+                    return False
+                value = value.value
             if isinstance(value, dict):
                 return field in value
             raise EvalError(f"invalid type for field selection: {type_name(value)}")
@@ -223,12 +317,12 @@ class _Compiler:
     def call(self, node: ast.Call, lazy: frozenset[str]) -> Evaluator:
         args = [self.build(arg, lazy) for arg in node.args]
         if node.target is None:
-            fn = GLOBAL_FUNCTIONS[node.function]
+            fn = GLOBAL_FUNCTIONS.get(node.function) or _unknown_function(node.function)
             if len(args) == 1:
                 (only,) = args
                 return lambda a: fn(only(a))
             return lambda a: fn(*[arg(a) for arg in args])
-        method = self.members[node.function]
+        method = self.members.get(node.function) or _unknown_function(node.function)
         target = self.build(node.target, lazy)
         if not args:
             return lambda a: method(target(a))
@@ -239,13 +333,20 @@ class _Compiler:
 
     def map_literal(self, node: ast.MapLit, lazy: frozenset[str]) -> Evaluator:
         entries = [(self.build(k, lazy), self.build(v, lazy)) for k, v in node.entries]
+        optional = frozenset(node.optional)
 
         # As in cel-go (not the spec): a repeated key overwrites, and any scalar may be a key.
         def make_map(a: Activation) -> object:
             out: dict[object, object] = {}
-            for key_fn, value_fn in entries:
+            for position, (key_fn, value_fn) in enumerate(entries):
                 key = key_fn(a)
                 value = value_fn(a)
+                if position in optional:
+                    if not isinstance(value, OptionalValue):
+                        raise no_overload("optional entry", value)
+                    if not value.has_value:
+                        continue
+                    value = value.value
                 try:
                     out[key] = value
                 except TypeError:  # unhashable: a list or a map
@@ -290,6 +391,9 @@ class _Compiler:
         bodies = [self.build(arg, inner_lazy) for arg in node.args]
         var, var2, macro = node.var, node.var2, node.macro
 
+        if macro in ("optMap", "optFlatMap"):
+            return _optional_map(source, var, bodies[0], flat=macro == "optFlatMap")
+
         def run(a: Activation) -> object:
             items, is_list = _range(source(a))
             saved = a.vars.get(var, _UNSET)
@@ -302,6 +406,15 @@ class _Compiler:
                     _restore(a, var2, saved2)
 
         return run
+
+
+def _unknown_function(name: str) -> Callable[..., object]:
+    """What an unchecked expression gets for a function the environment lacks."""
+
+    def call(*args: object) -> object:
+        raise no_overload(name, *args)
+
+    return call
 
 
 def _restore(a: Activation, name: str, saved: object) -> None:
@@ -395,13 +508,130 @@ def _filter(
     return out
 
 
+def _transform_list(
+    a: Activation, items: Items, is_list: bool, var: str, var2: str | None, bodies: list[Evaluator]
+) -> object:
+    return _map(a, items, is_list, var, var2, bodies)
+
+
+def _transform_map(entry: bool) -> Macro:
+    name = "transformMapEntry" if entry else "transformMap"
+
+    def run(
+        a: Activation,
+        items: Items,
+        is_list: bool,
+        var: str,
+        var2: str | None,
+        bodies: list[Evaluator],
+    ) -> object:
+        out: dict[object, object] = {}
+        for item in items:
+            _step(a, var, var2, item, is_list)
+            if len(bodies) == 2:
+                keep = bodies[0](a)
+                if keep is False:
+                    continue
+                if keep is not True:
+                    raise no_overload(name, keep)
+            value = bodies[-1](a)
+            if not entry:
+                out[item[0]] = value
+                continue
+            if not isinstance(value, dict):
+                raise no_overload(name, value)
+            for key, inner in value.items():
+                if map_find(out, key) is not MISSING:
+                    raise EvalError(f"insert failed: key {_show(key)} already exists")
+                out[key] = inner
+        return out
+
+    return run
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _sort_by(
+    a: Activation, items: Items, is_list: bool, var: str, var2: str | None, bodies: list[Evaluator]
+) -> object:
+    if not is_list:
+        raise no_overload("sortBy", dict(items))
+    keyed: list[tuple[object, object]] = []
+    for item in items:
+        _step(a, var, var2, item, is_list)
+        keyed.append((bodies[0](a), item[1]))
+    return [value for _, value in sort_by_keys(keyed)]
+
+
+def sort_by_keys(keyed: list[tuple[object, object]]) -> list[tuple[object, object]]:
+    """Stable sort by key, with ext.Lists' errors for keys that cannot be ordered."""
+    if not keyed:
+        return keyed
+    first = type_name(keyed[0][0])
+    if first not in ("int", "uint", "double", "bool", "string", "bytes"):
+        raise EvalError("list elements must be comparable")
+    for key, _ in keyed:
+        if type_name(key) != first:
+            raise EvalError("list elements must have the same type")
+    return sorted(keyed, key=lambda pair: pair[0])  # type: ignore[arg-type, return-value]
+
+
 _MACROS = {
     "all": _quantifier(False),
     "exists": _quantifier(True),
     "exists_one": _exists_one,
     "map": _map,
     "filter": _filter,
+    "transformList": _transform_list,
+    "transformMap": _transform_map(False),
+    "transformMapEntry": _transform_map(True),
+    "sortBy": _sort_by,
 }
+
+
+def _optional_list(items: list[Evaluator], optional: frozenset[int]) -> Evaluator:
+    def make_list(a: Activation) -> object:
+        out: list[object] = []
+        for position, item in enumerate(items):
+            value = item(a)
+            if position in optional:
+                if not isinstance(value, OptionalValue):
+                    raise no_overload("optional element", value)
+                if not value.has_value:
+                    continue
+                value = value.value
+            out.append(value)
+        return out
+
+    return make_list
+
+
+def _optional_map(source: Evaluator, var: str, body: Evaluator, *, flat: bool) -> Evaluator:
+    name = "optFlatMap" if flat else "optMap"
+
+    def run(a: Activation) -> object:
+        target = source(a)
+        if not isinstance(target, OptionalValue):
+            raise no_overload(name, target)
+        if not target.has_value:
+            return NONE
+        saved = a.vars.get(var, _UNSET)
+        a.vars[var] = target.value
+        try:
+            result = body(a)
+        finally:
+            _restore(a, var, saved)
+        if not flat:
+            return OptionalValue(result)
+        if not isinstance(result, OptionalValue):
+            raise no_overload(name, result)
+        return result
+
+    return run
 
 
 def _not(value: object) -> object:

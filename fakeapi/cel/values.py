@@ -22,7 +22,10 @@ from .semver import Semver
 
 __all__ = [
     "MISSING",
+    "NONE",
+    "CelType",
     "DomainMap",
+    "OptionalValue",
     "add",
     "compare",
     "div",
@@ -71,6 +74,53 @@ def map_find(mapping: Mapping[object, object], key: object) -> object:
     return value
 
 
+class OptionalValue:
+    """An ``optional(T)`` value: :data:`NONE` or a present value (which may be null)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object = MISSING) -> None:
+        self.value = value
+
+    @property
+    def has_value(self) -> bool:
+        return self.value is not MISSING
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OptionalValue):
+            return NotImplemented
+        if not (self.has_value and other.has_value):
+            return self.has_value is other.has_value
+        return equals(self.value, other.value)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return f"optional.of({self.value!r})" if self.has_value else "optional.none()"
+
+
+NONE = OptionalValue()
+
+
+class CelType:
+    """A type as a value (``type(1) == int``), compared by name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CelType) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
 def type_name(value: object) -> str:
     """CEL type name of a runtime value, as used in error messages."""
     if value is None:
@@ -95,7 +145,11 @@ def type_name(value: object) -> str:
         return "kubernetes.Quantity"
     if isinstance(value, Semver):
         return "kubernetes.Semver"
-    return type(value).__name__
+    if isinstance(value, OptionalValue):
+        return "optional_type"
+    if isinstance(value, CelType):
+        return "type"
+    return str(getattr(value, "cel_type_name", type(value).__name__))
 
 
 def no_overload(op: str, *values: object) -> EvalError:
