@@ -47,6 +47,8 @@ class SchemaNode:
     #: scalar: OpenAPI type (string, integer, number, boolean) and format
     scalar_type: str = ""
     format: str = ""
+    #: scalar date-time: a ``MicroTime`` (six fractional digits) rather than a ``Time``
+    micro_time: bool = False
     enum: tuple[Any, ...] = ()
     #: object: the model it was compiled from (names the OpenAPI schema)
     model: type[BaseModel] | None = None
@@ -213,10 +215,12 @@ def _node_for(tp: Any, metadata: list[Any]) -> SchemaNode:
     if tp is bool:
         return SchemaNode("scalar", scalar_type="boolean")
     if tp is int:
-        return SchemaNode("scalar", scalar_type="integer", format="int64")
+        return SchemaNode("scalar", scalar_type="integer", format=tag or "int64")
     if tp is float:
         return SchemaNode("scalar", scalar_type="number", format="double")
     if tp is str:
+        if tag == "micro-time":
+            return SchemaNode("scalar", scalar_type="string", format="date-time", micro_time=True)
         return SchemaNode("scalar", scalar_type="string", format=tag)
     return SchemaNode("any")
 

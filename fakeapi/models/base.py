@@ -25,6 +25,8 @@ __all__ = [
     "Quantity",
     "IntOrString",
     "Time",
+    "MicroTime",
+    "Int32",
     "RawJSON",
     "atomic_list",
     "set_list",
@@ -110,7 +112,13 @@ def atomic_map() -> MapMeta:
 Quantity = Annotated[str | int | float, "quantity"]
 #: ``intstr.IntOrString``.
 IntOrString = Annotated[int | str, "int-or-string"]
-#: An RFC 3339 timestamp as a string (``2026-01-01T00:00:00Z``).
+#: ``metav1.Time``: an RFC 3339 timestamp, stored in UTC with whole seconds
+#: (``2026-01-01T00:00:00Z``).
 Time = Annotated[str, "date-time"]
+#: ``metav1.MicroTime``: a timestamp with exactly six fractional digits
+#: (``2026-01-01T00:00:00.000000Z``), stored in UTC.
+MicroTime = Annotated[str, "micro-time"]
+#: A 32-bit integer (Go ``int32``); a value out of its range fails decoding.
+Int32 = Annotated[int, "int32"]
 #: Free-form JSON kept as sent (``runtime.RawExtension``).
 RawJSON = Annotated[Any, "raw"]

@@ -1,12 +1,12 @@
 """coordination.k8s.io/v1 Lease: the lock object behind leader election and node heartbeats.
 
-Times are ``MicroTime`` strings (``2026-01-01T00:00:00.000000Z``); clients compare them, the server
-stores them as written.
+Times are ``MicroTime`` strings with exactly six fractional digits
+(``2026-01-01T00:00:00.000000Z``); clients compare them to decide whether a lease has expired.
 """
 
 from __future__ import annotations
 
-from fakeapi.models.base import K8sModel, Time
+from fakeapi.models.base import K8sModel, MicroTime
 from fakeapi.models.meta import ObjectMeta
 
 __all__ = ["Lease", "LeaseSpec"]
@@ -19,9 +19,9 @@ class LeaseSpec(K8sModel):
     """Identity of the current holder."""
     lease_duration_seconds: int | None = None
     """Seconds candidates wait after the last renewal before they may take the lease over."""
-    acquire_time: Time | None = None
+    acquire_time: MicroTime | None = None
     """When the current holder acquired the lease (MicroTime)."""
-    renew_time: Time | None = None
+    renew_time: MicroTime | None = None
     """When the holder last renewed the lease (MicroTime)."""
     lease_transitions: int | None = None
     """How many times the lease has changed holders."""

@@ -15,6 +15,7 @@ from pydantic import Field
 from fakeapi.models.base import (
     K8sModel,
     ListMeta_,
+    MicroTime,
     Quantity,
     Time,
     atomic_list,
@@ -388,7 +389,7 @@ class EventSeries(K8sModel):
 
     count: int | None = None
     """Number of occurrences in the series so far."""
-    last_observed_time: Time | None = None
+    last_observed_time: MicroTime | None = None
     """When the last occurrence was observed."""
 
 
@@ -417,7 +418,7 @@ class Event(K8sModel):
     """How many times the event has occurred."""
     type: str | None = None
     """Type of the event: Normal or Warning."""
-    event_time: Time | None = None
+    event_time: MicroTime | None = None
     """When the event was first observed, in microseconds."""
     series: EventSeries | None = None
     """Data about the series this event belongs to; nil for a singleton event."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fakeapi.models.base import K8sModel, Time, atomic_map
+from fakeapi.models.base import K8sModel, MicroTime, Time, atomic_map
 from fakeapi.models.core import EventSource
 from fakeapi.models.meta import ObjectMeta, ObjectReference
 
@@ -21,7 +21,7 @@ class EventSeries(K8sModel):
 
     count: int
     """Number of occurrences in the series so far."""
-    last_observed_time: Time
+    last_observed_time: MicroTime
     """When the last occurrence was observed (MicroTime)."""
 
 
@@ -34,7 +34,7 @@ class Event(K8sModel):
     """The REST resource type this object represents, in CamelCase."""
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    event_time: Time
+    event_time: MicroTime
     """When the event was first observed (MicroTime). Required."""
     series: EventSeries | None = None
     """Data about the series this event belongs to; unset for a singleton event."""

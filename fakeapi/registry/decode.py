@@ -1,25 +1,38 @@
 """From a client's JSON object to one the registry may store: kind check, unknown fields, types.
 
-Upstream decodes a body into a Go struct: unknown fields cannot survive that, and a value of the
-wrong type fails decoding with 400 BadRequest. We keep objects as dicts, so the same happens in two
-steps: the compiled schema prunes unknown fields (reporting them as ``fieldValidation`` asks), then
-the pydantic model checks the types. A missing required field is not a decoding error upstream but
-a validation error (422), and is reported as one.
+Upstream decodes every body into a typed Go struct. A value of the wrong type fails that decoding
+with the decoder's own text, an unknown field cannot survive it, and times and quantities come
+out in their canonical form. :mod:`fakeapi.registry.typed_decode` does the same walk over the
+compiled schema; this module decides how each kind of request reports what it finds, as
+kube-apiserver's handlers do:
+
+* create and update: 400 ``<Kind> in version "<v>" cannot be handled as a <Kind>: <decoder text>``;
+* JSON, merge and strategic merge patches: the patched object is decoded, and a failure is a 422
+  on the field ``patch`` (``"" is invalid: patch: Invalid value: ...``); a patch that changes
+  ``metadata.name`` is a 400, as any body whose name differs from the URL's;
+* server-side apply: structured-merge-diff's ``failed to create typed patch object`` text (upstream
+  answers it with a 500; here it is a 400, as every other bad body).
+
+Unknown fields are pruned and reported as ``fieldValidation`` asks; a decoding error wins over
+them, as Go's strict decoding reports them only once the object decoded. A missing required field
+is not a decoding error upstream but a validation error (422): :func:`check_types` returns those for
+the registry to report together with the kind's own validation.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
+import orjson
 
+from fakeapi import errors
 from fakeapi.errors import StatusError, bad_request
 from fakeapi.registry.options import WriteOptions
+from fakeapi.registry.typed_decode import DecodeError, TypedDecoder, json_type_name
 from fakeapi.resources import ResourceType
-from fakeapi.schema import prune_unknown_fields
 from fakeapi.validation import field as fe
 
-__all__ = ["decode_object", "check_types", "cannot_handle"]
+__all__ = ["decode_object", "decode_patched", "check_types", "cannot_handle"]
 
 
 def cannot_handle(rt: ResourceType, detail: str) -> StatusError:
@@ -28,18 +41,18 @@ def cannot_handle(rt: ResourceType, detail: str) -> StatusError:
     )
 
 
-def decode_object(
-    rt: ResourceType, obj: Any, options: WriteOptions, *, patch: bool = False
-) -> tuple[dict[str, Any], list[str]]:
-    """The object without unknown fields, and the warnings to send; raises on bad input.
-
-    Types are checked later, by :func:`check_types`, on the object the registry is about to
-    validate.
-    """
+def _check_type_meta(rt: ResourceType, obj: Any) -> None:
     if not isinstance(obj, dict):
         raise cannot_handle(
-            rt, f"json: cannot unmarshal {_json_type(obj)} into Go value of type struct"
+            rt, f"json: cannot unmarshal {json_type_name(obj)} into Go value of type struct"
         )
+    for key in ("apiVersion", "kind"):
+        value = obj.get(key)
+        if value is not None and not isinstance(value, str):
+            raise bad_request(
+                "couldn't get version/kind; json parse error: json: cannot unmarshal "
+                f"{json_type_name(value)} into Go struct field .{key} of type string"
+            )
     api_version = obj.get("apiVersion")
     if api_version not in (None, "") and api_version != rt.api_version:
         raise bad_request(
@@ -51,87 +64,141 @@ def decode_object(
         raise bad_request(
             f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})"
         )
-    if not isinstance(obj.get("metadata", {}), dict):
-        raise cannot_handle(
-            rt, "json: cannot unmarshal into Go struct field .metadata of type v1.ObjectMeta"
-        )
-    pruned, unknown = prune_unknown_fields(rt.schema, obj, patch=patch)
-    problems = [f'unknown field "{p}"' for p in unknown]
+
+
+def _unknown_field_problems(decoder: TypedDecoder, options: WriteOptions) -> list[str]:
+    problems = [f'unknown field "{p}"' for p in decoder.unknown]
     problems += [f'duplicate field "{p}"' for p in options.duplicate_fields]
+    return problems
+
+
+def decode_object(
+    rt: ResourceType, obj: Any, options: WriteOptions, *, patch: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """The decoded object (a new one) and the warnings to send; raises on bad input.
+
+    ``patch`` marks a server-side apply configuration: it is checked as structured-merge-diff
+    checks one, and kept as sent otherwise (nulls and directives included) for the merge.
+    """
+    _check_type_meta(rt, obj)
+    decoder = TypedDecoder(rt.version, mode="apply" if patch else "decode")
+    try:
+        decoded = decoder.decode(rt.schema, obj)
+    except DecodeError as exc:
+        if patch:
+            raise bad_request(
+                f"failed to create typed patch object ({_object_gvknn(rt, obj)}): {exc.message}"
+            ) from None
+        raise cannot_handle(rt, exc.message) from None
+    problems = _unknown_field_problems(decoder, options)
     warnings: list[str] = []
     if problems:
         if options.field_validation == "Strict":
             raise cannot_handle(rt, "strict decoding error: " + ", ".join(problems))
         if options.field_validation == "Warn":
             warnings = problems
-    return pruned, warnings
+    return decoded, warnings
+
+
+def decode_patched(
+    rt: ResourceType,
+    patched: Any,
+    options: WriteOptions,
+    *,
+    patch_type: str,
+    patch: Any,
+    name: str,
+    namespace: str | None,
+) -> tuple[dict[str, Any], list[str]]:
+    """The object a JSON, merge or strategic merge patch produced, decoded; raises on bad input.
+
+    Like upstream, a decoding failure is a 422 on the field ``patch`` whose value is the patched
+    object (the patch itself for a strategic merge patch), and the patched object must keep the
+    name and namespace of the URL.
+    """
+    decoder = TypedDecoder(rt.version, mode="decode")
+    try:
+        _check_type_meta(rt, patched)
+        decoded = decoder.decode(rt.schema, patched)
+    except DecodeError as exc:
+        raise _patch_invalid(patched, patch_type, patch, exc.message) from None
+    except StatusError as exc:
+        if exc.code != 400:
+            raise
+        raise _patch_invalid(patched, patch_type, patch, exc.message) from None
+    problems = _unknown_field_problems(decoder, options)
+    warnings: list[str] = []
+    if problems:
+        if options.field_validation == "Strict":
+            raise cannot_handle(rt, "strict decoding error: " + ", ".join(problems))
+        if options.field_validation == "Warn":
+            warnings = problems
+    meta = decoded.get("metadata") or {}
+    check_name(meta, name=name, namespace=namespace if rt.namespaced else None)
+    return decoded, warnings
+
+
+def check_name(meta: dict[str, Any], *, name: str, namespace: str | None) -> None:
+    """The object's name (and namespace, if set) must be the URL's (upstream ``checkName``)."""
+    object_name = meta.get("name") or ""
+    if object_name != name:
+        raise bad_request(
+            f"the name of the object ({object_name}) does not match the name on the URL ({name})"
+        )
+    object_namespace = meta.get("namespace") or ""
+    if namespace and object_namespace and object_namespace != namespace:
+        raise bad_request(
+            f"the namespace of the object ({object_namespace}) does not match the namespace on "
+            f"the URL ({namespace})"
+        )
+
+
+def _patch_invalid(patched: Any, patch_type: str, patch: Any, message: str) -> StatusError:
+    if patch_type.startswith("application/strategic-merge-patch"):
+        shown = go_format(patch)
+    else:
+        shown = orjson.dumps(patched).decode()
+    error = fe.invalid("patch", shown, message)
+    return errors.invalid(kind="", group="", name="", causes=fe.causes([error]))
+
+
+def go_format(value: Any) -> str:
+    """``fmt.Sprintf("%+v", v)`` of a decoded JSON value (maps print with sorted keys)."""
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_format(value[k])}" for k in sorted(value)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_format(v) for v in value) + "]"
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}" if value != int(value) or abs(value) >= 1e21 else str(int(value))
+    return str(value)
+
+
+def _object_gvknn(rt: ResourceType, obj: Any) -> str:
+    """``namespace/name; group/version, Kind=Kind`` as structured-merge-diff errors name objects."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    meta = meta if isinstance(meta, dict) else {}
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    return f"{namespace}/{name}; {rt.group}/{rt.version}, Kind={rt.kind}"
 
 
 def check_types(rt: ResourceType, obj: dict[str, Any]) -> list[fe.FieldError]:
-    """Raise 400 for a value of the wrong type; return the required fields that are missing.
+    """Decode the object about to be validated in place; return the required fields it lacks.
 
-    Missing fields are returned rather than raised so that the registry reports them in one 422
-    together with the kind's own validation errors, as upstream validates the whole object.
+    The object may come from a merge (server-side apply) that nothing decoded yet, so the types
+    are checked again (400 on a mismatch) and times and quantities normalised. Required structs
+    that are absent are filled with ``{}``, as Go's zero value encodes; other missing required
+    fields are returned rather than raised so that the registry reports them in one 422 together
+    with the kind's own validation errors, as upstream validates the whole object.
     """
+    decoder = TypedDecoder(rt.version, mode="final")
     try:
-        rt.model.model_validate(obj)
-    except ValidationError as exc:
-        missing: list[fe.FieldError] = []
-        for error in exc.errors():
-            path = _path(error["loc"])
-            if error["type"] == "missing":
-                missing.append(fe.required(path))
-                continue
-            raise cannot_handle(
-                rt,
-                f"json: cannot unmarshal {_json_type(error.get('input'))} into Go struct field "
-                f"{rt.kind}.{path} of type {_expected(error['type'])}",
-            ) from None
-        return missing
-    return []
-
-
-_TYPE_NAMES = {
-    "string_type": "string",
-    "int_type": "int64",
-    "int_parsing": "int64",
-    "int_from_float": "int64",
-    "float_type": "float64",
-    "float_parsing": "float64",
-    "bool_type": "bool",
-    "bool_parsing": "bool",
-    "dict_type": "map",
-    "list_type": "slice",
-    "model_type": "struct",
-    "model_attributes_type": "struct",
-}
-
-
-def _expected(error_type: str) -> str:
-    return _TYPE_NAMES.get(error_type, error_type)
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null" if value is None else type(value).__name__
-
-
-def _path(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif "[" in part or part in ("str", "int", "float", "bool") or part.startswith("function"):
-            continue  # pydantic's union/validator tags are not part of the field path
-        else:
-            out = f"{out}.{part}" if out else part
-    return out
+        decoded = decoder.decode(rt.schema, obj)
+    except DecodeError as exc:
+        raise cannot_handle(rt, exc.message) from None
+    assert decoded is obj
+    return [fe.required(path) for path in decoder.missing]

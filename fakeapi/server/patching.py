@@ -13,7 +13,7 @@ import orjson
 
 from fakeapi import errors
 from fakeapi.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
-from fakeapi.registry.decode import decode_object
+from fakeapi.registry.decode import decode_patched
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import Registry, WriteResult
 from fakeapi.server.encoding import media_type
@@ -53,7 +53,10 @@ def apply_patch_request(
         patched = apply_merge_patch(original=base, patch=patch)
     else:
         patched = apply_strategic_merge_patch(original=base, patch=patch, schema=rt.schema)
-    new, warnings = decode_object(rt, patched, options)
+    new, warnings = decode_patched(
+        rt, patched, options, patch_type=kind, patch=patch, name=target.name,
+        namespace=target.namespace,
+    )
     precondition = (new.get("metadata") or {}).get("resourceVersion") or None
     return registry.write_update(
         rt,

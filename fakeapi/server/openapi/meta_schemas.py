@@ -13,6 +13,7 @@ from .refs import (
     INT_OR_STRING,
     LIST_META,
     META,
+    MICRO_TIME,
     PATCH,
     QUANTITY,
     STATUS,
@@ -54,6 +55,11 @@ def fixed_schemas(*, group: str, version: str) -> dict[str, Doc]:
         },
         TIME: {
             "description": "A timestamp in RFC 3339 form, to the second, in UTC.",
+            "type": "string",
+            "format": "date-time",
+        },
+        MICRO_TIME: {
+            "description": "A timestamp in RFC 3339 form with microseconds, in UTC.",
             "type": "string",
             "format": "date-time",
         },

@@ -15,6 +15,7 @@ __all__ = [
     "INT_OR_STRING",
     "LIST_META",
     "META",
+    "MICRO_TIME",
     "PATCH",
     "QUANTITY",
     "SCHEMA_REF",
@@ -34,6 +35,7 @@ CORE = "io.k8s.api.core.v1"
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 TIME = f"{META}.Time"
+MICRO_TIME = f"{META}.MicroTime"
 STATUS = f"{META}.Status"
 DELETE_OPTIONS = f"{META}.DeleteOptions"
 PATCH = f"{META}.Patch"

@@ -26,7 +26,17 @@ from fakeapi.resources import ResourceType
 from fakeapi.schema import SchemaNode, schema_for
 
 from .meta_schemas import fixed_schemas, list_schema
-from .refs import CORE, INT_OR_STRING, META, QUANTITY, SCHEMA_REF, TIME, Doc, group_version_kind
+from .refs import (
+    CORE,
+    INT_OR_STRING,
+    META,
+    MICRO_TIME,
+    QUANTITY,
+    SCHEMA_REF,
+    TIME,
+    Doc,
+    group_version_kind,
+)
 
 __all__ = ["DocumentBuilder"]
 
@@ -192,7 +202,7 @@ class DocumentBuilder:
         return item
 
     def _scalar(self, node: SchemaNode) -> Doc:
-        ref = _SCALAR_REFS.get(node.format)
+        ref = MICRO_TIME if node.micro_time else _SCALAR_REFS.get(node.format)
         if ref is not None:
             return {"allOf": [{"$ref": SCHEMA_REF + ref}]}
         out: Doc = {"type": node.scalar_type or "string"}
