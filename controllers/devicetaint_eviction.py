@@ -1,0 +1,390 @@
+"""Device taint eviction (gate DRADeviceTaints): pods on NoExecute-tainted devices are deleted.
+
+Keys are ``pod:<ns>/<name>`` and ``rule:<name>``. For a pod, from current state: resolve the
+claims it uses, take every allocated device of those claims, collect the device's ``NoExecute``
+taints (slice taints and, with DRADeviceTaintRules, DeviceTaintRules) and judge each against the
+allocation result's tolerations (:mod:`fakeapi.controllers.devicetaints`). The earliest eviction
+time wins: in the past → evict now, in the future → look again then (on the injected clock).
+
+Eviction is what upstream's ``pkg/controller/devicetainteviction`` does: set the pod condition
+``DisruptionTarget=True`` (reason ``DeletionByDeviceTaintManager``), then delete the pod with
+a uid precondition. The claim controller deallocates the claim once its pods are gone.
+
+**Which pods use a claim.** An index of pods by the claims their spec and status name; for a
+claim reserved for a PodGroup, every pod of that group that refers to the claim through
+``podGroupResourceClaim``. So all pods sharing a claim — by name, through a KEP-5194 consumer
+or through their PodGroup — are evicted, scheduled or not.
+
+**DeviceTaintRule status.** ``EvictionInProgress`` with upstream's reasons and messages
+(PodsPendingEviction, Completed, NotStarted, NoEffect, OtherEffect), refreshed at most every
+``RULE_STATUS_PERIOD`` seconds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter as Tally
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+from fakeapi import features
+from fakeapi.client import (
+    DEVICE_TAINT_RULES,
+    POD_GROUPS,
+    PODS,
+    RESOURCE_CLAIMS,
+    RESOURCE_SLICES,
+    Client,
+    Informer,
+    InformerFactory,
+    Preconditions,
+    is_not_found,
+)
+from fakeapi.client.transport import Obj
+from fakeapi.clock import Clock
+from fakeapi.controllers.claimnames import SCHEDULING_GROUP, pod_group_name
+from fakeapi.controllers.devicetaint_status import rule_condition
+from fakeapi.controllers.devicetaints import (
+    Taint,
+    eviction_time,
+    rule_matches,
+    rule_taint,
+    slice_taints,
+)
+from fakeapi.controllers.objects import as_dict, as_list, copy_obj, ensure_index, meta, text
+from fakeapi.controllers.runtime import Controller, Result, meta_key
+from fakeapi.timefmt import format_time, parse_time
+
+__all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]
+
+RULE_STATUS_PERIOD = 10.0
+_POD_CLAIMS_INDEX = "devicetaint-eviction/claims"
+_POD_GROUP_INDEX = "devicetaint-eviction/pod-group"
+_SLICE_POOL_INDEX = "devicetaint-eviction/pool"
+_CLAIM_POOL_INDEX = "devicetaint-eviction/allocated-pools"
+
+
+def _ns(obj: Obj) -> str:
+    return text(meta(obj).get("namespace"))
+
+
+def _direct_claims(pod: Obj) -> list[str]:
+    """Index: ``ns/claim`` for claims the pod names in its spec or its status."""
+    ns = _ns(pod)
+    names = {
+        text(as_dict(e).get("resourceClaimName"))
+        for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))
+    }
+    names |= {
+        text(as_dict(s).get("resourceClaimName"))
+        for s in as_list(as_dict(pod.get("status")).get("resourceClaimStatuses"))
+    }
+    return sorted(f"{ns}/{n}" for n in names if n)
+
+
+def _group_index(pod: Obj) -> list[str]:
+    group = pod_group_name(pod)
+    return [f"{_ns(pod)}/{group}"] if group else []
+
+
+def _pool(driver: str, pool: str) -> str:
+    return f"{driver}|{pool}"
+
+
+def _slice_pool(slice_obj: Obj) -> list[str]:
+    spec = as_dict(slice_obj.get("spec"))
+    return [_pool(text(spec.get("driver")), text(as_dict(spec.get("pool")).get("name")))]
+
+
+def _results(claim: Obj) -> list[dict[str, Any]]:
+    allocation = as_dict(as_dict(claim.get("status")).get("allocation"))
+    return [as_dict(r) for r in as_list(as_dict(allocation.get("devices")).get("results"))]
+
+
+def _claim_pools(claim: Obj) -> list[str]:
+    return sorted({_pool(text(r.get("driver")), text(r.get("pool"))) for r in _results(claim)})
+
+
+def _terminal(pod: Obj) -> bool:
+    return as_dict(pod.get("status")).get("phase") in ("Succeeded", "Failed")
+
+
+class DeviceTaintEvictionController:
+    """Evicts pods whose devices carry untolerated NoExecute taints."""
+
+    name = "device-taint-eviction-controller"
+
+    def __init__(
+        self,
+        *,
+        client: Client,
+        informers: InformerFactory,
+        clock: Clock,
+        rng: random.Random,
+        feature_gates: Mapping[str, bool] | None = None,
+        metrics: CollectorRegistry | None = None,
+        workers: int = 2,
+    ) -> None:
+        gates = dict(feature_gates or {})
+        self.enabled = features.enabled(gates, "DRADeviceTaints")
+        self.client = client
+        self.clock = clock
+        self.informers: list[Informer] = []
+        self.controller = Controller(
+            name="device_taint_eviction",
+            reconcile=self.reconcile,
+            clock=clock,
+            workers=workers,
+            metrics=metrics,
+        )
+        #: pods evicted per DeviceTaintRule uid since this controller started
+        self.evicted_by_rule: Tally[str] = Tally()
+        self.metrics = metrics
+        self._owned_metrics: list[Any] = []
+        if not self.enabled:
+            return
+        self.pods = informers.informer(PODS)
+        self.claims = informers.informer(RESOURCE_CLAIMS)
+        self.slices = informers.informer(RESOURCE_SLICES)
+        self.rules: Informer | None = (
+            informers.informer(DEVICE_TAINT_RULES)
+            if features.enabled(gates, "DRADeviceTaintRules")
+            else None
+        )
+        self.pod_groups: Informer | None = (
+            informers.informer(POD_GROUPS)
+            if features.enabled(gates, "WorkloadPodGroupResourceClaimTemplate")
+            else None
+        )
+        self.informers = [
+            i for i in (self.pods, self.claims, self.slices, self.rules, self.pod_groups) if i
+        ]
+        ensure_index(self.pods, _POD_CLAIMS_INDEX, _direct_claims)
+        ensure_index(self.pods, _POD_GROUP_INDEX, _group_index)
+        ensure_index(self.slices, _SLICE_POOL_INDEX, _slice_pool)
+        ensure_index(self.claims, _CLAIM_POOL_INDEX, _claim_pools)
+        if metrics is not None:
+            self._deletions = Counter(
+                "device_taint_eviction_controller_pod_deletions",
+                "Total number of Pods deleted by DeviceTaintEvictionController since its start.",
+                registry=metrics,
+            )
+            self._latency = Histogram(
+                "device_taint_eviction_controller_pod_deletion_duration_seconds",
+                "Latency, in seconds, between the time when a device taint effect has been "
+                "activated and a Pod's deletion via DeviceTaintEvictionController.",
+                buckets=(0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 180, 240),
+                registry=metrics,
+            )
+            self._owned_metrics = [self._deletions, self._latency]
+        self.pods.add_handler(
+            on_add=self._pod_changed, on_update=lambda _o, new: self._pod_changed(new)
+        )
+        self.claims.add_handler(on_add=self._claim_changed, on_update=self._claim_updated)
+        self.slices.add_handler(on_add=self._slice_changed, on_update=self._slice_updated)
+        if self.rules is not None:
+            self.rules.add_handler(
+                on_add=self._rule_changed,
+                on_update=lambda _o, new: self._rule_changed(new),
+                on_delete=self._rule_changed,
+            )
+
+    def start(self) -> None:
+        if self.enabled:
+            self.controller.start()
+
+    async def stop(self) -> None:
+        await self.controller.stop()
+        if self.metrics is not None:
+            for metric in self._owned_metrics:
+                self.metrics.unregister(metric)
+            self._owned_metrics = []
+
+    # --- which pods use which claims -----------------------------------------------------------
+    def _pod_claims(self, pod: Obj) -> list[str]:
+        """``ns/name`` of every claim the pod uses."""
+        keys = set(_direct_claims(pod))
+        group = (
+            self.pod_groups.get(f"{_ns(pod)}/{pod_group_name(pod)}")
+            if (self.pod_groups is not None and pod_group_name(pod))
+            else None
+        )
+        if group is not None:
+            by_entry = {
+                text(as_dict(e).get("name")): text(as_dict(e).get("resourceClaimName"))
+                for e in as_list(as_dict(group.get("spec")).get("resourceClaims"))
+            }
+            for entry in as_list(as_dict(pod.get("spec")).get("resourceClaims")):
+                name = by_entry.get(text(as_dict(entry).get("podGroupResourceClaim")))
+                if name:
+                    keys.add(f"{_ns(pod)}/{name}")
+        return sorted(keys)
+
+    def pods_of_claim(self, claim: Obj) -> list[str]:
+        key = meta_key(claim)
+        pods = set(self.pods.index_keys(_POD_CLAIMS_INDEX, key))
+        for ref in as_list(as_dict(claim.get("status")).get("reservedFor")):
+            ref = as_dict(ref)
+            if ref.get("apiGroup") == SCHEDULING_GROUP and ref.get("resource") == "podgroups":
+                for pod_key in self.pods.index_keys(
+                    _POD_GROUP_INDEX, f"{_ns(claim)}/{ref.get('name')}"
+                ):
+                    pod = self.pods.get(pod_key)
+                    if pod is not None and key in self._pod_claims(pod):
+                        pods.add(pod_key)
+        return sorted(pods)
+
+    # --- event handlers ------------------------------------------------------------------------
+    def _pod_changed(self, pod: Obj) -> None:
+        if as_list(as_dict(pod.get("spec")).get("resourceClaims")):
+            self.controller.enqueue("pod:" + meta_key(pod))
+
+    def _claim_changed(self, claim: Obj) -> None:
+        if _results(claim):
+            for pod_key in self.pods_of_claim(claim):
+                self.controller.enqueue("pod:" + pod_key)
+
+    def _claim_updated(self, old: Obj, new: Obj) -> None:
+        if as_dict(old.get("status")) != as_dict(new.get("status")):
+            self._claim_changed(new)
+
+    def _slice_changed(self, slice_obj: Obj) -> None:
+        for pool in _slice_pool(slice_obj):
+            for claim in self.claims.by_index(_CLAIM_POOL_INDEX, pool):
+                self._claim_changed(claim)
+
+    def _slice_updated(self, old: Obj, new: Obj) -> None:
+        if as_dict(old.get("spec")) != as_dict(new.get("spec")):
+            self._slice_changed(new)
+
+    def _rule_changed(self, rule: Obj) -> None:
+        for claim in self.claims.list():
+            if any(
+                rule_matches(
+                    rule, text(r.get("driver")), text(r.get("pool")), text(r.get("device"))
+                )
+                for r in _results(claim)
+            ):
+                self._claim_changed(claim)
+        if self.rules is not None and self.rules.get(meta_key(rule)) is not None:
+            self.controller.enqueue("rule:" + meta_key(rule))
+
+    # --- taints --------------------------------------------------------------------------------
+    def _device_taints(self, driver: str, pool: str, device: str) -> list[Taint]:
+        taints = slice_taints(self.slices.by_index(_SLICE_POOL_INDEX, _pool(driver, pool)), device)
+        if self.rules is not None:
+            taints += [
+                rule_taint(r) for r in self.rules.list() if rule_matches(r, driver, pool, device)
+            ]
+        return taints
+
+    def evictions(self, pod: Obj, *, now: datetime) -> list[tuple[datetime, Taint]]:
+        """Every (time, taint) that requires the pod to go, over all devices of its claims."""
+        out: list[tuple[datetime, Taint]] = []
+        for claim_key in self._pod_claims(pod):
+            claim = self.claims.get(claim_key)
+            if claim is None:
+                continue
+            for result in _results(claim):
+                tolerations = [as_dict(t) for t in as_list(result.get("tolerations"))]
+                for taint in self._device_taints(
+                    text(result.get("driver")), text(result.get("pool")), text(result.get("device"))
+                ):
+                    when = eviction_time(taint, tolerations, now=now)
+                    if when is not None:
+                        out.append((when, taint))
+        return out
+
+    # --- reconcile -----------------------------------------------------------------------------
+    async def reconcile(self, key: str) -> Result | None:
+        kind, _, rest = key.partition(":")
+        if kind == "rule":
+            return await self._sync_rule(rest)
+        pod = self.pods.get(rest)
+        if pod is None or meta(pod).get("deletionTimestamp") or _terminal(pod):
+            return None
+        now = self.clock.now()
+        evictions = self.evictions(pod, now=now)
+        if not evictions:
+            return None
+        when = min(t for t, _ in evictions)
+        if when > now:
+            return Result(requeue_after=(when - now).total_seconds())
+        await self._evict(pod)
+        for rule_uid in {taint.rule_uid for t, taint in evictions if t <= now and taint.rule_uid}:
+            self.evicted_by_rule[rule_uid] += 1
+            if self.rules is not None:
+                for rule in self.rules.list():
+                    if meta(rule).get("uid") == rule_uid:
+                        self.controller.enqueue_after("rule:" + meta_key(rule), RULE_STATUS_PERIOD)
+        if self.metrics is not None:
+            self._deletions.inc()
+            self._latency.observe(max(0.0, (now - when).total_seconds()))
+        return None
+
+    async def _evict(self, cached: Obj) -> None:
+        m = meta(cached)
+        pod = await self.client.get(PODS, namespace=m.get("namespace"), name=text(m.get("name")))
+        if meta(pod).get("uid") != m.get("uid") or meta(pod).get("deletionTimestamp"):
+            return
+        updated = copy_obj(pod)
+        status = as_dict(updated.get("status"))
+        conditions = [
+            as_dict(c)
+            for c in as_list(status.get("conditions"))
+            if as_dict(c).get("type") != "DisruptionTarget"
+        ]
+        conditions.append(
+            {
+                "type": "DisruptionTarget",
+                "status": "True",
+                "reason": "DeletionByDeviceTaintManager",
+                "message": "Device Taint manager: deleting due to NoExecute taint",
+                "lastTransitionTime": format_time(self.clock.now()),
+            }
+        )
+        status["conditions"] = conditions
+        updated["status"] = status
+        await self.client.update_status(PODS, body=updated)
+        try:
+            await self.client.delete(
+                PODS,
+                namespace=m.get("namespace"),
+                name=text(m.get("name")),
+                preconditions=Preconditions(uid=text(m.get("uid"))),
+            )
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
+
+    async def _sync_rule(self, name: str) -> Result | None:
+        if self.rules is None:
+            return None
+        rule = self.rules.get(name)
+        if rule is None:
+            return None
+        now = self.clock.now()
+        generation = meta(rule).get("generation")
+        conditions = [as_dict(c) for c in as_list(as_dict(rule.get("status")).get("conditions"))]
+        existing = next((c for c in conditions if c.get("type") == "EvictionInProgress"), None)
+        if existing is not None and existing.get("observedGeneration") == generation:
+            since = (now - parse_time(text(existing.get("lastTransitionTime")))).total_seconds()
+            if since < RULE_STATUS_PERIOD:
+                return Result(requeue_after=RULE_STATUS_PERIOD - since)
+        condition = rule_condition(self, rule, now=now)
+        if existing is not None and all(
+            existing.get(k) == condition.get(k)
+            for k in ("status", "reason", "message", "observedGeneration")
+        ):
+            return None
+        updated = copy_obj(rule)
+        updated["status"] = {
+            **as_dict(updated.get("status")),
+            "conditions": [c for c in conditions if c.get("type") != "EvictionInProgress"]
+            + [condition],
+        }
+        await self.client.update_status(DEVICE_TAINT_RULES, body=updated)
+        return None

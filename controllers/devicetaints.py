@@ -1,0 +1,104 @@
+"""Device taints and tolerations as the eviction controller reads them: pure functions.
+
+A device's taints are those in its ResourceSlice (newest pool generation only) plus, with the
+DRADeviceTaintRules gate, the taint of every DeviceTaintRule whose selector matches its driver,
+pool and name (an absent selector matches nothing, an empty one everything). Only ``NoExecute``
+evicts. Against an allocation result's tolerations a taint is judged as upstream judges it:
+untolerated → evict at the taint's ``timeAdded``; tolerated with ``tolerationSeconds`` → that
+much later (the smallest of the matching tolerations); tolerated without → never.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from fakeapi.client.transport import Obj
+from fakeapi.controllers.objects import as_dict, as_list, meta, text
+from fakeapi.timefmt import parse_time
+
+__all__ = ["Taint", "eviction_time", "rule_matches", "rule_taint", "slice_taints", "tolerates"]
+
+NO_EXECUTE = "NoExecute"
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+    time_added: datetime | None
+    #: the uid of the DeviceTaintRule it comes from ("" for a slice taint)
+    rule_uid: str = ""
+
+
+def _taint(raw: dict[str, Any], rule_uid: str = "") -> Taint:
+    added = text(raw.get("timeAdded"))
+    return Taint(
+        key=text(raw.get("key")),
+        value=text(raw.get("value")),
+        effect=text(raw.get("effect")),
+        time_added=parse_time(added) if added else None,
+        rule_uid=rule_uid,
+    )
+
+
+def _generation(slice_obj: Obj) -> int:
+    value = as_dict(as_dict(slice_obj.get("spec")).get("pool")).get("generation")
+    return value if isinstance(value, int) else 0
+
+
+def slice_taints(slices: list[Obj], device: str) -> list[Taint]:
+    """The taints of ``device`` in the newest generation of its pool's slices."""
+    newest = max((_generation(s) for s in slices), default=0)
+    for slice_obj in slices:
+        if _generation(slice_obj) != newest:
+            continue
+        for raw in as_list(as_dict(slice_obj.get("spec")).get("devices")):
+            if as_dict(raw).get("name") == device:
+                return [_taint(as_dict(t)) for t in as_list(as_dict(raw).get("taints"))]
+    return []
+
+
+def rule_matches(rule: Obj, driver: str, pool: str, device: str) -> bool:
+    selector = as_dict(rule.get("spec")).get("deviceSelector")
+    if not isinstance(selector, dict):
+        return False
+    return all(
+        not selector.get(field) or selector.get(field) == value
+        for field, value in (("driver", driver), ("pool", pool), ("device", device))
+    )
+
+
+def rule_taint(rule: Obj) -> Taint:
+    return _taint(as_dict(as_dict(rule.get("spec")).get("taint")), text(meta(rule).get("uid")))
+
+
+def tolerates(toleration: dict[str, Any], taint: Taint) -> bool:
+    effect = text(toleration.get("effect"))
+    if effect and effect != taint.effect:
+        return False
+    key = text(toleration.get("key"))
+    if key and key != taint.key:
+        return False
+    operator = text(toleration.get("operator")) or "Equal"
+    if operator == "Exists":
+        return True
+    return operator == "Equal" and bool(key) and text(toleration.get("value")) == taint.value
+
+
+def eviction_time(
+    taint: Taint, tolerations: list[dict[str, Any]], *, now: datetime
+) -> datetime | None:
+    """When a pod using a device with ``taint`` must go (None: never)."""
+    if taint.effect != NO_EXECUTE:
+        return None
+    added = taint.time_added or now
+    matching = [t for t in tolerations if tolerates(t, taint)]
+    if not matching:
+        return added
+    seconds = [s for t in matching if isinstance(s := t.get("tolerationSeconds"), int)]
+    if not seconds:
+        return None
+    return added + timedelta(seconds=max(0, min(seconds)))

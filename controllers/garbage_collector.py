@@ -1,0 +1,320 @@
+"""The garbage collector: owner references, cascading deletion and the orphan finalizer.
+
+Upstream's collector keeps a graph of every object's owners; here the graph is two indexes on
+the shared informers — objects by uid and objects by the uids they name as owners — so looking
+up "the dependents of X" or "the object with uid U" is a dictionary lookup, and the graph is
+rebuilt for free by every informer list. Keys are ``<qualified plural>|<ns>/<name>``.
+
+A reconcile of one object, from current state:
+
+- **Deleting with ``orphan``** (``propagationPolicy: Orphan``): remove the owner reference to it
+  from every dependent, then remove the finalizer.
+- **Deleting with ``foregroundDeletion``**: queue every dependent (they see their owner
+  "waiting for dependents" and delete themselves); once no dependent with
+  ``blockOwnerDeletion: true`` on its reference to this owner remains, remove the finalizer and
+  the apiserver removes the object.
+- **Has owner references**: sort the owners into *solid* (exist with the same uid and are not
+  waiting for dependents), *dangling* (gone, or another uid under the name — confirmed with a
+  live GET, since a lagging cache must not delete anything) and *waiting* (deleting in the
+  foreground). With a solid owner the dangling and waiting references are removed and the
+  object stays; without one it is deleted (uid precondition), in the foreground if it has
+  dependents of its own and an owner waits for it, otherwise with the policy its own
+  ``orphan``/``foregroundDeletion`` finalizer asks for, else in the background.
+
+Owners of kinds this cluster does not serve are treated as solid: nothing is deleted on a guess.
+Background deletion needs nothing special: the owner simply disappears, and its dependents,
+queued by the deletion event, find their owner dangling.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from fakeapi.client import (
+    CONFIGMAPS,
+    DEVICE_CLASSES,
+    DEVICE_TAINT_RULES,
+    LEASES,
+    NAMESPACES,
+    NODES,
+    POD_GROUPS,
+    PODS,
+    PRIORITY_CLASSES,
+    RESOURCE_CLAIM_TEMPLATES,
+    RESOURCE_CLAIMS,
+    RESOURCE_POOLS,
+    RESOURCE_SLICES,
+    WORKLOADS,
+    Client,
+    Informer,
+    InformerFactory,
+    Preconditions,
+    PropagationPolicy,
+    Resource,
+    is_not_found,
+)
+from fakeapi.client.transport import Obj
+from fakeapi.clock import Clock
+from fakeapi.controllers.objects import as_dict, as_list, ensure_index, meta, owner_uids, text
+from fakeapi.controllers.runtime import Controller, Result, meta_key
+
+__all__ = ["COLLECTED_RESOURCES", "GarbageCollector"]
+
+log = logging.getLogger("fakeapi.controllers.garbage_collector")
+
+#: every served kind whose objects may own or depend on others (events are left out, as upstream)
+COLLECTED_RESOURCES: tuple[Resource, ...] = (
+    NAMESPACES,
+    NODES,
+    PODS,
+    CONFIGMAPS,
+    LEASES,
+    DEVICE_CLASSES,
+    RESOURCE_CLAIMS,
+    RESOURCE_CLAIM_TEMPLATES,
+    RESOURCE_SLICES,
+    DEVICE_TAINT_RULES,
+    RESOURCE_POOLS,
+    PRIORITY_CLASSES,
+    WORKLOADS,
+    POD_GROUPS,
+)
+ORPHAN = "orphan"
+FOREGROUND = "foregroundDeletion"
+_UID_INDEX = "garbage-collector/uid"
+_OWNER_INDEX = "garbage-collector/owner-uid"
+
+
+def _uid(obj: Obj) -> list[str]:
+    uid = text(meta(obj).get("uid"))
+    return [uid] if uid else []
+
+
+def _refs(obj: Obj) -> list[dict[str, Any]]:
+    return [as_dict(r) for r in as_list(meta(obj).get("ownerReferences"))]
+
+
+def _finalizers(obj: Obj) -> list[str]:
+    return [text(f) for f in as_list(meta(obj).get("finalizers"))]
+
+
+def _group_of(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
+
+
+class GarbageCollector:
+    """Deletes dependents whose owners are gone and runs the foreground and orphan policies."""
+
+    name = "garbage-collector-controller"
+
+    def __init__(
+        self,
+        *,
+        client: Client,
+        informers: InformerFactory,
+        clock: Clock,
+        rng: random.Random,
+        feature_gates: Mapping[str, bool] | None = None,
+        metrics: CollectorRegistry | None = None,
+        resources: Sequence[Resource] = COLLECTED_RESOURCES,
+        workers: int = 4,
+    ) -> None:
+        self.client = client
+        self.resources = {r.qualified_plural: r for r in resources}
+        self.by_kind = {(r.group, r.kind): r for r in resources}
+        self.caches: dict[str, Informer] = {}
+        for resource in resources:
+            informer = informers.informer(resource)
+            ensure_index(informer, _UID_INDEX, _uid)
+            ensure_index(informer, _OWNER_INDEX, owner_uids)
+            self.caches[resource.qualified_plural] = informer
+            self._watch(resource.qualified_plural, informer)
+        self.informers = list(self.caches.values())
+        self.controller = Controller(
+            name="garbage_collector_attempt_to_delete",
+            reconcile=self.reconcile,
+            clock=clock,
+            workers=workers,
+            metrics=metrics,
+        )
+
+    def start(self) -> None:
+        self.controller.start()
+
+    async def stop(self) -> None:
+        await self.controller.stop()
+
+    # --- the graph ---------------------------------------------------------------------------
+    def _keys_of(self, index: str, uid: str) -> list[str]:
+        return [
+            f"{plural}|{key}"
+            for plural, informer in self.caches.items()
+            for key in informer.index_keys(index, uid)
+        ]
+
+    def _enqueue_owners(self, obj: Obj) -> None:
+        for uid in owner_uids(obj):
+            for key in self._keys_of(_UID_INDEX, uid):
+                self.controller.enqueue(key)
+
+    def _enqueue_dependents(self, obj: Obj) -> None:
+        for key in self._keys_of(_OWNER_INDEX, text(meta(obj).get("uid"))):
+            self.controller.enqueue(key)
+
+    # --- event handlers ------------------------------------------------------------------------
+    def _interesting(self, obj: Obj) -> bool:
+        m = meta(obj)
+        return bool(m.get("ownerReferences")) or bool(
+            m.get("deletionTimestamp") and {ORPHAN, FOREGROUND} & set(_finalizers(obj))
+        )
+
+    def _watch(self, plural: str, informer: Informer) -> None:
+        def added(obj: Obj) -> None:
+            if self._interesting(obj):
+                self.controller.enqueue(f"{plural}|{meta_key(obj)}")
+
+        def updated(old: Obj, new: Obj) -> None:
+            om, nm = meta(old), meta(new)
+            refs_changed = om.get("ownerReferences") != nm.get("ownerReferences")
+            if (
+                refs_changed
+                or om.get("deletionTimestamp") != nm.get("deletionTimestamp")
+                or om.get("finalizers") != nm.get("finalizers")
+            ):
+                added(new)
+            if refs_changed:
+                self._enqueue_owners(old)  # an owner may be waiting for this one to let go
+
+        def deleted(obj: Obj) -> None:
+            self._enqueue_dependents(obj)
+            self._enqueue_owners(obj)
+
+        informer.add_handler(on_add=added, on_update=updated, on_delete=deleted)
+
+    # --- reconcile -----------------------------------------------------------------------------
+    async def reconcile(self, key: str) -> Result | None:
+        plural, _, obj_key = key.partition("|")
+        resource = self.resources.get(plural)
+        if resource is None:
+            return None
+        obj = self.caches[plural].get(obj_key)
+        if obj is None:
+            return None
+        finalizers = _finalizers(obj)
+        if meta(obj).get("deletionTimestamp"):
+            if ORPHAN in finalizers:
+                await self._orphan_dependents(resource, obj)
+            elif FOREGROUND in finalizers:
+                await self._delete_dependents(resource, obj)
+            return None
+        if _refs(obj):
+            await self._attempt_to_delete(resource, obj)
+        return None
+
+    async def _patch_meta(self, resource: Resource, obj: Obj, changes: dict[str, Any]) -> None:
+        """A merge patch of metadata, conditional on the version we decided from."""
+        m = meta(obj)
+        patch = {"metadata": {**changes, "resourceVersion": m.get("resourceVersion")}}
+        await self.client.patch(
+            resource, name=text(m.get("name")), namespace=m.get("namespace"), patch=patch
+        )
+
+    async def _orphan_dependents(self, resource: Resource, owner: Obj) -> None:
+        uid = text(meta(owner).get("uid"))
+        for key in self._keys_of(_OWNER_INDEX, uid):
+            plural, _, dep_key = key.partition("|")
+            dependent = self.caches[plural].get(dep_key)
+            if dependent is None:
+                continue
+            refs = [r for r in _refs(dependent) if r.get("uid") != uid]
+            try:
+                await self._patch_meta(
+                    self.resources[plural], dependent, {"ownerReferences": refs or None}
+                )
+            except Exception as exc:
+                if not is_not_found(exc):
+                    raise
+        rest = [f for f in _finalizers(owner) if f != ORPHAN]
+        await self._patch_meta(resource, owner, {"finalizers": rest or None})
+
+    async def _delete_dependents(self, resource: Resource, owner: Obj) -> None:
+        uid = text(meta(owner).get("uid"))
+        blocking = 0
+        for key in self._keys_of(_OWNER_INDEX, uid):
+            plural, _, dep_key = key.partition("|")
+            dependent = self.caches[plural].get(dep_key)
+            if dependent is None:
+                continue
+            if any(
+                r.get("uid") == uid and r.get("blockOwnerDeletion") is True
+                for r in _refs(dependent)
+            ):
+                blocking += 1
+            if not meta(dependent).get("deletionTimestamp"):
+                self.controller.enqueue(key)
+        if blocking == 0:
+            rest = [f for f in _finalizers(owner) if f != FOREGROUND]
+            await self._patch_meta(resource, owner, {"finalizers": rest or None})
+
+    async def _owner_state(self, dependent: Obj, ref: dict[str, Any]) -> str:
+        """``solid``, ``dangling`` or ``waiting``."""
+        owner_resource = self.by_kind.get(
+            (_group_of(text(ref.get("apiVersion"))), text(ref.get("kind")))
+        )
+        if owner_resource is None:
+            return "solid"
+        ns = text(meta(dependent).get("namespace")) if owner_resource.namespaced else None
+        if owner_resource.namespaced and not ns:
+            return "dangling"  # a cluster-scoped object cannot have a namespaced owner
+        name = text(ref.get("name"))
+        owner = self.caches[owner_resource.qualified_plural].get(f"{ns}/{name}" if ns else name)
+        if owner is None or meta(owner).get("uid") != ref.get("uid"):
+            try:
+                owner = await self.client.get(owner_resource, name=name, namespace=ns)
+            except Exception as exc:
+                if is_not_found(exc):
+                    return "dangling"
+                raise
+        if meta(owner).get("uid") != ref.get("uid"):
+            return "dangling"
+        if meta(owner).get("deletionTimestamp") and FOREGROUND in _finalizers(owner):
+            return "waiting"
+        return "solid"
+
+    async def _attempt_to_delete(self, resource: Resource, obj: Obj) -> None:
+        states = [(ref, await self._owner_state(obj, ref)) for ref in _refs(obj)]
+        solid = [ref for ref, state in states if state == "solid"]
+        waiting = [ref for ref, state in states if state == "waiting"]
+        m = meta(obj)
+        if solid:
+            if len(solid) < len(states):
+                await self._patch_meta(resource, obj, {"ownerReferences": solid})
+            return
+        policy: PropagationPolicy
+        has_dependents = bool(self._keys_of(_OWNER_INDEX, text(m.get("uid"))))
+        if waiting and has_dependents:
+            unblocked = [
+                {**ref, "blockOwnerDeletion": False} if ref in waiting else ref for ref, _ in states
+            ]
+            if unblocked != _refs(obj):
+                await self._patch_meta(resource, obj, {"ownerReferences": unblocked})
+            policy = "Foreground"
+        elif ORPHAN in _finalizers(obj):
+            policy = "Orphan"
+        elif FOREGROUND in _finalizers(obj):
+            policy = "Foreground"
+        else:
+            policy = "Background"
+        log.debug("deleting %s %s (%s): no owner left", resource, meta_key(obj), policy)
+        await self.client.delete(
+            resource,
+            name=text(m.get("name")),
+            namespace=m.get("namespace"),
+            propagation_policy=policy,
+            preconditions=Preconditions(uid=text(m.get("uid"))),
+        )

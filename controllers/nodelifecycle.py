@@ -1,0 +1,288 @@
+"""The node lifecycle controller: lease-based health, the not-ready/unreachable taints, eviction.
+
+As upstream's ``pkg/controller/nodelifecycle``, reduced to one level-based reconcile per node:
+
+- **Health.** A node is alive while its Lease in ``kube-node-lease`` (or its Ready condition's
+  ``lastHeartbeatTime``) was renewed within ``grace_period`` (``nodeMonitorGracePeriod``, 50 s
+  since Kubernetes 1.32; 40 s before). When it was not, every node condition the kubelet owns
+  becomes ``Unknown`` with reason ``NodeStatusUnknown`` ("Kubelet stopped posting node
+  status."), or ``NodeStatusNeverUpdated`` for a node that never reported.
+- **Taints.** Ready=Unknown → ``node.kubernetes.io/unreachable``, Ready=False →
+  ``node.kubernetes.io/not-ready``, each as ``NoExecute`` (with ``timeAdded``) and
+  ``NoSchedule``; Ready=True → neither.
+- **Taint-based eviction.** Pods bound to a node with a ``NoExecute`` taint they do not tolerate
+  are deleted (after ``DisruptionTarget``, reason ``DeletionByTaintManager``); a toleration with
+  ``tolerationSeconds`` delays that (300 s is what the DefaultTolerationSeconds admission adds
+  for these two taints), one without it prevents it.
+
+Keys are ``node:<name>`` and ``pod:<ns>/<name>``; every wait is a requeue on the injected clock.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from fakeapi.client import LEASES, NODES, PODS, Client, InformerFactory, Preconditions, is_not_found
+from fakeapi.client.transport import Obj
+from fakeapi.clock import Clock
+from fakeapi.controllers.devicetaints import Taint, eviction_time
+from fakeapi.controllers.objects import (
+    as_dict,
+    as_list,
+    copy_obj,
+    ensure_index,
+    meta,
+    text,
+)
+from fakeapi.controllers.runtime import Controller, Result, meta_key
+from fakeapi.timefmt import format_time, parse_time
+
+__all__ = ["NODE_MONITOR_GRACE_PERIOD", "NodeLifecycleController", "UNREACHABLE", "NOT_READY"]
+
+NODE_MONITOR_GRACE_PERIOD = 50.0
+LEASE_NAMESPACE = "kube-node-lease"
+UNREACHABLE = "node.kubernetes.io/unreachable"
+NOT_READY = "node.kubernetes.io/not-ready"
+_KUBELET_CONDITIONS = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
+_NODE_INDEX = "node-lifecycle/node-name"
+
+
+def _node_of_pod(pod: Obj) -> list[str]:
+    node = text(as_dict(pod.get("spec")).get("nodeName"))
+    return [node] if node else []
+
+
+def _conditions(node: Obj) -> list[dict[str, Any]]:
+    return [as_dict(c) for c in as_list(as_dict(node.get("status")).get("conditions"))]
+
+
+def _ready(node: Obj) -> str:
+    for condition in _conditions(node):
+        if condition.get("type") == "Ready":
+            return text(condition.get("status")) or "Unknown"
+    return ""
+
+
+def _time(value: Any) -> datetime | None:
+    return parse_time(value) if isinstance(value, str) and value else None
+
+
+class NodeLifecycleController:
+    """Marks silent nodes Unknown, taints unhealthy nodes, evicts pods from NoExecute nodes."""
+
+    name = "node-lifecycle-controller"
+
+    def __init__(
+        self,
+        *,
+        client: Client,
+        informers: InformerFactory,
+        clock: Clock,
+        rng: random.Random,
+        feature_gates: Mapping[str, bool] | None = None,
+        metrics: CollectorRegistry | None = None,
+        grace_period: float = NODE_MONITOR_GRACE_PERIOD,
+        workers: int = 2,
+    ) -> None:
+        self.client = client
+        self.clock = clock
+        self.grace_period = grace_period
+        self.nodes = informers.informer(NODES)
+        self.leases = informers.informer(LEASES, namespace=LEASE_NAMESPACE)
+        self.pods = informers.informer(PODS)
+        self.informers = [self.nodes, self.leases, self.pods]
+        ensure_index(self.pods, _NODE_INDEX, _node_of_pod)
+        self.controller = Controller(
+            name="node_lifecycle_controller",
+            reconcile=self.reconcile,
+            clock=clock,
+            workers=workers,
+            metrics=metrics,
+        )
+        self.nodes.add_handler(
+            on_add=self._node_changed, on_update=lambda _o, new: self._node_changed(new)
+        )
+        self.leases.add_handler(
+            on_add=lambda lease: self.controller.enqueue("node:" + text(meta(lease).get("name"))),
+            on_update=lambda _o, lease: self.controller.enqueue(
+                "node:" + text(meta(lease).get("name"))
+            ),
+        )
+        self.pods.add_handler(
+            on_add=self._pod_changed, on_update=lambda old, new: self._pod_changed(new)
+        )
+
+    def start(self) -> None:
+        self.controller.start()
+
+    async def stop(self) -> None:
+        await self.controller.stop()
+
+    def _node_changed(self, node: Obj) -> None:
+        name = text(meta(node).get("name"))
+        self.controller.enqueue("node:" + name)
+        if any(
+            as_dict(t).get("effect") == "NoExecute"
+            for t in as_list(as_dict(node.get("spec")).get("taints"))
+        ):
+            for key in self.pods.index_keys(_NODE_INDEX, name):
+                self.controller.enqueue("pod:" + key)
+
+    def _pod_changed(self, pod: Obj) -> None:
+        if as_dict(pod.get("spec")).get("nodeName"):
+            self.controller.enqueue("pod:" + meta_key(pod))
+
+    async def reconcile(self, key: str) -> Result | None:
+        kind, _, rest = key.partition(":")
+        if kind == "pod":
+            return await self._sync_pod(rest)
+        return await self._sync_node(rest)
+
+    # --- nodes ---------------------------------------------------------------------------------
+    def _last_heard(self, node: Obj) -> datetime | None:
+        lease = self.leases.get(f"{LEASE_NAMESPACE}/{meta(node).get('name')}")
+        times = [_time(as_dict(lease.get("spec")).get("renewTime")) if lease else None]
+        times += [
+            _time(c.get("lastHeartbeatTime")) for c in _conditions(node) if c.get("type") == "Ready"
+        ]
+        known = [t for t in times if t is not None]
+        return max(known) if known else None
+
+    async def _sync_node(self, name: str) -> Result | None:
+        node = self.nodes.get(name)
+        if node is None:
+            return None
+        now = self.clock.now()
+        heard = self._last_heard(node) or _time(meta(node).get("creationTimestamp")) or now
+        silent = (now - heard).total_seconds()
+        if silent >= self.grace_period and _ready(node) != "Unknown":
+            node = await self._mark_unknown(node, now=now, never=_ready(node) == "")
+        node = await self._set_taints(node, now=now)
+        if silent < self.grace_period:
+            return Result(requeue_after=self.grace_period - silent)
+        return None
+
+    async def _mark_unknown(self, node: Obj, *, now: datetime, never: bool) -> Obj:
+        reason, message = (
+            ("NodeStatusNeverUpdated", "Kubelet never posted node status.")
+            if never
+            else ("NodeStatusUnknown", "Kubelet stopped posting node status.")
+        )
+        updated = copy_obj(node)
+        conditions = _conditions(updated)
+        by_type = {c.get("type"): c for c in conditions}
+        for type_ in _KUBELET_CONDITIONS:
+            condition = by_type.get(type_)
+            if condition is None:
+                if type_ != "Ready" and not never:
+                    continue
+                condition = {
+                    "type": type_,
+                    "lastHeartbeatTime": meta(node).get("creationTimestamp"),
+                }
+                conditions.append(condition)
+            if condition.get("status") != "Unknown":
+                condition.update(
+                    status="Unknown",
+                    reason=reason,
+                    message=message,
+                    lastTransitionTime=format_time(now),
+                )
+        status = as_dict(updated.get("status"))
+        status["conditions"] = conditions
+        updated["status"] = status
+        return await self.client.update_status(NODES, body=updated)
+
+    async def _set_taints(self, node: Obj, *, now: datetime) -> Obj:
+        ready = _ready(node)
+        wanted_key = {"Unknown": UNREACHABLE, "False": NOT_READY}.get(ready)
+        taints = [as_dict(t) for t in as_list(as_dict(node.get("spec")).get("taints"))]
+        kept = [
+            t
+            for t in taints
+            if t.get("key") not in (UNREACHABLE, NOT_READY) or (t.get("key") == wanted_key)
+        ]
+        if wanted_key is not None:
+            for effect in ("NoSchedule", "NoExecute"):
+                if not any(t.get("key") == wanted_key and t.get("effect") == effect for t in kept):
+                    taint: dict[str, Any] = {"key": wanted_key, "effect": effect}
+                    if effect == "NoExecute":
+                        taint["timeAdded"] = format_time(now)
+                    kept.append(taint)
+        if kept == taints:
+            return node
+        updated = copy_obj(node)
+        spec = as_dict(updated.get("spec"))
+        if kept:
+            spec["taints"] = kept
+        else:
+            spec.pop("taints", None)
+        updated["spec"] = spec
+        return await self.client.update(NODES, body=updated)
+
+    # --- pods on NoExecute nodes ---------------------------------------------------------------
+    async def _sync_pod(self, key: str) -> Result | None:
+        pod = self.pods.get(key)
+        if pod is None or meta(pod).get("deletionTimestamp"):
+            return None
+        if as_dict(pod.get("status")).get("phase") in ("Succeeded", "Failed"):
+            return None
+        node = self.nodes.get(text(as_dict(pod.get("spec")).get("nodeName")))
+        if node is None:
+            return None
+        now = self.clock.now()
+        tolerations = [as_dict(t) for t in as_list(as_dict(pod.get("spec")).get("tolerations"))]
+        times = []
+        for raw in as_list(as_dict(node.get("spec")).get("taints")):
+            raw = as_dict(raw)
+            taint = Taint(
+                key=text(raw.get("key")),
+                value=text(raw.get("value")),
+                effect=text(raw.get("effect")),
+                time_added=_time(raw.get("timeAdded")),
+            )
+            when = eviction_time(taint, tolerations, now=now)
+            if when is not None:
+                times.append(when)
+        if not times:
+            return None
+        when = min(times)
+        if when > now:
+            return Result(requeue_after=(when - now).total_seconds())
+        await self._evict(pod, now=now)
+        return None
+
+    async def _evict(self, pod: Obj, *, now: datetime) -> None:
+        m = meta(pod)
+        updated = copy_obj(pod)
+        status = as_dict(updated.get("status"))
+        status["conditions"] = [
+            c
+            for c in (as_dict(c) for c in as_list(status.get("conditions")))
+            if c.get("type") != "DisruptionTarget"
+        ] + [
+            {
+                "type": "DisruptionTarget",
+                "status": "True",
+                "reason": "DeletionByTaintManager",
+                "message": "Taint manager: deleting due to NoExecute taint",
+                "lastTransitionTime": format_time(now),
+            }
+        ]
+        updated["status"] = status
+        await self.client.update_status(PODS, body=updated)
+        try:
+            await self.client.delete(
+                PODS,
+                namespace=m.get("namespace"),
+                name=text(m.get("name")),
+                preconditions=Preconditions(uid=text(m.get("uid"))),
+            )
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise

@@ -1,0 +1,455 @@
+"""The resourceclaim controller: claims from templates, for pods and for PodGroups (KEP-5729).
+
+Three kinds of keys share one queue, as upstream's ``pkg/controller/resourceclaim`` does:
+
+- ``pod:<ns>/<name>`` — for each ``spec.resourceClaims`` entry with a
+  ``resourceClaimTemplateName``, make sure exactly one claim exists (annotation
+  ``resource.kubernetes.io/pod-claim-name``, controller owner reference to the pod) and record its
+  name in ``status.resourceClaimStatuses``; for an entry with ``podGroupResourceClaim``, record
+  the claim generated for the pod's PodGroup. Pods being deleted are left alone.
+- ``podgroup:<ns>/<name>`` — one claim per template entry of ``spec.resourceClaims``, owned by
+  the PodGroup, annotated ``resource.kubernetes.io/podgroup-claim-name``, recorded in the group's
+  ``status.resourceClaimStatuses``; then the group's pods are queued to record it too.
+- ``claim:<ns>/<name>`` — reservations, deallocation, the finalizer, vanished owners
+  (:mod:`fakeapi.controllers.resourceclaim_cleanup`).
+
+**Never two claims for one owner's entry.** Before creating, the controller looks the claim up
+by (owner uid, annotation) through an informer index; the informer factory puts the controller's
+own writes into that index at once, and a small memo of claims created by this process covers
+the moment between the create and its arrival in the cache. A retry after a failed status write
+therefore finds the claim it made instead of making another one.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter
+
+from fakeapi import features
+from fakeapi.client import (
+    POD_GROUPS,
+    PODS,
+    RESOURCE_CLAIM_TEMPLATES,
+    RESOURCE_CLAIMS,
+    Client,
+    Informer,
+    InformerFactory,
+    is_already_exists,
+    is_not_found,
+)
+from fakeapi.client.transport import Obj
+from fakeapi.clock import Clock
+from fakeapi.controllers.claimnames import (
+    POD_CLAIM_ANNOTATION,
+    PODGROUP_CLAIM_ANNOTATION,
+    admin_access,
+    generated_claim_name,
+    pod_group_name,
+)
+from fakeapi.controllers.objects import (
+    as_dict,
+    as_list,
+    controller_ref,
+    ensure_index,
+    is_deleting,
+    meta,
+    owner_uids,
+    text,
+)
+from fakeapi.controllers.resourceclaim_cleanup import ClaimCleanup, pod_is_done
+from fakeapi.controllers.resourceclaim_metrics import ClaimCollector
+from fakeapi.controllers.runtime import Controller, Result, meta_key
+
+__all__ = ["FIELD_MANAGER", "ResourceClaimController"]
+
+log = logging.getLogger("fakeapi.controllers.resourceclaim")
+
+FIELD_MANAGER = "ResourceClaimController"
+_GENERATED_INDEX = "resourceclaim-controller/generated-for"
+_RESERVED_INDEX = "resourceclaim-controller/reserved-for"
+_OWNER_INDEX = "resourceclaim-controller/owner-uid"
+_GROUP_PODS_INDEX = "resourceclaim-controller/pod-group"
+
+
+def _generated_for(claim: Obj) -> list[str]:
+    """Index: ``<owner uid>/<annotation>/<entry name>`` of a generated claim."""
+    ref = controller_ref(claim)
+    if ref is None:
+        return []
+    annotations = as_dict(meta(claim).get("annotations"))
+    return [
+        f"{ref.get('uid')}/{key}/{annotations[key]}"
+        for key in (POD_CLAIM_ANNOTATION, PODGROUP_CLAIM_ANNOTATION)
+        if key in annotations
+    ]
+
+
+def _reserved_for(claim: Obj) -> list[str]:
+    return [
+        text(as_dict(r).get("uid"))
+        for r in as_list(as_dict(claim.get("status")).get("reservedFor"))
+    ]
+
+
+def _group_of_pod(pod: Obj) -> list[str]:
+    group = pod_group_name(pod)
+    return [f"{meta(pod).get('namespace')}/{group}"] if group else []
+
+
+def _statuses(obj: Obj) -> dict[str, str]:
+    return {
+        text(s.get("name")): text(s.get("resourceClaimName"))
+        for s in (
+            as_dict(x) for x in as_list(as_dict(obj.get("status")).get("resourceClaimStatuses"))
+        )
+        if s.get("name")
+    }
+
+
+class ResourceClaimController:
+    """Creates, records and cleans up ResourceClaims for pods and PodGroups."""
+
+    name = "resourceclaim-controller"
+
+    def __init__(
+        self,
+        *,
+        client: Client,
+        informers: InformerFactory,
+        clock: Clock,
+        rng: random.Random,
+        feature_gates: Mapping[str, bool] | None = None,
+        metrics: CollectorRegistry | None = None,
+        workers: int = 4,
+    ) -> None:
+        self.client = client
+        self.rng = rng
+        self.gates = dict(feature_gates or {})
+        self.pods = informers.informer(PODS)
+        self.claims = informers.informer(RESOURCE_CLAIMS)
+        self.templates = informers.informer(RESOURCE_CLAIM_TEMPLATES)
+        self.groups_enabled = features.enabled(self.gates, "WorkloadPodGroupResourceClaimTemplate")
+        self.pod_groups: Informer | None = (
+            informers.informer(POD_GROUPS) if self.groups_enabled else None
+        )
+        self.informers = [i for i in (self.pods, self.claims, self.templates, self.pod_groups) if i]
+        ensure_index(self.claims, _GENERATED_INDEX, _generated_for)
+        ensure_index(self.claims, _RESERVED_INDEX, _reserved_for)
+        ensure_index(self.claims, _OWNER_INDEX, owner_uids)
+        ensure_index(self.pods, _GROUP_PODS_INDEX, _group_of_pod)
+        self.controller = Controller(
+            name="resource_claim",
+            reconcile=self.reconcile,
+            clock=clock,
+            workers=workers,
+            metrics=metrics,
+        )
+        self.cleanup = ClaimCleanup(
+            client=client, claims=self.claims, pods=self.pods, pod_groups=self.pod_groups
+        )
+        #: (owner uid, annotation, entry) -> claim name, for claims created by this process
+        self._created: dict[tuple[str, str, str], str] = {}
+        self.metrics = metrics
+        self._collector: ClaimCollector | None = None
+        self._creates: Counter | None = None
+        if metrics is not None:
+            self._collector = ClaimCollector(self.claims)
+            metrics.register(self._collector)
+            self._creates = Counter(
+                "resourceclaim_controller_creates",
+                "Number of ResourceClaims creation requests",
+                ["status", "admin_access"],
+                registry=metrics,
+            )
+        self.pods.add_handler(
+            on_add=self._pod_added, on_update=self._pod_updated, on_delete=self._pod_deleted
+        )
+        self.claims.add_handler(
+            on_add=self._claim_changed,
+            on_update=lambda _old, new: self._claim_changed(new),
+            on_delete=self._claim_deleted,
+        )
+        if self.pod_groups is not None:
+            self.pod_groups.add_handler(
+                on_add=self._group_added,
+                on_update=lambda _old, new: self._group_added(new),
+                on_delete=self._group_deleted,
+            )
+
+    def start(self) -> None:
+        self.controller.start()
+
+    async def stop(self) -> None:
+        await self.controller.stop()
+        if self.metrics is not None:
+            if self._collector is not None:
+                self.metrics.unregister(self._collector)
+            if self._creates is not None:
+                self.metrics.unregister(self._creates)
+
+    # --- event handlers: queue keys ----------------------------------------------------------
+    def _pod_added(self, pod: Obj) -> None:
+        if as_list(as_dict(pod.get("spec")).get("resourceClaims")) and not is_deleting(pod):
+            self.controller.enqueue("pod:" + meta_key(pod))
+        if pod_is_done(pod):
+            self._pod_gone(pod)
+
+    def _pod_updated(self, _old: Obj, pod: Obj) -> None:
+        self._pod_added(pod)
+
+    def _pod_deleted(self, pod: Obj) -> None:
+        self._pod_gone(pod)
+
+    def _pod_gone(self, pod: Obj) -> None:
+        """Claims reserved for or generated for a pod that will not run any more."""
+        uid = text(meta(pod).get("uid"))
+        for index in (_RESERVED_INDEX, _OWNER_INDEX):
+            for key in self.claims.index_keys(index, uid):
+                self.controller.enqueue("claim:" + key)
+
+    def _group_added(self, group: Obj) -> None:
+        if not is_deleting(group):
+            self.controller.enqueue("podgroup:" + meta_key(group))
+
+    def _group_deleted(self, group: Obj) -> None:
+        uid = text(meta(group).get("uid"))
+        for index in (_RESERVED_INDEX, _OWNER_INDEX):
+            for key in self.claims.index_keys(index, uid):
+                self.controller.enqueue("claim:" + key)
+
+    def _claim_changed(self, claim: Obj) -> None:
+        status = as_dict(claim.get("status"))
+        m = meta(claim)
+        if (
+            status.get("reservedFor")
+            or status.get("allocation")
+            or m.get("finalizers")
+            or (m.get("ownerReferences"))
+        ):
+            self.controller.enqueue("claim:" + meta_key(claim))
+
+    def _claim_deleted(self, claim: Obj) -> None:
+        ref = controller_ref(claim)
+        ns = text(meta(claim).get("namespace"))
+        if ref is None:
+            return
+        if ref.get("kind") == "Pod":
+            self.controller.enqueue(f"pod:{ns}/{ref.get('name')}")
+        elif ref.get("kind") == "PodGroup":
+            self.controller.enqueue(f"podgroup:{ns}/{ref.get('name')}")
+
+    # --- reconcile -----------------------------------------------------------------------------
+    async def reconcile(self, key: str) -> Result | None:
+        kind, _, rest = key.partition(":")
+        ns, _, name = rest.partition("/")
+        if kind == "claim":
+            await self.cleanup.sync(ns, name)
+            return None
+        if kind == "pod":
+            return await self._sync_pod(ns, name)
+        if kind == "podgroup":
+            return await self._sync_group(ns, name)
+        return None
+
+    async def _sync_pod(self, ns: str, name: str) -> Result | None:
+        pod = self.pods.get(f"{ns}/{name}")
+        if pod is None or is_deleting(pod):
+            return None
+        recorded = _statuses(pod)
+        wanted = dict(recorded)
+        retry = False
+        for entry in (as_dict(e) for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))):
+            entry_name = text(entry.get("name"))
+            if entry.get("resourceClaimTemplateName"):
+                claim_name = await self._ensure_claim(
+                    owner=pod,
+                    owner_kind=("v1", "Pod"),
+                    annotation=POD_CLAIM_ANNOTATION,
+                    entry_name=entry_name,
+                    template=text(entry.get("resourceClaimTemplateName")),
+                    recorded=recorded.get(entry_name),
+                )
+                if claim_name is None:
+                    retry = True
+                else:
+                    wanted[entry_name] = claim_name
+            elif entry.get("podGroupResourceClaim"):
+                claim_name = self._group_claim_for_pod(pod, text(entry["podGroupResourceClaim"]))
+                if claim_name:
+                    wanted[entry_name] = claim_name
+        if wanted != recorded:
+            await self._apply_statuses(PODS, pod, "v1", "Pod", wanted)
+        return Result(requeue=True) if retry else None
+
+    def _group_claim_for_pod(self, pod: Obj, entry_name: str) -> str:
+        if self.pod_groups is None:
+            return ""
+        group = self.pod_groups.get(f"{meta(pod).get('namespace')}/{pod_group_name(pod)}")
+        if group is None:
+            return ""
+        for entry in as_list(as_dict(group.get("spec")).get("resourceClaims")):
+            if as_dict(entry).get("name") == entry_name and entry.get("resourceClaimTemplateName"):
+                found = self._find_generated(group, PODGROUP_CLAIM_ANNOTATION, entry_name)
+                return found or _statuses(group).get(entry_name, "")
+        return ""
+
+    async def _sync_group(self, ns: str, name: str) -> Result | None:
+        assert self.pod_groups is not None
+        group = self.pod_groups.get(f"{ns}/{name}")
+        if group is None or is_deleting(group):
+            return None
+        recorded = _statuses(group)
+        wanted = dict(recorded)
+        retry = False
+        for entry in (
+            as_dict(e) for e in as_list(as_dict(group.get("spec")).get("resourceClaims"))
+        ):
+            entry_name = text(entry.get("name"))
+            template = text(entry.get("resourceClaimTemplateName"))
+            if not template:
+                continue
+            claim_name = await self._ensure_claim(
+                owner=group,
+                owner_kind=(POD_GROUPS.api_version, "PodGroup"),
+                annotation=PODGROUP_CLAIM_ANNOTATION,
+                entry_name=entry_name,
+                template=template,
+                recorded=recorded.get(entry_name),
+            )
+            if claim_name is None:
+                retry = True
+            else:
+                wanted[entry_name] = claim_name
+        if wanted != recorded:
+            await self._apply_statuses(
+                POD_GROUPS, group, POD_GROUPS.api_version, "PodGroup", wanted
+            )
+        for key in self.pods.index_keys(_GROUP_PODS_INDEX, f"{ns}/{name}"):
+            self.controller.enqueue("pod:" + key)
+        return Result(requeue=True) if retry else None
+
+    # --- generated claims ------------------------------------------------------------------------
+    def _find_generated(self, owner: Obj, annotation: str, entry_name: str) -> str:
+        uid = text(meta(owner).get("uid"))
+        found = self.claims.index_keys(_GENERATED_INDEX, f"{uid}/{annotation}/{entry_name}")
+        if found:
+            return found[0].partition("/")[2]
+        return self._created.get((uid, annotation, entry_name), "")
+
+    async def _owned_claim_exists(self, ns: str, claim_name: str, owner_uid: str) -> bool:
+        claim = self.claims.get(f"{ns}/{claim_name}")
+        if claim is None:
+            try:
+                claim = await self.client.get(RESOURCE_CLAIMS, namespace=ns, name=claim_name)
+            except Exception as exc:
+                if is_not_found(exc):
+                    return False
+                raise
+        ref = controller_ref(claim)
+        return ref is not None and ref.get("uid") == owner_uid
+
+    async def _ensure_claim(
+        self,
+        *,
+        owner: Obj,
+        owner_kind: tuple[str, str],
+        annotation: str,
+        entry_name: str,
+        template: str,
+        recorded: str | None,
+    ) -> str | None:
+        """The name of the owner's claim for ``entry_name``, created if needed; None when the
+        template is missing (the caller retries with backoff)."""
+        ns, uid = text(meta(owner).get("namespace")), text(meta(owner).get("uid"))
+        if recorded and await self._owned_claim_exists(ns, recorded, uid):
+            return recorded
+        found = self._find_generated(owner, annotation, entry_name)
+        if found and await self._owned_claim_exists(ns, found, uid):
+            return found
+        self._created.pop((uid, annotation, entry_name), None)
+        tmpl = self.templates.get(f"{ns}/{template}")
+        if tmpl is None:
+            try:
+                tmpl = await self.client.get(RESOURCE_CLAIM_TEMPLATES, namespace=ns, name=template)
+            except Exception as exc:
+                if is_not_found(exc):
+                    log.info(
+                        "%s/%s: resource claim template %r not found",
+                        ns,
+                        meta(owner).get("name"),
+                        template,
+                    )
+                    return None
+                raise
+        spec = as_dict(as_dict(tmpl.get("spec")).get("spec"))
+        tmpl_meta = as_dict(as_dict(tmpl.get("spec")).get("metadata"))
+        annotations = dict(as_dict(tmpl_meta.get("annotations")))
+        annotations[annotation] = entry_name
+        claim_meta: dict[str, Any] = {
+            "namespace": ns,
+            "annotations": annotations,
+            "ownerReferences": [
+                {
+                    "apiVersion": owner_kind[0],
+                    "kind": owner_kind[1],
+                    "name": meta(owner).get("name"),
+                    "uid": uid,
+                    "controller": True,
+                }
+            ],
+        }
+        if tmpl_meta.get("labels"):
+            claim_meta["labels"] = dict(as_dict(tmpl_meta.get("labels")))
+        admin = admin_access({"spec": spec})
+        for _attempt in range(5):
+            claim_meta["name"] = generated_claim_name(
+                owner=text(meta(owner).get("name")), claim=entry_name, rng=self.rng
+            )
+            body = {
+                "apiVersion": RESOURCE_CLAIMS.api_version,
+                "kind": "ResourceClaim",
+                "metadata": claim_meta,
+                "spec": spec,
+            }
+            try:
+                created = await self.client.create(RESOURCE_CLAIMS, namespace=ns, body=body)
+            except Exception as exc:
+                if is_already_exists(exc):
+                    continue
+                self._count_create("failure", admin)
+                raise
+            self._count_create("success", admin)
+            claim_name = text(meta(created).get("name"))
+            self._created[(uid, annotation, entry_name)] = claim_name
+            return claim_name
+        raise RuntimeError(f"no free name for the claim of {ns}/{meta(owner).get('name')}")
+
+    def _count_create(self, status: str, admin: bool) -> None:
+        if self._creates is not None:
+            self._creates.labels(status=status, admin_access=str(admin).lower()).inc()
+
+    async def _apply_statuses(
+        self, resource: Any, owner: Obj, api_version: str, kind: str, wanted: dict[str, str]
+    ) -> None:
+        body = {
+            "apiVersion": api_version,
+            "kind": kind,
+            "metadata": {
+                "name": meta(owner).get("name"),
+                "namespace": meta(owner).get("namespace"),
+                "uid": meta(owner).get("uid"),
+            },
+            "status": {
+                "resourceClaimStatuses": [
+                    {"name": entry, "resourceClaimName": claim}
+                    for entry, claim in sorted(wanted.items())
+                ]
+            },
+        }
+        await self.client.apply(
+            resource, body=body, subresource="status", field_manager=FIELD_MANAGER, force=True
+        )

@@ -1,0 +1,245 @@
+"""The ResourcePool controller (KEP-5677 seed): one availability summary per (driver, pool).
+
+Keys are ``<driver>|<pool>``. Slice changes queue the pools they touch; claim changes queue
+every pool the claim's allocation (old and new) names, found through an index. A reconcile
+gathers the pool's slices (none: delete the ResourcePool), the allocation results pointing into
+it, computes the status (:mod:`fakeapi.controllers.resourcepool_status`) and creates or updates
+the ResourcePool named ``<driver with / as ->.<pool>``.
+
+**Bounded write rate.** The seed asks for eventual consistency under churn, not a write per
+allocation. After a status write, a pool is not written again for ``min_write_interval`` seconds
+(on the injected clock): a reconcile inside that window only schedules the key for the end of
+it, and the work queue folds every change that arrives meanwhile into that one key, so a burst
+of allocations costs one status write per pool per interval. Creation and deletion are never
+delayed.
+
+Every write carries the field manager ``resourcepool-controller``: the apiserver refuses
+ResourcePool writes from anyone else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from fakeapi.client import (
+    RESOURCE_CLAIMS,
+    RESOURCE_POOLS,
+    RESOURCE_SLICES,
+    Client,
+    InformerFactory,
+    is_already_exists,
+    is_not_found,
+)
+from fakeapi.client.transport import Obj
+from fakeapi.clock import Clock
+from fakeapi.controllers.objects import as_dict, as_list, copy_obj, ensure_index, meta, text
+from fakeapi.controllers.resourcepool_status import PoolView, compute_status, pool_object_name
+from fakeapi.controllers.runtime import Controller, Result
+from fakeapi.timefmt import format_time
+
+__all__ = ["FIELD_MANAGER", "ResourcePoolController"]
+
+FIELD_MANAGER = "resourcepool-controller"
+_SLICE_POOL_INDEX = "resourcepool-controller/pool"
+_CLAIM_POOL_INDEX = "resourcepool-controller/allocated-pools"
+_POOL_SPEC_INDEX = "resourcepool-controller/spec"
+
+
+def _pool_key(driver: str, pool: str) -> str:
+    return f"{driver}|{pool}"
+
+
+def _slice_pools(slice_obj: Obj) -> list[str]:
+    spec = as_dict(slice_obj.get("spec"))
+    return [_pool_key(text(spec.get("driver")), text(as_dict(spec.get("pool")).get("name")))]
+
+
+def _results(claim: Obj) -> list[dict[str, Any]]:
+    allocation = as_dict(as_dict(claim.get("status")).get("allocation"))
+    return [as_dict(r) for r in as_list(as_dict(allocation.get("devices")).get("results"))]
+
+
+def _claim_pools(claim: Obj) -> list[str]:
+    return sorted({_pool_key(text(r.get("driver")), text(r.get("pool"))) for r in _results(claim)})
+
+
+def _spec_key(pool_obj: Obj) -> list[str]:
+    spec = as_dict(pool_obj.get("spec"))
+    return [_pool_key(text(spec.get("driver")), text(spec.get("poolName")))]
+
+
+def _without_time(status: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in status.items() if k != "lastUpdateTime"}
+
+
+class ResourcePoolController:
+    """Keeps one ResourcePool per published pool, its status eventually consistent."""
+
+    name = "resourcepool-controller"
+
+    def __init__(
+        self,
+        *,
+        client: Client,
+        informers: InformerFactory,
+        clock: Clock,
+        rng: random.Random,
+        feature_gates: Mapping[str, bool] | None = None,
+        metrics: CollectorRegistry | None = None,
+        min_write_interval: float = 1.0,
+        workers: int = 2,
+    ) -> None:
+        self.client = client
+        self.clock = clock
+        self.min_write_interval = min_write_interval
+        self.slices = informers.informer(RESOURCE_SLICES)
+        self.claims = informers.informer(RESOURCE_CLAIMS)
+        self.pools = informers.informer(RESOURCE_POOLS)
+        self.informers = [self.slices, self.claims, self.pools]
+        ensure_index(self.slices, _SLICE_POOL_INDEX, _slice_pools)
+        ensure_index(self.claims, _CLAIM_POOL_INDEX, _claim_pools)
+        ensure_index(self.pools, _POOL_SPEC_INDEX, _spec_key)
+        self.controller = Controller(
+            name="resourcepool",
+            reconcile=self.reconcile,
+            clock=clock,
+            workers=workers,
+            metrics=metrics,
+        )
+        self._last_write: dict[str, float] = {}
+        self.metrics = metrics
+        self._owned_metrics: list[Any] = []
+        if metrics is not None:
+            self._sync_duration = Histogram(
+                "resourcepool_controller_sync_duration_seconds",
+                "Time taken to sync one ResourcePool",
+                registry=metrics,
+            )
+            self._sync_errors = Counter(
+                "resourcepool_controller_sync_errors",
+                "ResourcePool syncs that failed",
+                registry=metrics,
+            )
+            pools_total = Gauge(
+                "resourcepool_controller_pools_total", "ResourcePools managed", registry=metrics
+            )
+            pools_total.set_function(lambda: len(self.pools))
+            self._owned_metrics = [self._sync_duration, self._sync_errors, pools_total]
+        self.slices.add_handler(
+            on_add=self._slice_changed, on_update=self._slice_updated, on_delete=self._slice_changed
+        )
+        self.claims.add_handler(
+            on_add=self._claim_changed,
+            on_update=self._claim_updated,
+            on_delete=self._claim_changed,
+        )
+        self.pools.add_handler(on_delete=self._pool_deleted)
+
+    def start(self) -> None:
+        self.controller.start()
+
+    async def stop(self) -> None:
+        await self.controller.stop()
+        if self.metrics is not None:
+            for metric in self._owned_metrics:
+                self.metrics.unregister(metric)
+            self._owned_metrics = []
+
+    def _slice_changed(self, slice_obj: Obj) -> None:
+        for key in _slice_pools(slice_obj):
+            self.controller.enqueue(key)
+
+    def _slice_updated(self, old: Obj, new: Obj) -> None:
+        self._slice_changed(old)
+        self._slice_changed(new)
+
+    def _pool_deleted(self, pool_obj: Obj) -> None:
+        for key in _spec_key(pool_obj):
+            self.controller.enqueue(key)
+
+    def _claim_changed(self, claim: Obj) -> None:
+        for key in _claim_pools(claim):
+            self.controller.enqueue(key)
+
+    def _claim_updated(self, old: Obj, new: Obj) -> None:
+        if _results(old) != _results(new):
+            self._claim_changed(old)
+            self._claim_changed(new)
+
+    async def reconcile(self, key: str) -> Result | None:
+        start = self.clock.monotonic()
+        try:
+            return await self._sync(key)
+        except Exception:
+            if self.metrics is not None:
+                self._sync_errors.inc()
+            raise
+        finally:
+            if self.metrics is not None:
+                self._sync_duration.observe(self.clock.monotonic() - start)
+
+    async def _sync(self, key: str) -> Result | None:
+        driver, _, pool = key.partition("|")
+        slices = self.slices.by_index(_SLICE_POOL_INDEX, key)
+        existing = self.pools.by_index(_POOL_SPEC_INDEX, key)
+        if not slices:
+            for pool_obj in existing:
+                try:
+                    await self.client.delete(RESOURCE_POOLS, name=text(meta(pool_obj).get("name")))
+                except Exception as exc:
+                    if not is_not_found(exc):
+                        raise
+            self._last_write.pop(key, None)
+            return None
+        pool_obj = existing[0] if existing else await self._create(driver, pool, slices)
+        view = PoolView(driver=driver, pool=pool, slices=slices)
+        for claim in self.claims.by_index(_CLAIM_POOL_INDEX, key):
+            for result in _results(claim):
+                if result.get("driver") == driver and result.get("pool") == pool:
+                    view.allocations.append(
+                        (text(result.get("device")), as_dict(result.get("consumedCapacity")))
+                    )
+        old = as_dict(pool_obj.get("status"))
+        status = compute_status(view, old=old, now=self.clock.now())
+        if old and _without_time(status) == _without_time(old):
+            return None
+        since = self.clock.monotonic() - self._last_write.get(key, float("-inf"))
+        if since < self.min_write_interval:
+            return Result(requeue_after=self.min_write_interval - since)
+        status["lastUpdateTime"] = format_time(self.clock.now())
+        updated = copy_obj(pool_obj)
+        updated["status"] = status
+        await self.client.update_status(RESOURCE_POOLS, body=updated, field_manager=FIELD_MANAGER)
+        self._last_write[key] = self.clock.monotonic()
+        return None
+
+    async def _create(self, driver: str, pool: str, slices: list[Obj]) -> Obj:
+        nodes = {text(as_dict(s.get("spec")).get("nodeName")) for s in slices}
+        spec: dict[str, Any] = {"driver": driver, "poolName": pool}
+        if len(nodes) == 1 and (node := nodes.pop()):
+            spec["nodeName"] = node
+        name = pool_object_name(driver, pool)
+        body = {
+            "apiVersion": RESOURCE_POOLS.api_version,
+            "kind": "ResourcePool",
+            "metadata": {"name": name},
+            "spec": spec,
+        }
+        try:
+            return await self.client.create(RESOURCE_POOLS, body=body, field_manager=FIELD_MANAGER)
+        except Exception as exc:
+            if not is_already_exists(exc):
+                raise
+        # the name is taken: by this pool (our cache lags) or by a pool whose name sanitises
+        # to the same string
+        current = await self.client.get(RESOURCE_POOLS, name=name)
+        if _spec_key(current) == [_pool_key(driver, pool)]:
+            return current
+        digest = hashlib.sha256(f"{driver}|{pool}".encode()).hexdigest()[:8]
+        body["metadata"] = {"name": f"{name[:240]}-{digest}"}
+        return await self.client.create(RESOURCE_POOLS, body=body, field_manager=FIELD_MANAGER)

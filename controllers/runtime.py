@@ -1,0 +1,164 @@
+"""The reconcile runtime every controller shares: a key queue, workers, and one retry switch.
+
+A controller never acts on an event. Informer handlers turn each change into the *key* of the
+object that needs looking at and put it on a :class:`~fakeapi.client.WorkQueue`; workers take
+keys one at a time (the queue never hands the same key to two workers) and call the
+reconciler, which re-reads current state from the informer caches and makes the world match.
+Because the reconciler only ever looks at state, a missed event, a duplicate event, a restart
+or a delay all end the same way: the next reconcile of the key converges.
+
+What happens after a reconcile is decided in exactly one place, :meth:`Controller._process`:
+
+=================================  =========================================================
+the reconcile ...                  the key ...
+=================================  =========================================================
+returns ``Result()`` / None        is forgotten (its backoff reset)
+returns ``Result(requeue_after)``  is forgotten and queued again after that many seconds
+returns ``Result(requeue=True)``   is queued again with the rate limiter's backoff
+raises a conflict (409)            is queued again at once, rate limited: someone wrote
+                                   first, the next reconcile reads their version
+raises not found (404)             is forgotten: the object (or its owner) is gone, and its
+                                   deletion event brings whatever follows
+raises anything else               is queued again with the rate limiter's backoff
+=================================  =========================================================
+
+All waiting happens on the injected clock, so tests drive backoffs with a ``FakeClock``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from prometheus_client import CollectorRegistry
+
+from fakeapi.client import WorkQueue, is_conflict, is_not_found
+from fakeapi.client.transport import Obj
+from fakeapi.clock import Clock
+
+__all__ = ["Controller", "Reconciler", "Result", "meta_key"]
+
+log = logging.getLogger("fakeapi.controllers")
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What a successful reconcile asks for: nothing, a backoff retry, or a timed revisit."""
+
+    requeue: bool = False
+    requeue_after: float | None = None
+
+
+class Reconciler(Protocol):
+    """Makes the world match the desired state of one key; safe to call again at any time."""
+
+    async def reconcile(self, key: str) -> Result | None: ...
+
+
+def meta_key(obj: Obj) -> str:
+    """``namespace/name`` or ``name``: the key an object is queued under."""
+    meta = obj.get("metadata") or {}
+    namespace = meta.get("namespace")
+    name = str(meta.get("name", ""))
+    return f"{namespace}/{name}" if namespace else name
+
+
+class Controller:
+    """A work queue of string keys, ``workers`` tasks draining it into ``reconcile``.
+
+    ``name`` names the queue (and its ``workqueue_*`` metrics in ``metrics``). Keys may be added
+    before :meth:`start` (they wait) and are ignored after :meth:`stop`.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        reconcile: Callable[[str], Awaitable[Result | None]],
+        clock: Clock,
+        workers: int = 1,
+        metrics: CollectorRegistry | None = None,
+    ) -> None:
+        self.name = name
+        self._reconcile = reconcile
+        self.clock = clock
+        self.workers = workers
+        self.queue: WorkQueue[str] = _new_queue(name=name, clock=clock, metrics=metrics)
+        self._tasks: list[asyncio.Task[None]] = []
+        #: reconciles that raised an unexpected error (for tests and logs)
+        self.errors = 0
+
+    # --- adding keys -----------------------------------------------------------------------
+    def enqueue(self, key: str) -> None:
+        self.queue.add(key)
+
+    def enqueue_after(self, key: str, delay: float) -> None:
+        self.queue.add_after(key, delay)
+
+    # --- running -----------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return any(not task.done() for task in self._tasks)
+
+    def start(self) -> None:
+        if self._tasks:
+            return
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._worker(), name=f"{self.name} worker {i}")
+            for i in range(self.workers)
+        ]
+
+    async def stop(self) -> None:
+        """Stop taking keys, let reconciles in progress finish, then end the workers."""
+        self.queue.shutdown()
+        tasks, self._tasks = self._tasks, []
+        if not tasks:
+            return
+        _done, pending = await asyncio.wait(tasks, timeout=5.0)
+        for task in pending:
+            task.cancel()
+        for task in pending:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _worker(self) -> None:
+        while (key := await self.queue.get()) is not None:
+            try:
+                await self._process(key)
+            finally:
+                self.queue.done(key)
+
+    async def _process(self, key: str) -> None:
+        """The one retry switch (see the module docstring)."""
+        try:
+            result = await self._reconcile(key)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if is_not_found(exc):
+                log.debug("%s %s: %s", self.name, key, exc)
+                self.queue.forget(key)
+            elif is_conflict(exc):
+                log.debug("%s %s: conflict, requeued: %s", self.name, key, exc)
+                self.queue.add_rate_limited(key)
+            else:
+                self.errors += 1
+                log.warning("%s %s: %r; retrying", self.name, key, exc, exc_info=exc)
+                self.queue.add_rate_limited(key)
+            return
+        if result is None or (not result.requeue and result.requeue_after is None):
+            self.queue.forget(key)
+        elif result.requeue_after is not None:
+            self.queue.forget(key)
+            self.queue.add_after(key, result.requeue_after)
+        else:
+            self.queue.add_rate_limited(key)
+
+
+def _new_queue(*, name: str, clock: Clock, metrics: CollectorRegistry | None) -> WorkQueue[str]:
+    return WorkQueue(clock=clock, name=name, metrics=metrics)

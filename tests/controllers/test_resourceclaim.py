@@ -1,0 +1,382 @@
+"""The resourceclaim controller: claims for pod templates, for PodGroups (KEP-5729), KEP-5194.
+
+The scheduler does not run here: where it would allocate, the test writes the finalizer, the
+allocation and the reservation itself, as the scheduler's PreBind does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prometheus_client import generate_latest
+
+from fakeapi.client import POD_GROUPS, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
+
+POD_CLAIM = "resource.kubernetes.io/pod-claim-name"
+GROUP_CLAIM = "resource.kubernetes.io/podgroup-claim-name"
+FINALIZER = "resource.kubernetes.io/delete-protection"
+CONTROLLERS = ["garbage-collector-controller", "resourceclaim-controller"]
+
+
+def _group_ref(group: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiGroup": "scheduling.k8s.io",
+        "resource": "podgroups",
+        "name": group["metadata"]["name"],
+        "uid": group["metadata"]["uid"],
+    }
+
+
+def _pod_ref(pod: dict[str, Any]) -> dict[str, Any]:
+    return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+
+
+async def test_pod_template_claim_is_created_recorded_and_deleted_with_the_pod(cluster):
+    await cluster.start(CONTROLLERS)
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    pod = await cluster.user.create(
+        PODS,
+        body=cluster.pod(
+            "web-0", claims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
+        ),
+    )
+
+    async def recorded() -> bool:
+        current = await cluster.user.get(PODS, namespace="default", name="web-0")
+        return bool((current.get("status") or {}).get("resourceClaimStatuses"))
+
+    await cluster.eventually(recorded)
+    current = await cluster.user.get(PODS, namespace="default", name="web-0")
+    [status] = current["status"]["resourceClaimStatuses"]
+    claims = await cluster.claims()
+    assert [c["metadata"]["name"] for c in claims] == [status["resourceClaimName"]]
+    claim = claims[0]
+    assert status["name"] == "gpu"
+    assert claim["metadata"]["name"].startswith("web-0-gpu-")
+    assert len(claim["metadata"]["name"]) == len("web-0-gpu-") + 5
+    assert claim["metadata"]["annotations"][POD_CLAIM] == "gpu"
+    assert claim["metadata"]["labels"] == {"app": "demo"}
+    [owner] = claim["metadata"]["ownerReferences"]
+    assert owner == {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "name": "web-0",
+        "uid": pod["metadata"]["uid"],
+        "controller": True,
+    }
+
+    await cluster.user.delete(PODS, namespace="default", name="web-0")
+
+    async def no_claims() -> bool:
+        return not await cluster.claims()
+
+    await cluster.eventually(no_claims)
+
+
+async def test_long_names_are_cut_in_proportion(cluster):
+    await cluster.start(["resourceclaim-controller"])
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    pod_name = "p" * 50
+    claim_name = "c" * 30
+    await cluster.user.create(
+        PODS,
+        body=cluster.pod(
+            pod_name, claims=[{"name": claim_name, "resourceClaimTemplateName": "gpu-template"}]
+        ),
+    )
+
+    async def created() -> bool:
+        return bool(await cluster.claims())
+
+    await cluster.eventually(created)
+    [claim] = await cluster.claims()
+    name = claim["metadata"]["name"]
+    # 82 characters of "<pod>-<claim>-" are cut to 57 in proportion: 34 + "-" + 20, then 5 random
+    assert name[:55] == "p" * 34 + "-" + "c" * 20
+    assert len(name) == 60
+
+
+async def test_a_retried_pod_sync_never_creates_a_second_claim(cluster):
+    await cluster.start(["resourceclaim-controller"])
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    await cluster.user.create(
+        PODS,
+        body=cluster.pod(
+            "web-0", claims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
+        ),
+    )
+
+    async def one() -> bool:
+        return len(await cluster.claims()) == 1
+
+    await cluster.eventually(one)
+    controller = cluster.manager.controllers["resourceclaim-controller"]
+    # the status write is lost (someone clears it): the next syncs must reuse the claim
+    pod = await cluster.user.get(PODS, namespace="default", name="web-0")
+    for _ in range(3):
+        await controller.reconcile("pod:default/web-0")
+    await cluster.settle()
+    claims = await cluster.claims()
+    assert len(claims) == 1
+    pod = await cluster.user.get(PODS, namespace="default", name="web-0")
+    assert (
+        pod["status"]["resourceClaimStatuses"][0]["resourceClaimName"]
+        == claims[0]["metadata"]["name"]
+    )
+
+
+async def test_pod_group_claim_lifecycle(cluster):
+    """KEP-5729: created unallocated, allocated by the first pod, shared by later pods,
+    kept allocated when all pods are gone, deallocated and deleted with the PodGroup."""
+    await cluster.start(CONTROLLERS)
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    group = await cluster.user.create(POD_GROUPS, body=cluster.pod_group("trainers"))
+
+    async def one_claim() -> bool:
+        return len(await cluster.claims()) == 1
+
+    await cluster.eventually(one_claim)
+    [claim] = await cluster.claims()
+    assert claim["metadata"]["annotations"][GROUP_CLAIM] == "shared-gpu"
+    assert claim["metadata"]["ownerReferences"][0]["kind"] == "PodGroup"
+    assert claim["metadata"]["ownerReferences"][0]["uid"] == group["metadata"]["uid"]
+    assert not (claim.get("status") or {}).get("allocation")
+    claim_name = claim["metadata"]["name"]
+
+    async def group_recorded() -> bool:
+        current = await cluster.user.get(POD_GROUPS, namespace="default", name="trainers")
+        statuses = (current.get("status") or {}).get("resourceClaimStatuses") or []
+        return statuses == [{"name": "shared-gpu", "resourceClaimName": claim_name}]
+
+    await cluster.eventually(group_recorded)
+
+    member = [{"name": "gpu", "podGroupResourceClaim": "shared-gpu"}]
+    await cluster.user.create(PODS, body=cluster.pod("worker-0", claims=member, group="trainers"))
+
+    async def pod_recorded(name: str) -> bool:
+        current = await cluster.user.get(PODS, namespace="default", name=name)
+        statuses = (current.get("status") or {}).get("resourceClaimStatuses") or []
+        return statuses == [{"name": "gpu", "resourceClaimName": claim_name}]
+
+    await cluster.eventually(lambda: pod_recorded("worker-0"))
+    # the scheduler allocates for the first pod and reserves for the group
+    await cluster.allocate(claim, devices=["gpu-0"], reserved_for=[_group_ref(group)])
+    for i in (1, 2):
+        await cluster.user.create(
+            PODS, body=cluster.pod(f"worker-{i}", claims=member, group="trainers")
+        )
+        await cluster.eventually(lambda i=i: pod_recorded(f"worker-{i}"))
+    assert [c["metadata"]["name"] for c in await cluster.claims()] == [claim_name]
+
+    for i in range(3):
+        await cluster.user.delete(PODS, namespace="default", name=f"worker-{i}")
+    await cluster.settle()
+    [kept] = await cluster.claims()
+    assert kept["status"]["allocation"] is not None
+    assert kept["status"]["reservedFor"] == [_group_ref(group)]
+
+    await cluster.user.delete(POD_GROUPS, namespace="default", name="trainers")
+
+    async def gone() -> bool:
+        return not await cluster.claims()
+
+    await cluster.eventually(gone)
+
+
+async def test_deleting_the_pod_group_deallocates_before_the_claim_goes(cluster):
+    await cluster.start(["resourceclaim-controller"])
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    group = await cluster.user.create(POD_GROUPS, body=cluster.pod_group("trainers"))
+
+    async def one_claim() -> bool:
+        return len(await cluster.claims()) == 1
+
+    await cluster.eventually(one_claim)
+    [claim] = await cluster.claims()
+    await cluster.allocate(claim, devices=["gpu-0"], reserved_for=[_group_ref(group)])
+    seen: list[dict[str, Any]] = []
+    watch = cluster.user.watch(
+        RESOURCE_CLAIMS,
+        namespace="default",
+        resource_version=(await cluster.user.list(RESOURCE_CLAIMS)).resource_version,
+    )
+    await cluster.user.delete(POD_GROUPS, namespace="default", name="trainers")
+    async with watch as stream:
+        async for event in stream:
+            seen.append(
+                {
+                    "type": event.type,
+                    "status": event.object.get("status") or {},
+                    "deleting": bool(event.object["metadata"].get("deletionTimestamp")),
+                }
+            )
+            if event.type == "DELETED":
+                break
+    deallocated = next(i for i, e in enumerate(seen) if not e["status"].get("allocation"))
+    assert seen[deallocated]["type"] == "MODIFIED"
+    assert seen[-1]["type"] == "DELETED"
+    assert not seen[-1]["status"].get("allocation")
+
+
+async def test_rapid_pod_group_churn_leaves_no_orphaned_or_duplicate_claims(cluster):
+    await cluster.start(CONTROLLERS)
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    for i in range(200):
+        await cluster.user.create(POD_GROUPS, body=cluster.pod_group(f"group-{i}"))
+        if i % 2 == 0:
+            await cluster.user.delete(POD_GROUPS, namespace="default", name=f"group-{i}")
+    for i in range(1, 200, 4):
+        await cluster.user.delete(POD_GROUPS, namespace="default", name=f"group-{i}")
+    alive = {f"group-{i}" for i in range(1, 200, 2)} - {f"group-{i}" for i in range(1, 200, 4)}
+
+    async def converged() -> bool:
+        claims = await cluster.claims()
+        owners = sorted(c["metadata"]["ownerReferences"][0]["name"] for c in claims)
+        return owners == sorted(alive)
+
+    await cluster.eventually(converged, timeout=30)
+    await cluster.settle()
+    claims = await cluster.claims()
+    owners = [c["metadata"]["ownerReferences"][0]["name"] for c in claims]
+    assert len(owners) == len(set(owners)) == len(alive)
+
+
+async def test_finished_pod_is_removed_from_reserved_for_and_the_claim_deallocated(cluster):
+    await cluster.start(["resourceclaim-controller"])
+    claim = await cluster.user.create(
+        RESOURCE_CLAIMS,
+        body={
+            "metadata": {"name": "shared", "namespace": "default"},
+            "spec": {
+                "devices": {
+                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+                }
+            },
+        },
+    )
+    pods = []
+    for i in range(2):
+        pods.append(
+            await cluster.user.create(
+                PODS,
+                body=cluster.pod(
+                    f"user-{i}",
+                    claims=[{"name": "gpu", "resourceClaimName": "shared"}],
+                    node="node-1",
+                ),
+            )
+        )
+    await cluster.allocate(claim, devices=["gpu-0"], reserved_for=[_pod_ref(p) for p in pods])
+    finished = await cluster.user.get(PODS, namespace="default", name="user-0")
+    finished["status"] = {"phase": "Succeeded"}
+    await cluster.user.update_status(PODS, body=finished)
+
+    async def one_reservation() -> bool:
+        current = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="shared")
+        return current["status"].get("reservedFor") == [_pod_ref(pods[1])]
+
+    await cluster.eventually(one_reservation)
+    await cluster.user.delete(PODS, namespace="default", name="user-1", grace_period_seconds=0)
+
+    async def released() -> bool:
+        current = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="shared")
+        return not current.get("status") and FINALIZER not in (
+            current["metadata"].get("finalizers") or []
+        )
+
+    await cluster.eventually(released)
+
+
+async def test_reserved_for_workload_claim_stays_allocated_until_its_consumer_lets_go(cluster):
+    """KEP-5194: pod references come and go; the consumer's reference is its creator's to remove."""
+    await cluster.start(["resourceclaim-controller"])
+    consumer = {
+        "apiGroup": "jobset.x-k8s.io",
+        "resource": "jobsets",
+        "name": "train",
+        "uid": "1234",
+    }
+    claim = await cluster.user.create(
+        RESOURCE_CLAIMS,
+        body={
+            "metadata": {"name": "team", "namespace": "default"},
+            "spec": {
+                "reservedFor": consumer,
+                "devices": {
+                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+                },
+            },
+        },
+    )
+    pod = await cluster.user.create(
+        PODS,
+        body=cluster.pod(
+            "user-0", claims=[{"name": "gpu", "resourceClaimName": "team"}], node="node-1"
+        ),
+    )
+    await cluster.allocate(
+        claim, devices=["gpu-0"], reserved_for=[consumer, _pod_ref(pod)], reserved_for_any_pod=True
+    )
+    await cluster.user.delete(PODS, namespace="default", name="user-0", grace_period_seconds=0)
+
+    async def pod_reference_gone() -> bool:
+        current = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="team")
+        return current["status"].get("reservedFor") == [consumer]
+
+    await cluster.eventually(pod_reference_gone)
+    await cluster.settle()
+    current = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="team")
+    assert current["status"]["allocation"]["reservedForAnyPod"] is True
+
+    current["status"].pop("reservedFor")
+    await cluster.user.update_status(RESOURCE_CLAIMS, body=current)
+
+    async def deallocated() -> bool:
+        now = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="team")
+        return not (now.get("status") or {}).get("allocation") and not now["metadata"].get(
+            "finalizers"
+        )
+
+    await cluster.eventually(deallocated)
+
+
+async def test_claim_metrics_count_by_source_and_allocation(cluster):
+    await cluster.start(["resourceclaim-controller"])
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    await cluster.user.create(
+        PODS,
+        body=cluster.pod(
+            "web-0", claims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
+        ),
+    )
+    plain = await cluster.user.create(
+        RESOURCE_CLAIMS,
+        body={
+            "metadata": {"name": "plain", "namespace": "default"},
+            "spec": {
+                "devices": {
+                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+                }
+            },
+        },
+    )
+    await cluster.allocate(plain, devices=["gpu-1"], reserved_for=[])
+
+    def text() -> str:
+        return generate_latest(cluster.metrics).decode()
+
+    await cluster.eventually(
+        lambda: (
+            'source="resource_claim_template"' in text()
+            and "resourceclaim_controller_allocated_resource_claims{" in text()
+        )
+    )
+    body = text()
+    template_claims = 'admin_access="false",source="resource_claim_template"'
+    assert f"resourceclaim_controller_resource_claims{{{template_claims}}} 1.0" in body
+    assert 'resourceclaim_controller_resource_claims{admin_access="false",source=""} 1.0' in body
+    assert (
+        'resourceclaim_controller_allocated_resource_claims{admin_access="false",source=""} 1.0'
+        in body
+    )
+    assert 'workqueue_adds_total{name="resource_claim"}' in body
