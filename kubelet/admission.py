@@ -1,0 +1,162 @@
+"""Pod admission for DRA: may this pod, bound to this node, use its resource claims?
+
+The kubelet runs a pod only when every claim it references resolves to an existing claim that is
+
+1. **allocated** (``status.allocation`` set),
+2. **allocated for this node** — ``allocation.nodeSelector`` absent or matching the node, and
+3. **reserved for the pod** — ``status.reservedFor`` lists the pod's UID; or lists a PodGroup
+   whose name is the pod's group (``spec.workloadRef.podGroupName``, or upstream's
+   ``spec.schedulingGroup.podGroupName``; KEP-5729); or ``status.allocation.reservedForAnyPod``
+   is true (KEP-5194).
+
+The checks are pure functions of the objects, so the kubelet re-runs them whenever a claim or the
+pod changes; :class:`NotAdmittedError` carries the reason reported in the Warning event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "ClaimRef",
+    "NotAdmittedError",
+    "check_claim",
+    "node_selector_matches",
+    "pod_claim_refs",
+    "pod_group_name",
+]
+
+Obj = dict[str, Any]
+
+
+class NotAdmittedError(Exception):
+    """The pod may not run (yet); the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRef:
+    """One entry of ``spec.resourceClaims`` and the ResourceClaim it resolves to."""
+
+    pod_claim: str
+    claim_name: str  # "" when no claim is needed (a template entry the controller skipped)
+
+
+def pod_group_name(pod: Obj) -> str:
+    spec = pod.get("spec") or {}
+    return str(
+        (spec.get("workloadRef") or {}).get("podGroupName")
+        or (spec.get("schedulingGroup") or {}).get("podGroupName")
+        or ""
+    )
+
+
+def pod_claim_refs(pod: Obj, *, pod_group_claim: Callable[[str], str | None]) -> list[ClaimRef]:
+    """Resolve every ``spec.resourceClaims`` entry; NotAdmittedError when one cannot be yet.
+
+    ``pod_group_claim(name)`` answers the claim name of the pod's PodGroup claim ``name`` (the
+    kubelet looks the PodGroup up), or None when it is not known.
+    """
+    spec = pod.get("spec") or {}
+    meta = pod.get("metadata") or {}
+    generated = {
+        str(s.get("name")): s.get("resourceClaimName")
+        for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []
+    }
+    refs = []
+    for entry in spec.get("resourceClaims") or []:
+        name = str(entry.get("name"))
+        if entry.get("resourceClaimName"):
+            refs.append(ClaimRef(name, str(entry["resourceClaimName"])))
+            continue
+        if name in generated:
+            refs.append(ClaimRef(name, str(generated[name] or "")))
+            continue
+        if entry.get("podGroupResourceClaim"):
+            resolved = pod_group_claim(str(entry["podGroupResourceClaim"]))
+            if resolved:
+                refs.append(ClaimRef(name, resolved))
+                continue
+        raise NotAdmittedError(
+            f'pod "{meta.get("namespace")}/{meta.get("name")}": ResourceClaim for '
+            f'"{name}" not created yet'
+        )
+    return refs
+
+
+def _requirement_matches(expression: Mapping[str, Any], values: Mapping[str, str]) -> bool:
+    key = str(expression.get("key"))
+    operator = expression.get("operator")
+    wanted = [str(v) for v in expression.get("values") or []]
+    present = key in values
+    value = values.get(key, "")
+    if operator == "In":
+        return present and value in wanted
+    if operator == "NotIn":
+        return not present or value not in wanted
+    if operator == "Exists":
+        return present
+    if operator == "DoesNotExist":
+        return not present
+    if operator in ("Gt", "Lt") and present and len(wanted) == 1:
+        try:
+            have, limit = int(value), int(wanted[0])
+        except ValueError:
+            return False
+        return have > limit if operator == "Gt" else have < limit
+    return False
+
+
+def node_selector_matches(selector: Mapping[str, Any] | None, node: Obj) -> bool:
+    """A core/v1 NodeSelector: terms are ORed, a term's requirements ANDed; None matches all."""
+    if selector is None:
+        return True
+    labels = {str(k): str(v) for k, v in ((node.get("metadata") or {}).get("labels") or {}).items()}
+    fields = {"metadata.name": str((node.get("metadata") or {}).get("name") or "")}
+    for term in selector.get("nodeSelectorTerms") or []:
+        expressions = term.get("matchExpressions") or []
+        field_reqs = term.get("matchFields") or []
+        if not expressions and not field_reqs:
+            continue  # an empty term matches nothing
+        if all(_requirement_matches(e, labels) for e in expressions) and all(
+            _requirement_matches(f, fields) for f in field_reqs
+        ):
+            return True
+    return False
+
+
+def check_claim(*, pod: Obj, claim: Obj | None, claim_name: str, node: Obj) -> None:
+    """NotAdmittedError unless ``claim`` is allocated for ``node`` and reserved for ``pod``."""
+    meta = pod.get("metadata") or {}
+    namespace = meta.get("namespace")
+    if claim is None:
+        raise NotAdmittedError(f'resourceclaim "{namespace}/{claim_name}" not found')
+    claim_meta = claim.get("metadata") or {}
+    status = claim.get("status") or {}
+    allocation = status.get("allocation")
+    if not allocation:
+        raise NotAdmittedError(f'resourceclaim "{namespace}/{claim_name}" is not allocated')
+    if not node_selector_matches(allocation.get("nodeSelector"), node):
+        raise NotAdmittedError(
+            f'resourceclaim "{namespace}/{claim_name}" is allocated for other nodes, not for '
+            f'node "{(node.get("metadata") or {}).get("name")}"'
+        )
+    if allocation.get("reservedForAnyPod") is True:
+        return
+    group = pod_group_name(pod)
+    for ref in status.get("reservedFor") or []:
+        if ref.get("resource") == "pods" and not ref.get("apiGroup"):
+            if ref.get("uid") == meta.get("uid"):
+                return
+        elif (
+            ref.get("resource") == "podgroups"
+            and ref.get("apiGroup") == "scheduling.k8s.io"
+            and group
+            and ref.get("name") == group
+        ):
+            return
+    raise NotAdmittedError(
+        f"pod {meta.get('name')}({meta.get('uid')}) is not allowed to use ResourceClaim "
+        f"{claim_name}({claim_meta.get('uid')})"
+    )

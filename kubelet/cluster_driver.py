@@ -1,0 +1,49 @@
+"""A control-plane DRA driver: publishes cluster-scoped pools once, not per node.
+
+Network-attached devices belong to no single node: their pool is published once with a
+``nodeSelector`` (or ``allNodes``), and it is a controller — not a kubelet — that does it. A
+:class:`ClusterDriver` runs such a profile (``scope: cluster``): it keeps the pools' slices in the
+API equal to the profile, like a node driver does for its node. Preparing those devices for a pod
+still happens on the pod's node: give the same profile to the kubelets too (they prepare and
+report health for it, but never publish it).
+"""
+
+from __future__ import annotations
+
+from fakeapi.client import RESOURCE_SLICES, Client, InformerFactory
+from fakeapi.clock import Clock
+from fakeapi.kubelet.dra.driver import SimulatedDriver
+from fakeapi.kubelet.dra.profiles import DriverProfile
+
+__all__ = ["ClusterDriver"]
+
+
+class ClusterDriver:
+    """Publishes the pools of one ``scope: cluster`` profile; ``start()`` / ``stop()``."""
+
+    def __init__(
+        self, *, client: Client, informers: InformerFactory, clock: Clock, profile: DriverProfile
+    ) -> None:
+        if profile.scope != "cluster":
+            raise ValueError(f"profile {profile.name} is node-scoped; kubelets publish it")
+        self.profile = profile
+        self.informers = informers
+        self._slices = informers.informer(
+            RESOURCE_SLICES, field_selector=f"spec.driver={profile.driver}"
+        )
+        self.driver = SimulatedDriver(
+            profile=profile, client=client, clock=clock, slices=self._slices, publish=True
+        )
+        self._slices.add_handler(
+            on_add=lambda _obj: self.driver.resync(),
+            on_update=lambda _old, _new: self.driver.resync(),
+            on_delete=lambda _obj: self.driver.resync(),
+        )
+
+    async def start(self) -> None:
+        self.informers.start()
+        await self.informers.wait_for_sync(self._slices)
+        self.driver.start()
+
+    async def stop(self, *, remove_slices: bool = False) -> None:
+        await self.driver.stop(remove_slices=remove_slices)

@@ -1,0 +1,173 @@
+"""The kubelet's device health cache (KEP-4680) and the pod status it feeds.
+
+Drivers stream the health of all their devices (:class:`~.driver.DeviceHealthReport`); the
+kubelet keeps the last word per device, keyed ``<driver>/<pool>/<device>`` (the ``resourceID`` of
+``allocatedResourcesStatus``):
+
+- a report sets the device's health and message and restarts its timeout;
+- a device not reported within its timeout (the driver's ``health_check_timeout_seconds``, else
+  :data:`DEFAULT_HEALTH_TIMEOUT_SECONDS`) turns ``Unknown`` when :meth:`HealthCache.expire` runs;
+- a driver that unregisters turns all its devices ``Unknown`` at once;
+- a device nobody ever reported on is ``Unknown``.
+
+Every mutator returns the resource IDs whose (health, message) changed, so the kubelet updates
+only the pods that use them. :func:`pod_health_status` turns a pod's allocated devices and the
+cache into the ``allocatedResourcesStatus`` entries for its containers and for the pod itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fakeapi.kubelet.dra.driver import DeviceHealthReport
+
+__all__ = [
+    "DEFAULT_HEALTH_TIMEOUT_SECONDS",
+    "AllocatedDevice",
+    "containers_using",
+    "HealthCache",
+    "pod_health_status",
+    "resource_id",
+]
+
+DEFAULT_HEALTH_TIMEOUT_SECONDS = 30.0
+HEALTHY, UNHEALTHY, UNKNOWN = "Healthy", "Unhealthy", "Unknown"
+
+
+def resource_id(driver: str, pool: str, device: str) -> str:
+    return f"{driver}/{pool}/{device}"
+
+
+@dataclass(slots=True)
+class _Entry:
+    driver: str
+    health: str
+    message: str
+    last_updated: float
+    timeout: float
+
+
+class HealthCache:
+    """Health per device; times are ``clock.monotonic()`` seconds."""
+
+    def __init__(self, *, default_timeout: float = DEFAULT_HEALTH_TIMEOUT_SECONDS) -> None:
+        self.default_timeout = default_timeout
+        self._entries: dict[str, _Entry] = {}
+
+    def get(self, rid: str) -> tuple[str, str]:
+        entry = self._entries.get(rid)
+        return (entry.health, entry.message) if entry is not None else (UNKNOWN, "")
+
+    def _set(self, rid: str, entry: _Entry, changed: set[str]) -> None:
+        old = self._entries.get(rid)
+        if old is None or (old.health, old.message) != (entry.health, entry.message):
+            changed.add(rid)
+        self._entries[rid] = entry
+
+    def report(
+        self, *, driver: str, reports: Sequence[DeviceHealthReport], now: float
+    ) -> set[str]:
+        """Apply one stream message from ``driver``."""
+        changed: set[str] = set()
+        for report in reports:
+            timeout = float(report.timeout_seconds or 0) or self.default_timeout
+            entry = _Entry(driver, report.health, report.message, now, timeout)
+            self._set(resource_id(driver, report.pool, report.device), entry, changed)
+        return changed
+
+    def expire(self, *, now: float) -> set[str]:
+        """Devices whose last report is older than their timeout become Unknown."""
+        changed: set[str] = set()
+        for rid, entry in self._entries.items():
+            if entry.health != UNKNOWN and now - entry.last_updated > entry.timeout:
+                entry.health = UNKNOWN
+                entry.message = f"no health report from the driver for {entry.timeout:g}s"
+                changed.add(rid)
+        return changed
+
+    def next_expiry(self) -> float | None:
+        """The earliest time a device with known health would turn Unknown."""
+        times = [e.last_updated + e.timeout for e in self._entries.values() if e.health != UNKNOWN]
+        return min(times) if times else None
+
+    def unregister(self, *, driver: str) -> set[str]:
+        """The driver is gone: each of its devices is Unknown."""
+        changed: set[str] = set()
+        for rid, entry in self._entries.items():
+            if entry.driver == driver and entry.health != UNKNOWN:
+                entry.health = UNKNOWN
+                entry.message = f"DRA driver {driver} is not registered"
+                changed.add(rid)
+        return changed
+
+
+@dataclass(frozen=True, slots=True)
+class AllocatedDevice:
+    """A device a pod uses: through which pod claim and request, and which containers."""
+
+    claim: str  # the pod's spec.resourceClaims[].name
+    request: str
+    driver: str
+    pool: str
+    device: str
+    containers: tuple[str, ...]  # empty: not tied to a container (pod level)
+
+    @property
+    def resource_id(self) -> str:
+        return resource_id(self.driver, self.pool, self.device)
+
+    @property
+    def status_name(self) -> str:
+        return f"claim:{self.claim}/{self.request}"
+
+
+def _health_entry(rid: str, cache: HealthCache) -> dict[str, Any]:
+    health, message = cache.get(rid)
+    entry: dict[str, Any] = {"resourceID": rid, "health": health}
+    if message:
+        entry["message"] = message
+    return entry
+
+
+def _statuses(devices: Iterable[AllocatedDevice], cache: HealthCache) -> list[dict[str, Any]]:
+    by_name: dict[str, dict[str, dict[str, Any]]] = {}
+    for device in devices:
+        by_name.setdefault(device.status_name, {})[device.resource_id] = _health_entry(
+            device.resource_id, cache
+        )
+    return [
+        {"name": name, "resources": [resources[rid] for rid in sorted(resources)]}
+        for name, resources in sorted(by_name.items())
+    ]
+
+
+def pod_health_status(
+    *, devices: Sequence[AllocatedDevice], cache: HealthCache, containers: Sequence[str]
+) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """(per container name: its allocatedResourcesStatus, the pod-level list)."""
+    per_container: dict[str, list[dict[str, Any]]] = {}
+    for name in containers:
+        mine = [d for d in devices if name in d.containers]
+        if mine:
+            per_container[name] = _statuses(mine, cache)
+    pod_level = _statuses([d for d in devices if not d.containers], cache)
+    return per_container, pod_level
+
+
+def containers_using(pod: Mapping[str, Any], claim: str, request: str) -> tuple[str, ...]:
+    """Names of the pod's containers whose ``resources.claims`` use ``claim`` (and ``request``)."""
+    spec = pod.get("spec") or {}
+    names: list[str] = []
+    base_request = request.split("/", 1)[0]
+    for key in ("initContainers", "containers"):
+        for container in spec.get(key) or []:
+            for ref in (container.get("resources") or {}).get("claims") or []:
+                if ref.get("name") != claim:
+                    continue
+                wanted = ref.get("request")
+                if not wanted or wanted == base_request:
+                    names.append(str(container.get("name")))
+                    break
+    return tuple(names)

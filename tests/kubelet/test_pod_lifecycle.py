@@ -1,0 +1,138 @@
+"""A pod bound to a simulated node runs, finishes and is deleted as the stages say."""
+
+from __future__ import annotations
+
+from fakeapi.client import PODS
+
+from .conftest import Cluster
+from .helpers import allocate, bind, make_claim, make_pod, pod_ref
+
+
+async def _phase(cluster: Cluster, name: str) -> str | None:
+    pod = await cluster.pod(name)
+    return None if pod is None else pod["status"].get("phase")
+
+
+async def test_pod_with_allocated_claim_runs_and_claim_shows_cdi_ids(cluster: Cluster) -> None:
+    kubelet = await cluster.kubelet("node-1")
+    claim = await make_claim(cluster.client, "gpu-claim")
+    pod = await make_pod(cluster.client, "web", claim="gpu-claim")
+    await allocate(cluster.client, claim, node="node-1", devices=["gpu-3"],
+                   reserved_for=[pod_ref(pod)])
+    await bind(cluster.client, pod, "node-1")
+
+    async def running() -> bool:
+        return await _phase(cluster, "web") == "Running"
+
+    await cluster.eventually(running, seconds=10)
+    pod = await cluster.pod("web")
+    assert pod is not None
+    status = pod["status"]
+    assert status["podIP"] and status["hostIP"] and status["startTime"]
+    conditions = {c["type"]: c["status"] for c in status["conditions"]}
+    assert conditions["Ready"] == "True" and conditions["PodScheduled"] == "True"
+    assert status["containerStatuses"][0]["state"]["running"]["startedAt"]
+    claim = await cluster.claim("gpu-claim")
+    devices = claim["status"]["devices"]
+    assert [(d["driver"], d["pool"], d["device"]) for d in devices] == [
+        ("gpu.example.com", "node-1", "gpu-3")
+    ]
+    assert devices[0]["data"] == {"cdiDeviceIDs": ["k8s.gpu.example.com/gpu=gpu-3"]}
+    assert kubelet.prepared_claims() == {
+        claim["metadata"]["uid"]: ("k8s.gpu.example.com/gpu=gpu-3",)
+    }
+
+
+async def test_deleting_a_running_pod_unprepares_then_removes_it(cluster: Cluster) -> None:
+    kubelet = await cluster.kubelet("node-1")
+    claim = await make_claim(cluster.client, "gpu-claim")
+    pod = await make_pod(cluster.client, "web", claim="gpu-claim")
+    await allocate(cluster.client, claim, node="node-1", devices=["gpu-0"],
+                   reserved_for=[pod_ref(pod)])
+    await bind(cluster.client, pod, "node-1")
+
+    async def running() -> bool:
+        return await _phase(cluster, "web") == "Running"
+
+    await cluster.eventually(running, seconds=10)
+    await cluster.client.delete(PODS, namespace="default", name="web")
+    assert (await cluster.pod("web")) is not None  # graceful: the kubelet finishes the job
+
+    async def gone() -> bool:
+        return await cluster.pod("web") is None
+
+    await cluster.eventually(gone, seconds=5)
+    assert kubelet.prepared_claims() == {}
+    claim = await cluster.claim("gpu-claim")
+    assert not claim["status"].get("devices")
+
+
+async def test_pod_annotated_to_succeed_finishes_and_releases_its_claim(cluster: Cluster) -> None:
+    kubelet = await cluster.kubelet("node-1")
+    claim = await make_claim(cluster.client, "gpu-claim")
+    pod = await make_pod(
+        cluster.client,
+        "job",
+        claim="gpu-claim",
+        restart_policy="Never",
+        annotations={"fakeapi.dev/finish": "Succeeded", "fakeapi.dev/run-seconds": "20"},
+    )
+    await allocate(cluster.client, claim, node="node-1", devices=["gpu-1"],
+                   reserved_for=[pod_ref(pod)])
+    await bind(cluster.client, pod, "node-1")
+
+    async def running() -> bool:
+        return await _phase(cluster, "job") == "Running"
+
+    async def succeeded() -> bool:
+        return await _phase(cluster, "job") == "Succeeded"
+
+    await cluster.eventually(running, seconds=10)
+    await cluster.advance(15)
+    assert await _phase(cluster, "job") == "Running"  # run-seconds not over yet
+    await cluster.eventually(succeeded, seconds=10)
+    pod = await cluster.pod("job")
+    assert pod is not None
+    terminated = pod["status"]["containerStatuses"][0]["state"]["terminated"]
+    assert (terminated["exitCode"], terminated["reason"]) == (0, "Completed")
+    assert kubelet.prepared_claims() == {}
+
+
+async def test_failing_container_restarts_under_restart_policy_always(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1")
+    pod = await make_pod(
+        cluster.client,
+        "crashy",
+        annotations={"fakeapi.dev/finish": "Failed", "fakeapi.dev/run-seconds": "3"},
+    )
+    await bind(cluster.client, pod, "node-1")
+
+    async def restarted() -> bool:
+        current = await cluster.pod("crashy")
+        statuses = (current or {}).get("status", {}).get("containerStatuses") or []
+        return bool(statuses) and statuses[0]["restartCount"] >= 1
+
+    await cluster.eventually(restarted, seconds=40)
+    pod = await cluster.pod("crashy")
+    assert pod is not None
+    status = pod["status"]
+    assert status["phase"] == "Running"
+    assert status["containerStatuses"][0]["lastState"]["terminated"]["exitCode"] == 1
+
+
+async def test_failing_container_fails_the_pod_under_restart_policy_never(
+    cluster: Cluster,
+) -> None:
+    await cluster.kubelet("node-1")
+    pod = await make_pod(
+        cluster.client,
+        "once",
+        restart_policy="Never",
+        annotations={"fakeapi.dev/finish": "Failed", "fakeapi.dev/run-seconds": "3"},
+    )
+    await bind(cluster.client, pod, "node-1")
+
+    async def failed() -> bool:
+        return await _phase(cluster, "once") == "Failed"
+
+    await cluster.eventually(failed, seconds=20)
