@@ -1,0 +1,132 @@
+"""Drivers publish their pools as ResourceSlices the API accepts, split and versioned right."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakeapi.client import RESOURCE_SLICES
+from fakeapi.fixtures.profiles import PROFILE_NAMES, load_profile
+from fakeapi.kubelet import ClusterDriver, DriverProfile
+
+from .conftest import Cluster
+
+Obj = dict[str, Any]
+
+
+async def _slices(cluster: Cluster, **selector: str) -> list[Obj]:
+    field_selector = ",".join(f"{k}={v}" for k, v in selector.items())
+    listed = await cluster.client.list(RESOURCE_SLICES, field_selector=field_selector)
+    return sorted(listed.items, key=lambda s: s["metadata"]["name"])
+
+
+def _many_devices(count: int) -> DriverProfile:
+    return DriverProfile.from_mapping(
+        {
+            "name": "many",
+            "driver": "many.example.com",
+            "pools": [
+                {
+                    "name": "{node}",
+                    "devices": [
+                        {
+                            "name": "dev-{index}",
+                            "count": count,
+                            "attributes": {"index": {"int": "{index}"}},
+                        }
+                    ],
+                }
+            ],
+        }
+    )
+
+
+async def test_more_than_128_devices_are_split_into_one_generation(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1", drivers=[_many_devices(300)])
+    await cluster.advance(1)
+    slices = await _slices(cluster, **{"spec.nodeName": "node-1"})
+    assert [len(s["spec"]["devices"]) for s in slices] == [128, 128, 44]
+    assert {(s["spec"]["pool"]["generation"], s["spec"]["pool"]["resourceSliceCount"])
+            for s in slices} == {(1, 3)}
+    names = [d["name"] for s in slices for d in s["spec"]["devices"]]
+    assert len(set(names)) == 300
+
+
+@pytest.mark.parametrize("name", [n for n in PROFILE_NAMES if n != "network-attached"])
+async def test_every_node_profile_publishes_slices_the_api_accepts(
+    cluster: Cluster, name: str
+) -> None:
+    profile = load_profile(name)
+    await cluster.kubelet("node-1", drivers=[profile])
+    await cluster.advance(1)
+    slices = await _slices(cluster, **{"spec.driver": profile.driver})
+    rendered = profile.render(node="node-1")
+    assert sum(len(s["spec"].get("devices") or []) for s in slices) == sum(
+        len(p.devices) for p in rendered
+    )
+    assert all(s["spec"]["nodeName"] == "node-1" for s in slices)
+    assert {s["spec"]["pool"]["resourceSliceCount"] for s in slices} == {len(slices)}
+
+
+async def test_devices_are_unique_per_node(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1")
+    await cluster.kubelet("node-2")
+    await cluster.advance(1)
+
+    def uuids(slices: list[Obj]) -> set[str]:
+        return {d["attributes"]["uuid"]["string"] for s in slices for d in s["spec"]["devices"]}
+
+    one = uuids(await _slices(cluster, **{"spec.nodeName": "node-1"}))
+    two = uuids(await _slices(cluster, **{"spec.nodeName": "node-2"}))
+    assert len(one) == len(two) == 8 and not one & two
+
+
+async def test_restarting_a_kubelet_removes_and_republishes_its_slices(cluster: Cluster) -> None:
+    first = await cluster.kubelet("node-1")
+    await cluster.advance(1)
+    before = await _slices(cluster, **{"spec.nodeName": "node-1"})
+    stray = {
+        "metadata": {"name": "left-behind"},
+        "spec": {"driver": "old.example.com", "pool": {"name": "p", "generation": 1,
+                 "resourceSliceCount": 1}, "nodeName": "node-1", "devices": []},
+    }
+    await cluster.client.create(RESOURCE_SLICES, body=stray)
+    await first.stop()
+    cluster.kubelets.remove(first)
+    await cluster.kubelet("node-1")
+    await cluster.advance(1)
+    after = await _slices(cluster, **{"spec.nodeName": "node-1"})
+    assert [s["metadata"]["name"] for s in after] == [s["metadata"]["name"] for s in before]
+    assert {s["metadata"]["uid"] for s in after}.isdisjoint(s["metadata"]["uid"] for s in before)
+
+
+async def test_a_deleted_slice_is_republished_at_the_next_generation(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1", drivers=[_many_devices(200)])
+    await cluster.advance(1)
+    _first, second = await _slices(cluster, **{"spec.nodeName": "node-1"})
+    await cluster.client.delete(RESOURCE_SLICES, name=second["metadata"]["name"])
+    await cluster.advance(1)
+    slices = await _slices(cluster, **{"spec.nodeName": "node-1"})
+    assert len(slices) == 2
+    assert {s["spec"]["pool"]["generation"] for s in slices} == {2}
+
+
+async def test_cluster_driver_publishes_the_network_attached_pool_once(cluster: Cluster) -> None:
+    profile = load_profile("network-attached")
+    driver = ClusterDriver(client=cluster.client, informers=cluster.informers,
+                           clock=cluster.clock, profile=profile)
+    await driver.start()
+    await cluster.kubelet("node-1", drivers=[load_profile("gpu"), profile])
+    await cluster.kubelet("node-2", drivers=[load_profile("gpu"), profile])
+    await cluster.advance(1)
+    slices = await _slices(cluster, **{"spec.driver": profile.driver})
+    assert len(slices) == 1
+    (only,) = slices
+    assert "nodeName" not in only["spec"]
+    assert only["spec"]["nodeSelector"]["nodeSelectorTerms"][0]["matchExpressions"][0]["key"] == (
+        "fabric"
+    )
+    assert len(only["spec"]["devices"]) == 16
+    await driver.stop(remove_slices=True)
+    assert await _slices(cluster, **{"spec.driver": profile.driver}) == []
