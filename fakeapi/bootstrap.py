@@ -14,7 +14,7 @@ from fakeapi.registry.kinds.priorityclass import SYSTEM_PRIORITY_CLASSES
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import Registry
 from fakeapi.resources import default_resources
-from fakeapi.storage.memory import Storage
+from fakeapi.storage.interface import Storage
 
 __all__ = ["SYSTEM_NAMESPACES", "new_registry"]
 

@@ -28,8 +28,8 @@ import orjson
 from fakeapi import errors
 from fakeapi.errors import StatusError, bad_request
 from fakeapi.registry.options import WriteOptions
+from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.typed_decode import DecodeError, TypedDecoder, json_type_name
-from fakeapi.resources import ResourceType
 from fakeapi.validation import field as fe
 
 __all__ = ["decode_object", "decode_patched", "check_types", "cannot_handle"]

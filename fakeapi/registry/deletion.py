@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 
 from fakeapi import errors
 from fakeapi.registry.options import DeleteOptions, Preconditions
+from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.strategy import Obj, WriteContext
-from fakeapi.resources import ResourceType
-from fakeapi.storage.memory import ConflictError
+from fakeapi.storage.interface import ConflictError
 from fakeapi.timefmt import format_time
 
 __all__ = ["check_preconditions", "propagation_finalizers", "begin_deletion", "finalized"]

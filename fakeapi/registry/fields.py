@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi.patch import managed_fields_for_write, update_managed_fields
-from fakeapi.resources import ResourceType
+from fakeapi.registry.resource_table import ResourceType
 
 __all__ = ["ManagedFieldsTracker"]
 

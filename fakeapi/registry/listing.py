@@ -17,11 +17,12 @@ from itertools import islice
 import orjson
 
 from fakeapi import errors
+from fakeapi.objects import object_key
 from fakeapi.registry.options import ListOptions
+from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.selection import build_predicate
-from fakeapi.resources import ResourceType
 from fakeapi.storage.events import Stored
-from fakeapi.storage.memory import Storage, TooOldError, key_range
+from fakeapi.storage.interface import Storage, TooOldError, key_range
 
 __all__ = ["ListResult", "list_objects", "encode_continue", "decode_continue"]
 
@@ -75,9 +76,9 @@ def list_objects(
     storage: Storage, rt: ResourceType, namespace: str | None, options: ListOptions
 ) -> ListResult:
     predicate = build_predicate(rt, options.label_selector, options.field_selector)
-    table = rt.table(storage)
+    objects = rt.store(storage)
     prefix, upper = key_range(namespace)
-    current_rv = storage.rv
+    current_rv = storage.resource_version
     after: str | None = None
     snapshot_rv: int | None = None
     if options.continue_token:
@@ -105,7 +106,7 @@ def list_objects(
     exact_name = fsel.exact_match("metadata.name") if fsel is not None else None
     if exact_name is not None and snapshot_rv is None and (namespace or not rt.namespaced):
         key = f"{namespace}/{exact_name}" if namespace else exact_name
-        stored = table.get(key)
+        stored = objects.get(key)
         items = (
             [stored] if stored is not None and (predicate is None or predicate(stored.obj)) else []
         )
@@ -113,9 +114,9 @@ def list_objects(
 
     try:
         if snapshot_rv is not None:
-            source = table.scan_at(snapshot_rv, prefix, upper, after)
+            source = objects.scan_at(snapshot_rv, prefix, upper, after)
         else:
-            source = table.scan(prefix, upper, after)
+            source = objects.scan(prefix, upper, after)
         if predicate is not None:
             source = (s for s in source if predicate(s.obj))
         limit = options.limit if options.limit > 0 else 0
@@ -129,11 +130,11 @@ def list_objects(
     if len(items) <= limit:
         return ListResult(items, str(list_rv))
     items = items[:limit]
-    last = table.key_of(items[-1].obj)
+    last = object_key(items[-1].obj)
     remaining: int | None = None
     if predicate is None:
         if snapshot_rv is None:
-            remaining = table.count_after(prefix, upper, last)
+            remaining = objects.count_after(prefix, upper, last)
         else:
-            remaining = table.count_at(snapshot_rv, prefix, upper, last)
+            remaining = objects.count_at(snapshot_rv, prefix, upper, last)
     return ListResult(items, str(list_rv), encode_continue(list_rv, last), remaining)

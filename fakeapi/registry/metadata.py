@@ -10,8 +10,8 @@ import uuid
 from datetime import datetime
 
 from fakeapi import errors
+from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.strategy import Obj, Strategy
-from fakeapi.resources import ResourceType
 from fakeapi.timefmt import format_time
 from fakeapi.validation import field as fe
 

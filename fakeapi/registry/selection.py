@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakeapi import errors
-from fakeapi.resources import ResourceType
+from fakeapi.registry.resource_table import ResourceType
 from fakeapi.selectors import FieldSelector, LabelSelector
 
 __all__ = ["build_predicate", "field_values", "check_field_selector"]

@@ -26,16 +26,12 @@ from fakeapi.registry.deletion import begin_deletion, check_preconditions, final
 from fakeapi.registry.fields import ManagedFieldsTracker
 from fakeapi.registry.listing import ListResult, list_objects
 from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
+from fakeapi.registry.resource_table import ResourceTable, ResourceType
 from fakeapi.registry.strategy import Obj, WriteContext
 from fakeapi.registry.watching import open_watch
-from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.storage.events import Stored, encode
-from fakeapi.storage.memory import (
-    ConflictError,
-    KeyExistsError,
-    KeyNotFoundError,
-    Storage,
-)
+from fakeapi.storage.interface import ConflictError, KeyExistsError, KeyNotFoundError, Storage
+from fakeapi.storage.memory import MemoryStorage
 from fakeapi.storage.watch import Watcher
 from fakeapi.timefmt import format_time
 from fakeapi.validation import field as fe
@@ -77,7 +73,7 @@ class Registry:
         random: Callable[[int], str] | None = None,
     ) -> None:
         self.resources = resources
-        self.storage = storage or Storage()
+        self.storage: Storage = storage or MemoryStorage()
         self.clock = clock or RealClock()
         self.feature_gates = default_gates() | dict(feature_gates or {})
         self._random = random or _random_suffix
@@ -100,7 +96,7 @@ class Registry:
     def _namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
         if self._namespaces is None:
             return None
-        stored = self._namespaces.table(self.storage).get(namespace)
+        stored = self._namespaces.store(self.storage).get(namespace)
         if stored is None:
             return None
         labels: Mapping[str, str] = stored.obj["metadata"].get("labels") or {}
@@ -120,7 +116,7 @@ class Registry:
     def _check_namespace(self, rt: ResourceType, namespace: str, name: str) -> None:
         if self._namespaces is None:
             return
-        ns = self._namespaces.table(self.storage).get(namespace)
+        ns = self._namespaces.store(self.storage).get(namespace)
         if ns is None:
             raise errors.not_found(resource="namespaces", group="", name=namespace)
         if ns.obj["metadata"].get("deletionTimestamp"):
@@ -142,8 +138,18 @@ class Registry:
         )
 
     # --- reads -------------------------------------------------------------------------------
+    @property
+    def resource_version(self) -> int:
+        """The cluster's newest resourceVersion: where a list or watch "from now" stands."""
+        return self.storage.resource_version
+
+    def find(self, rt: ResourceType, namespace: str | None, name: str) -> Stored | None:
+        """The current version of an object, or None when it does not exist."""
+        return rt.store(self.storage).get(key_for(self._namespace_of(rt, namespace), name))
+
     def get(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
-        stored = rt.table(self.storage).get(key_for(self._namespace_of(rt, namespace), name))
+        """The current version of an object; 404 NotFound when it does not exist."""
+        stored = self.find(rt, namespace, name)
         if stored is None:
             raise self._not_found(rt, name)
         return stored
@@ -203,14 +209,14 @@ class Registry:
             now=meta["creationTimestamp"],
             subresource="",
         )
-        table = rt.table(self.storage)
+        objects = rt.store(self.storage)
         if options.dry_run:
-            if table.get(key_for(ns, name)) is not None:
+            if objects.get(key_for(ns, name)) is not None:
                 raise errors.already_exists(resource=rt.plural, group=rt.group, name=name)
             return WriteResult(obj, encode(obj), warnings, created=True)
         for attempt in range(_GENERATE_ATTEMPTS):
             try:
-                stored = table.create(key_for(ns, name), obj)
+                stored = objects.create(key_for(ns, name), obj)
                 return WriteResult(stored.obj, stored.raw, warnings, created=True)
             except KeyExistsError:
                 if not generated or attempt == _GENERATE_ATTEMPTS - 1:
@@ -247,7 +253,7 @@ class Registry:
                 "the namespace of the provided object does not match the namespace sent on the "
                 "request"
             )
-        current = rt.table(self.storage).get(key_for(ns, name))
+        current = rt.store(self.storage).get(key_for(ns, name))
         if current is None:
             if rt.strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)
@@ -319,7 +325,7 @@ class Registry:
             if not precondition.isdigit():
                 raise errors.bad_request(f"invalid resourceVersion: {precondition!r}")
             try:
-                rt.table(self.storage).check_version(object_key(old), int(precondition))
+                rt.store(self.storage).check_version(object_key(old), int(precondition))
             except ConflictError:
                 raise errors.conflict(resource=rt.plural, group=rt.group, name=name) from None
         ctx = self.context(subresource=subresource, options=options)
@@ -378,17 +384,17 @@ class Registry:
             now=format_time(ctx.now),
             subresource=subresource,
         )
-        table = rt.table(self.storage)
+        objects = rt.store(self.storage)
         key = object_key(new)
         if finalized(rt, new):
             if options.dry_run:
                 return WriteResult(new, encode(new), warnings)
-            stored = table.delete(key, expected_rv=current.rv)
+            stored = objects.delete(key, expected_rv=current.rv)
             return WriteResult(stored.obj, stored.raw, warnings)
         if options.dry_run:
             return WriteResult(new, encode(new), warnings)
         try:
-            stored = table.update(key, new, expected_rv=current.rv)
+            stored = objects.update(key, new, expected_rv=current.rv)
         except ConflictError:
             raise errors.conflict(resource=rt.plural, group=rt.group, name=name) from None
         except KeyNotFoundError:
@@ -417,25 +423,25 @@ class Registry:
     def delete(
         self, rt: ResourceType, namespace: str | None, name: str, options: DeleteOptions
     ) -> DeleteResult:
-        table = rt.table(self.storage)
+        objects = rt.store(self.storage)
         current = self.get(rt, namespace, name)
         obj = current.obj
         key = object_key(obj)
-        check_preconditions(rt, obj["metadata"], options.preconditions, table.check_version, key)
+        check_preconditions(rt, obj["metadata"], options.preconditions, objects.check_version, key)
         new = deep_copy(obj)
         if not begin_deletion(rt, obj, new, options, self.context()):
             if options.dry_run:
                 return DeleteResult(obj, current.raw, deleted=True)
-            stored = table.delete(key, expected_rv=current.rv)
+            stored = objects.delete(key, expected_rv=current.rv)
             return DeleteResult(stored.obj, stored.raw, deleted=True)
         if new == obj:
             return DeleteResult(obj, current.raw, deleted=False)
         if options.dry_run:
             return DeleteResult(new, encode(new), deleted=False)
         if finalized(rt, new):
-            stored = table.delete(key, expected_rv=current.rv)
+            stored = objects.delete(key, expected_rv=current.rv)
             return DeleteResult(stored.obj, stored.raw, deleted=True)
-        stored = table.update(key, new, expected_rv=current.rv)
+        stored = objects.update(key, new, expected_rv=current.rv)
         return DeleteResult(stored.obj, stored.raw, deleted=False)
 
     def delete_collection(

@@ -16,10 +16,10 @@ from typing import Any
 
 from fakeapi import errors
 from fakeapi.registry.options import WatchOptions
+from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.selection import build_predicate
-from fakeapi.resources import ResourceType
 from fakeapi.storage.events import encode
-from fakeapi.storage.memory import Storage, TooOldError, key_range
+from fakeapi.storage.interface import Storage, TooOldError, key_range
 from fakeapi.storage.watch import Watcher
 
 __all__ = ["open_watch", "bookmark"]
@@ -41,7 +41,7 @@ def open_watch(
     storage: Storage, rt: ResourceType, namespace: str | None, options: WatchOptions
 ) -> Watcher:
     predicate = build_predicate(rt, options.label_selector, options.field_selector)
-    table = rt.table(storage)
+    objects = rt.store(storage)
     prefix, upper = key_range(namespace)
     rv_text = options.resource_version
     initial = options.send_initial_events
@@ -50,7 +50,7 @@ def open_watch(
     since: int | None = None
     if not initial:
         if rv_text in ("", "0"):
-            since = storage.rv
+            since = storage.resource_version
         elif not rv_text.isdigit():
             raise errors.bad_request(f"invalid resource version: {rv_text!r}")
         else:
@@ -58,16 +58,16 @@ def open_watch(
     events = []
     if since is not None:
         try:
-            events = table.events_since(since)
+            events = objects.events_since(since)
         except TooOldError as exc:
             raise errors.expired(str(exc)) from None
-    watcher = table.watch(prefix=prefix, predicate=predicate)
+    watcher = objects.watch(prefix=prefix, predicate=predicate)
     if initial:
-        for stored in table.scan(prefix, upper, None):
+        for stored in objects.scan(prefix, upper, None):
             if predicate is None or predicate(stored.obj):
                 watcher.push_initial(("ADDED", stored.obj, stored.raw))
         if options.send_initial_events:
-            watcher.push_initial(bookmark(rt, storage.rv, initial_events_end=True))
+            watcher.push_initial(bookmark(rt, storage.resource_version, initial_events_end=True))
     else:
         for event in events:
             watcher.offer(event)

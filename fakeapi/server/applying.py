@@ -52,9 +52,7 @@ def server_side_apply(
         )
     config.setdefault("metadata", {})["name"] = target.name
     now = format_time(registry.clock.now())
-    table = rt.table(registry.storage)
-    key = f"{target.namespace}/{target.name}" if rt.namespaced else target.name
-    current = table.get(key)
+    current = registry.find(rt, target.namespace, target.name)
     if current is None:
         if target.subresource:
             raise errors.not_found(resource=rt.plural, group=rt.group, name=target.name)

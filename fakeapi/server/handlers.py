@@ -162,7 +162,7 @@ class ResourceHandlers:
             timeout=float(timeout) if timeout and timeout > 0 else settings.default_timeout(),
             allow_bookmarks=options.allow_bookmarks,
             bookmark_interval=settings.bookmark_interval,
-            current_rv=lambda: self.registry.storage.rv,
+            current_rv=lambda: self.registry.resource_version,
             as_table=wants_table(request.headers.get("Accept", "")),
             include=q.include_object(request.query),
             now=self.registry.clock.now,
@@ -247,7 +247,7 @@ class ResourceHandlers:
         results = self.registry.delete_collection(
             rt, target.namespace, q.list_options(request.query), options
         )
-        meta = {"resourceVersion": str(self.registry.storage.rv)}
+        meta = {"resourceVersion": str(self.registry.resource_version)}
         return json_bytes_response(_list_body(rt, meta, (r.raw for r in results)))
 
 

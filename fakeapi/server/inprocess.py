@@ -250,7 +250,7 @@ class InProcessTransport:
         )
         return ObjectList(
             items=[_decode(result.raw) for result in results],
-            resource_version=str(self.registry.storage.rv),
+            resource_version=str(self.registry.resource_version),
         )
 
     async def create_subresource(

@@ -16,67 +16,30 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sortedcontainers import SortedDict
 
-from fakeapi.objects import object_key
 from fakeapi.storage.events import Event, EventType, Stored, encode
+from fakeapi.storage.interface import (
+    ConflictError,
+    Converter,
+    KeyExistsError,
+    KeyNotFoundError,
+    TooOldError,
+)
+from fakeapi.storage.view import ConvertedResourceStore
 from fakeapi.storage.watch import Predicate, Watcher
 
-if TYPE_CHECKING:
-    from fakeapi.storage.view import ConvertedTable, Converter
-
-__all__ = [
-    "Storage",
-    "Table",
-    "StorageError",
-    "KeyExistsError",
-    "KeyNotFoundError",
-    "ConflictError",
-    "TooOldError",
-    "key_range",
-]
+__all__ = ["MemoryStorage", "MemoryResourceStore"]
 
 DEFAULT_HISTORY = 100_000
 DEFAULT_WATCH_QUEUE = 10_000
 
 
-class StorageError(Exception):
-    pass
-
-
-class KeyExistsError(StorageError):
-    pass
-
-
-class KeyNotFoundError(StorageError):
-    pass
-
-
-class ConflictError(StorageError):
-    pass
-
-
-class TooOldError(StorageError):
-    """The requested resourceVersion is older than the retained history."""
-
-    def __init__(self, requested: int, oldest: int) -> None:
-        super().__init__(f"too old resource version: {requested} ({oldest})")
-        self.requested = requested
-        self.oldest = oldest
-
-
-def key_range(namespace: str | None) -> tuple[str, str | None]:
-    """(prefix, upper bound) of the keys of ``namespace``; all keys when None."""
-    if not namespace:
-        return "", None
-    # '/' sorts right before '0', so [ns + '/', ns + '0') holds exactly the keys of ns
-    return namespace + "/", namespace + "0"
-
-
-class Storage:
-    """All resources of one cluster and the global resourceVersion counter."""
+class MemoryStorage:
+    """All resources of one cluster and the global resourceVersion counter (implements
+    :class:`~fakeapi.storage.interface.Storage`)."""
 
     def __init__(
         self, *, history_size: int = DEFAULT_HISTORY, watch_queue: int = DEFAULT_WATCH_QUEUE
@@ -84,22 +47,26 @@ class Storage:
         self.rv = 1
         self.history_size = history_size
         self.watch_queue = watch_queue
-        self._tables: dict[str, Table] = {}
-        self._views: dict[str, ConvertedTable] = {}
+        self._resources: dict[str, MemoryResourceStore] = {}
+        self._converted: dict[str, ConvertedResourceStore] = {}
 
-    def table(self, resource: str) -> Table:
-        table = self._tables.get(resource)
-        if table is None:
-            table = self._tables[resource] = Table(self, resource)
-        return table
+    @property
+    def resource_version(self) -> int:
+        return self.rv
 
-    def view(self, resource: str, *, stored_in: str, converter: Converter) -> ConvertedTable:
-        """``resource`` served from the table of ``stored_in`` through ``converter``."""
-        view = self._views.get(resource)
+    def resource(self, name: str) -> MemoryResourceStore:
+        store = self._resources.get(name)
+        if store is None:
+            store = self._resources[name] = MemoryResourceStore(self, name)
+        return store
+
+    def converted(
+        self, name: str, *, stored_in: str, converter: Converter
+    ) -> ConvertedResourceStore:
+        view = self._converted.get(name)
         if view is None:
-            from fakeapi.storage.view import ConvertedTable
-
-            view = self._views[resource] = ConvertedTable(self.table(stored_in), converter)
+            view = ConvertedResourceStore(self.resource(stored_in), converter)
+            self._converted[name] = view
         return view
 
     def next_rv(self) -> int:
@@ -107,10 +74,11 @@ class Storage:
         return self.rv
 
 
-class Table:
-    """The objects and event history of one resource."""
+class MemoryResourceStore:
+    """The objects and event history of one resource (implements
+    :class:`~fakeapi.storage.interface.ResourceStore`)."""
 
-    def __init__(self, storage: Storage, resource: str) -> None:
+    def __init__(self, storage: MemoryStorage, resource: str) -> None:
         self.storage = storage
         self.resource = resource
         self.objects: SortedDict = SortedDict()
@@ -177,8 +145,6 @@ class Table:
             if key > after and key >= prefix and (upper is None or key < upper):
                 count += (old is not None) - (key in self.objects)
         return count
-
-    key_of = staticmethod(object_key)
 
     def state_overlay(self, rv: int) -> dict[str, Stored | None]:
         """For each key changed after ``rv``: its state at ``rv`` (None if it did not exist)."""
@@ -265,7 +231,7 @@ class Table:
         predicate: Predicate | None,
         convert: Callable[[Event], Event] | None = None,
     ) -> Watcher:
-        """A watcher of this table's changes from now on (``convert`` reshapes each event)."""
+        """A watcher of this resource's changes from now on (``convert`` reshapes each event)."""
         watcher = Watcher(
             prefix=prefix,
             predicate=predicate,
@@ -275,3 +241,4 @@ class Table:
         )
         self.watchers.add(watcher)
         return watcher
+

@@ -1,41 +1,34 @@
-"""A resource stored in another resource's table, read and written in its own shape.
+"""A resource stored in another resource's store, read and written in its own shape.
 
-Upstream keeps one copy of an object however many API versions or groups serve it and converts
-on the way in and out: ``events.k8s.io/v1`` Events and core ``v1`` Events are the same objects.
-:class:`ConvertedTable` does that for fakeapi: it offers the :class:`~fakeapi.storage.memory.Table`
-interface the registry uses, over the backing resource's table, converting every object that
-passes through. Both shapes share one resourceVersion sequence, one history and one set of
-watchers, so a write through either is seen by both. Conversions of stored versions are cached
-by resourceVersion (each version is immutable and has its own).
+Upstream keeps one copy of an object however many API versions or groups serve it and converts on
+the way in and out: ``events.k8s.io/v1`` Events and core ``v1`` Events are the same objects, and so
+are DeviceTaintRules at ``resource.k8s.io/v1`` and ``v1beta2``. :class:`ConvertedResourceStore` does
+that for fakeapi: it offers the :class:`~fakeapi.storage.interface.ResourceStore` interface over the
+backing resource's store, converting every object that passes through. Both shapes share one
+resourceVersion sequence, one history and one set of watchers, so a write through either is seen by
+both. Conversions of stored versions are cached by resourceVersion (each version is immutable and
+has its own).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from fakeapi.storage.events import Event, Stored, encode
-from fakeapi.storage.memory import Table
+from fakeapi.storage.interface import Converter, ResourceStore
 from fakeapi.storage.watch import Predicate, Watcher
 
-__all__ = ["Converter", "ConvertedTable"]
+__all__ = ["ConvertedResourceStore"]
 
 _CACHE_SIZE = 4096
 
 
-class Converter(Protocol):
-    """Maps objects between the stored shape and a served shape (each returns a new dict)."""
-
-    def to_storage(self, obj: dict[str, Any]) -> dict[str, Any]: ...
-
-    def from_storage(self, obj: dict[str, Any]) -> dict[str, Any]: ...
-
-
-class ConvertedTable:
+class ConvertedResourceStore:
     """The registry's view of ``base`` in the shape ``converter`` produces."""
 
-    def __init__(self, base: Table, converter: Converter) -> None:
+    def __init__(self, base: ResourceStore, converter: Converter) -> None:
         self.base = base
         self.converter = converter
         self._cache: OrderedDict[int, Stored] = OrderedDict()
@@ -76,8 +69,6 @@ class ConvertedTable:
     def count_at(self, rv: int, prefix: str, upper: str | None, after: str) -> int:
         return self.base.count_at(rv, prefix, upper, after)
 
-    key_of = staticmethod(Table.key_of)
-
     def events_since(self, rv: int) -> list[Event]:
         return [self._view_event(e) for e in self.base.events_since(rv)]
 
@@ -96,5 +87,18 @@ class ConvertedTable:
         return self._view(self.base.delete(key, expected_rv=expected_rv))
 
     # --- watch -----------------------------------------------------------------------------
-    def watch(self, *, prefix: str, predicate: Predicate | None) -> Watcher:
-        return self.base.watch(prefix=prefix, predicate=predicate, convert=self._view_event)
+    def watch(
+        self,
+        *,
+        prefix: str,
+        predicate: Predicate | None,
+        convert: Callable[[Event], Event] | None = None,
+    ) -> Watcher:
+        reshape = self._view_event
+        if convert is not None:
+            outer = convert
+
+            def reshape(event: Event) -> Event:
+                return outer(self._view_event(event))
+
+        return self.base.watch(prefix=prefix, predicate=predicate, convert=reshape)

@@ -22,13 +22,13 @@ from fakeapi.registry.store import Registry
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
-from fakeapi.storage.memory import Storage
+from fakeapi.storage.memory import MemoryStorage
 
 
 def _make_registry(*, history_size: int = 1000, watch_queue: int = 1000) -> Registry:
     return Registry(
         resources=widget_table(),
-        storage=Storage(history_size=history_size, watch_queue=watch_queue),
+        storage=MemoryStorage(history_size=history_size, watch_queue=watch_queue),
         clock=FakeClock(),
     )
 

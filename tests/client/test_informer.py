@@ -195,7 +195,7 @@ async def test_relists_after_410_and_reports_what_changed_meanwhile(
                            patch={"spec": {"size": size}})
     await writer.delete(WIDGETS, namespace="default", name="remove")
     await writer.create(WIDGETS, body=widget("new", size=7))
-    assert registry.storage.table(f"widgets.{GROUP}").compacted_rv > int(stopped_at)
+    assert registry.storage.resource(f"widgets.{GROUP}").compacted_rv > int(stopped_at)
 
     recorder.calls.clear()
     async with informer:  # resumes from stopped_at, gets 410 Expired, re-lists

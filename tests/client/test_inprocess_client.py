@@ -514,7 +514,7 @@ async def test_a_watcher_that_falls_behind_gets_its_events_then_an_end(
 ) -> None:
     registry: Registry = make_registry(watch_queue=3)
     client = Client(InProcessTransport(registry))
-    stream = client.watch(WIDGETS, resource_version=str(registry.storage.rv))
+    stream = client.watch(WIDGETS, resource_version=str(registry.resource_version))
     first = asyncio.ensure_future(stream.__anext__())
     await asyncio.sleep(0)  # the watch is open
     served = registry.resources.lookup(GROUP, "v1", "widgets")
@@ -528,7 +528,7 @@ async def test_a_watcher_that_falls_behind_gets_its_events_then_an_end(
     # the events queued before the overflow arrive, then the stream ends; resuming from the
     # last delivered version picks up the rest
     assert names == ["w0", "w1", "w2", "w3"]
-    last = str(registry.storage.rv - 2)
+    last = str(registry.resource_version - 2)
     async with client.watch(WIDGETS, resource_version=last) as resumed:
         rest = await next_events(resumed, 2)
     assert [e.object["metadata"]["name"] for e in rest] == ["w4", "w5"]

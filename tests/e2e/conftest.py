@@ -132,10 +132,10 @@ import asyncio, signal, sys
 from fakeapi.bootstrap import new_registry
 from fakeapi.kubeconfig import write_kubeconfig
 from fakeapi.server.runner import ApiServer
-from fakeapi.storage.memory import Storage
+from fakeapi.storage.memory import MemoryStorage
 
 async def main():
-    registry = new_registry(storage=Storage(history_size={SMALL_HISTORY}))
+    registry = new_registry(storage=MemoryStorage(history_size={SMALL_HISTORY}))
     server = ApiServer(registry=registry, port=0)
     await server.start()
     write_kubeconfig(sys.argv[1], server=server.url)

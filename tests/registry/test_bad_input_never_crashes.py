@@ -77,8 +77,8 @@ def _options(rt: ResourceType, **kw: Any) -> WriteOptions:
 
 
 def _snapshot(registry: Registry, rt: ResourceType) -> tuple[int, list[bytes]]:
-    table = registry.storage.table(rt.key)
-    return registry.storage.rv, [s.raw for s in table.scan("", None, None)]
+    table = registry.storage.resource(rt.key)
+    return registry.resource_version, [s.raw for s in table.scan("", None, None)]
 
 
 def _attempt(registry: Registry, rt: ResourceType, call: Any, *args: Any, **kwargs: Any) -> None:

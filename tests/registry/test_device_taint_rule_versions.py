@@ -83,7 +83,7 @@ def test_an_update_through_one_version_conflicts_with_a_stale_read_of_the_other(
 
 def test_a_watch_at_either_version_sees_writes_through_the_other(registry: Registry) -> None:
     v1, v1beta2 = _versions(registry)
-    since = str(registry.storage.rv)
+    since = str(registry.resource_version)
     watch_v1 = registry.watch(v1, None, WatchOptions(resource_version=since))
     watch_v1beta2 = registry.watch(v1beta2, None, WatchOptions(resource_version=since))
     registry.create(v1beta2, None, _rule("r1"), W)

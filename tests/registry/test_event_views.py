@@ -106,7 +106,7 @@ def test_field_selectors_use_each_shape_s_own_labels(registry: Registry) -> None
 
 def test_a_watch_on_either_api_sees_writes_through_the_other(registry: Registry) -> None:
     core, new = _kinds(registry)
-    since = str(registry.storage.rv)
+    since = str(registry.resource_version)
     core_watch = registry.watch(core, "default", WatchOptions(resource_version=since))
     new_watch = registry.watch(new, "default", WatchOptions(resource_version=since))
     registry.create(new, "default", _new_event("e1"), W)

@@ -112,10 +112,10 @@ def test_strict_field_validation_rejects_unknown_fields(
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
 def test_dry_run_create_stores_nothing(registry: Registry, rt: ResourceType) -> None:
-    before = registry.storage.rv
+    before = registry.resource_version
     body = sample(rt.api_version, rt.kind)
     registry.create(rt, _ns(rt), body, _options(rt, dry_run=True))
-    assert registry.storage.rv == before
+    assert registry.resource_version == before
     with pytest.raises(StatusError) as err:
         registry.get(rt, _ns(rt), body["metadata"]["name"])
     assert err.value.code == 404
@@ -137,7 +137,8 @@ def test_delete_removes_the_object_or_marks_it_deleting(
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
 def test_watch_sees_every_change_in_order(registry: Registry, rt: ResourceType) -> None:
-    watcher = registry.watch(rt, _ns(rt), WatchOptions(resource_version=str(registry.storage.rv)))
+    since = str(registry.resource_version)
+    watcher = registry.watch(rt, _ns(rt), WatchOptions(resource_version=since))
     created = _create(registry, rt)
     name = created["metadata"]["name"]
     labelled = {**created, "metadata": {**created["metadata"], "labels": {"seen": "yes"}}}

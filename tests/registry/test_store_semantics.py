@@ -25,14 +25,14 @@ from fakeapi.registry.options import (
 from fakeapi.registry.store import Registry
 from fakeapi.resources import ResourceTable
 from fakeapi.selectors import parse_field_selector, parse_label_selector
-from fakeapi.storage.memory import Storage
+from fakeapi.storage.memory import MemoryStorage
 
 W = WriteOptions()
 
 
 def make_registry(**storage_args: Any) -> Registry:
     return Registry(
-        resources=ResourceTable([WIDGETS]), storage=Storage(**storage_args), clock=FakeClock()
+        resources=ResourceTable([WIDGETS]), storage=MemoryStorage(**storage_args), clock=FakeClock()
     )
 
 
@@ -181,11 +181,11 @@ def test_unknown_fields_follow_field_validation(
 def test_dry_run_create_stores_nothing_and_consumes_no_resource_version(
     registry: Registry,
 ) -> None:
-    before = registry.storage.rv
+    before = registry.resource_version
     result = registry.create(WIDGETS, "ns", widget("a"), WriteOptions(dry_run=True))
     assert result.obj["metadata"]["uid"]
     assert "resourceVersion" not in result.obj["metadata"]
-    assert registry.storage.rv == before
+    assert registry.resource_version == before
     with pytest.raises(StatusError):
         registry.get(WIDGETS, "ns", "a")
 
@@ -305,7 +305,7 @@ def test_watch_selector_transitions_send_added_and_deleted(registry: Registry) -
         WIDGETS,
         "ns",
         WatchOptions(
-            resource_version=str(registry.storage.rv),
+            resource_version=str(registry.resource_version),
             field_selector=parse_field_selector("spec.color=red"),
         ),
     )
