@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from . import ast
 from .errors import CELCompileError
+from .format_library import check_format
 from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS, RESULT_TYPES
 from .positions import located
 from .program import TYPE_IDENTIFIERS
@@ -51,6 +52,16 @@ MAP_ENTRIES = 32
 STRING_SIZE = 64
 LIST_VALUES = 48
 UNKNOWN_SIZE = 64
+
+
+def _format_kind(t: Type) -> str | None:
+    """The type name a format clause sees, or None when the checker does not know it."""
+    if not is_known(t):
+        return None
+    if isinstance(t, tuple):
+        return str(t[0])
+    return t
+
 
 _RECEIVERS: dict[str, frozenset[str]] = {
     "contains": frozenset({"string"}),
@@ -134,6 +145,8 @@ class _Checker:
         # Mixed-type literal findings, reported only when the type check passes (as upstream,
         # where the validator runs after the checker): ((line, column), located message).
         self.literal_errors: list[tuple[tuple[int, int], str]] = []
+        # Inside the arguments of ``format``, which cel-go exempts from the literal rule.
+        self.exempt = 0
 
     def located(self, node: ast.Node, message: str) -> str:
         return located(self.expression, node.pos[0], node.pos[1], message)
@@ -144,7 +157,7 @@ class _Checker:
     def require_homogeneous(self, nodes: list[ast.Node], types: list[Type]) -> None:
         """Record cel-go's finding for the first element whose type differs from the first
         element's (list elements; map keys and map values are checked each on their own)."""
-        if not types or types[0] == UNKNOWN:
+        if not types or types[0] == UNKNOWN or self.exempt:
             return
         expected = types[0]
         for node, found in zip(nodes[1:], types[1:], strict=True):
@@ -159,7 +172,7 @@ class _Checker:
         self, node: ast.MapLit, keys: list[Type], values: list[Type]
     ) -> None:
         """Map literals: unlike lists, every entry whose key or value differs is reported."""
-        if not node.entries:
+        if not node.entries or self.exempt:
             return
         expected = [keys[0], values[0]]
         for (key, value), kt, vt in zip(node.entries[1:], keys[1:], values[1:], strict=True):
@@ -305,6 +318,8 @@ class _Checker:
         raise self.no_overload(node, "_[_]", operand, index)
 
     def call(self, node: ast.Call, scope: dict[str, Type]) -> tuple[Type, int, int]:
+        if node.function == "format" and node.target is not None:
+            return self.format_call(node, scope)
         arg_results = [self.visit(arg, scope) for arg in node.args]
         cost = 1 + sum(c for _, c, _ in arg_results)
         size = 1
@@ -366,6 +381,37 @@ class _Checker:
                 ("list", "string") if node.function in ("split", "findAll") else ("list", UNKNOWN)
             )
         return result, cost, size
+
+    def format_call(self, node: ast.Call, scope: dict[str, Type]) -> tuple[Type, int, int]:
+        """``"...".format([...])``: exempt from the homogeneous-literal rule, and a literal
+        format string with a literal list is checked clause by clause (cel-go's validator)."""
+        assert node.target is not None
+        target_type, cost, _ = self.visit(node.target, scope)
+        if len(node.args) != 1 or (is_known(target_type) and target_type != "string"):
+            types = [self.visit(arg, scope)[0] for arg in node.args]
+            args = ", ".join(type_str(t) for t in types)
+            raise self.error(
+                node,
+                f"found no matching overload for 'format' applied to "
+                f"'{type_str(target_type)}.({args})'",
+            )
+        (arg,) = node.args
+        self.exempt += 1
+        try:
+            if not isinstance(arg, ast.ListLit):
+                _, arg_cost, _ = self.visit(arg, scope)
+                return "string", cost + arg_cost + 1, STRING_SIZE
+            items = [self.visit(item, scope) for item in arg.items]
+        finally:
+            self.exempt -= 1
+        cost += 10 + sum(c for _, c, _ in items) + 1
+        if isinstance(node.target, ast.Lit) and isinstance(node.target.value, str):
+            kinds = [_format_kind(t) for t, _, _ in items]
+            problem = check_format(node.target.value, kinds)
+            if problem is not None:
+                where: ast.Node = arg.items[problem.arg] if problem.arg is not None else node
+                self.literal_errors.append((where.pos, self.located(where, problem.message)))
+        return "string", cost, STRING_SIZE
 
     def binary(self, node: ast.Binary, scope: dict[str, Type]) -> tuple[Type, int, int]:
         lt, lc, ls = self.visit(node.left, scope)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .kubernetes_library import KUBERNETES_GLOBALS, KUBERNETES_MEMBERS
 from .list_library import LIST_ATTRIBUTE_FUNCTIONS, LIST_GLOBALS, LIST_MEMBERS, MAX_LIST_VALUES
+from .optional_library import OPTIONAL_GLOBALS, OPTIONAL_MEMBERS
 from .overloads import Function
 from .standard_library import STANDARD_GLOBALS, STANDARD_MEMBERS
 from .string_library import STRING_GLOBALS, STRING_MEMBERS
@@ -33,6 +34,7 @@ GLOBAL_FUNCTIONS: dict[str, Function] = {
     **STANDARD_GLOBALS,
     **STRING_GLOBALS,
     **LIST_GLOBALS,
+    **OPTIONAL_GLOBALS,
 }
 
 MEMBER_FUNCTIONS: dict[str, Function] = {
@@ -40,6 +42,7 @@ MEMBER_FUNCTIONS: dict[str, Function] = {
     **STANDARD_MEMBERS,
     **STRING_MEMBERS,
     **LIST_MEMBERS,
+    **OPTIONAL_MEMBERS,
 }
 
 # Result types known to the checker ("dyn" when it depends on the arguments).
@@ -60,6 +63,8 @@ RESULT_TYPES: dict[str, str] = {
     "sets.equivalent": "bool",
     "sets.intersects": "bool",
     "strings.quote": "string",
+    "format": "string",
+    "type": "type",
     "contains": "bool",
     "startsWith": "bool",
     "endsWith": "bool",
@@ -87,6 +92,7 @@ RESULT_TYPES: dict[str, str] = {
     "minor": "int",
     "patch": "int",
     "includes": "bool",
+    "hasValue": "bool",
 }
 
 

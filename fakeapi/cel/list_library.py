@@ -1,5 +1,6 @@
-"""CEL's list functions: the Kubernetes lists and sets libraries, ``math.greatest``/``least``
-and DRA's ``includes``.
+"""CEL's list functions: cel-go's ext.Lists (version 3) and ext.Sets, the Kubernetes lists
+library and DRA's ``includes``. (ext.Math, with ``math.greatest``/``least``, is not part of the
+Kubernetes environment.)
 
 Elements compare with CEL equality and ordering (:func:`~fakeapi.cel.values.equals`,
 :func:`~fakeapi.cel.values.compare`), not Python's, so ``1 == 1.0`` and mixed-type errors
@@ -142,8 +143,6 @@ LIST_GLOBALS: dict[str, Function] = {
     "sets.equivalent": _sets_equivalent,
     "sets.intersects": _sets_intersects,
     "lists.range": strict("lists.range", lambda n: list(range(n))),
-    "math.greatest": strict("math.greatest", lambda *a: _extreme("math.greatest", 1)(list(a))),
-    "math.least": strict("math.least", lambda *a: _extreme("math.least", -1)(list(a))),
 }
 
 LIST_MEMBERS: dict[str, Function] = {

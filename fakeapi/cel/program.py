@@ -103,10 +103,8 @@ def compile_program(
 
 
 def _select(value: object, field: str) -> object:
-    if isinstance(value, OptionalValue):
-        if not value.has_value:
-            return NONE
-        return OptionalValue(_select(value.value, field))
+    if isinstance(value, OptionalValue):  # selecting into an optional keeps it optional
+        return _opt_select(value, field)
     if isinstance(value, dict):
         try:
             return value[field]
@@ -151,9 +149,7 @@ def _opt_index(value: object, key: object) -> object:
 
 def _index(value: object, key: object) -> object:
     if isinstance(value, OptionalValue):
-        if not value.has_value:
-            return NONE
-        return OptionalValue(_index(value.value, key))
+        return _opt_index(value, key)
     if isinstance(value, dict):
         found = map_find(value, key)
         if found is MISSING:

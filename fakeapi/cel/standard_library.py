@@ -20,9 +20,9 @@ from .ast import UInt
 from .errors import EvalError
 from .overloads import Function, arity
 from .semver import Semver
-from .values import no_overload
+from .values import CelType, no_overload, type_name
 
-__all__ = ["STANDARD_GLOBALS", "STANDARD_MEMBERS"]
+__all__ = ["STANDARD_GLOBALS", "STANDARD_MEMBERS", "format_double", "to_string"]
 
 
 def _size(*args: object) -> object:
@@ -160,6 +160,24 @@ def _fmt_double(value: float) -> str:
     return f"{sign}0.{'0' * -point}{digits}"
 
 
+def format_double(value: float) -> str:
+    """A double as CEL's string() prints it."""
+    return _fmt_double(value)
+
+
+def to_string(value: object) -> str:
+    """CEL's string() conversion (raises :class:`EvalError` like the function)."""
+    return str(_to_string(value))
+
+
+def _type(*args: object) -> object:
+    arity("type", args, 1)
+    value = args[0]
+    if isinstance(value, Quantity):
+        return CelType("kubernetes.Quantity")
+    return CelType(type_name(value))
+
+
 def _to_bool(*args: object) -> object:
     arity("bool", args, 1)
     value = args[0]
@@ -198,6 +216,7 @@ STANDARD_GLOBALS: dict[str, Function] = {
     "bool": _to_bool,
     "bytes": _to_bytes,
     "dyn": _dyn,
+    "type": _type,
 }
 
 STANDARD_MEMBERS: dict[str, Function] = {"size": _size}

@@ -12,8 +12,10 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from .ast import UInt
 from .errors import EvalError
-from .overloads import Function, arity, strict
+from .format_library import string_format
+from .overloads import Function, arity
 from .values import equals, no_overload
 
 __all__ = ["STRING_GLOBALS", "STRING_MEMBERS"]
@@ -29,6 +31,14 @@ def _string_fn(name: str, impl: Callable[..., object], *arg_types: type) -> Func
         return impl(*args)
 
     return call
+
+
+# Go's unicode.IsSpace, which strings.TrimSpace strips.
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + ("\u2028\u2029\u202f\u205f\u3000")
+)
 
 
 @lru_cache(maxsize=256)
@@ -47,31 +57,43 @@ def _matches(*args: object) -> object:
     return _regex(pattern).search(text) is not None
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, (bool, UInt))
+
+
+def _typed(name: str, args: tuple[object, ...], *shapes: tuple[type, ...]) -> None:
+    """Reject ``args`` unless they fit one of the overload ``shapes`` (int means int64)."""
+    for shape in shapes:
+        if len(shape) == len(args) and all(
+            _is_int(a) if t is int else isinstance(a, t) for a, t in zip(args, shape, strict=True)
+        ):
+            return
+    raise no_overload(name, *args)
+
+
 def _substring(*args: object) -> object:
-    if (
-        len(args) not in (2, 3)
-        or not isinstance(args[0], str)
-        or not all(isinstance(a, int) and not isinstance(a, bool) for a in args[1:])
-    ):
-        raise no_overload("substring", *args)
+    _typed("substring", args, (str, int), (str, int, int))
     text = args[0]
-    start = args[1]
-    end = args[2] if len(args) == 3 else len(text)
-    assert isinstance(start, int) and isinstance(end, int)
-    if start < 0 or end > len(text) or start > end:
-        raise EvalError(f"index out of range: {start if start < 0 or start > len(text) else end}")
+    assert isinstance(text, str)
+    start = int(args[1])  # type: ignore[call-overload]
+    if len(args) == 2:
+        if not 0 <= start <= len(text):
+            raise EvalError(f"index out of range: {start}")
+        return text[start:]
+    end = int(args[2])  # type: ignore[call-overload]
+    if start > end:
+        raise EvalError(f"invalid substring range. start: {start}, end: {end}")
+    if not 0 <= start <= len(text):
+        raise EvalError(f"index out of range: {start}")
+    if not 0 <= end <= len(text):
+        raise EvalError(f"index out of range: {end}")
     return text[start:end]
 
 
 def _char_at(*args: object) -> object:
-    if (
-        len(args) != 2
-        or not isinstance(args[0], str)
-        or not isinstance(args[1], int)
-        or isinstance(args[1], bool)
-    ):
-        raise no_overload("charAt", *args)
-    text, index = args[0], args[1]
+    _typed("charAt", args, (str, int))
+    text, index = args
+    assert isinstance(text, str) and isinstance(index, int)
     if not 0 <= index <= len(text):
         raise EvalError(f"index out of range: {index}")
     return text[index : index + 1]
@@ -83,13 +105,17 @@ def _index_of(*args: object) -> object:
             if equals(item, args[1]):
                 return i
         return -1
-    if len(args) not in (2, 3) or not isinstance(args[0], str) or not isinstance(args[1], str):
-        raise no_overload("indexOf", *args)
-    start = args[2] if len(args) == 3 else 0
-    assert isinstance(start, int)
-    if start < 0 or start > len(args[0]):
-        raise EvalError(f"index out of range: {start}")
-    return args[0].find(args[1], start)
+    _typed("indexOf", args, (str, str), (str, str, int))
+    text, sub = args[0], args[1]
+    assert isinstance(text, str) and isinstance(sub, str)
+    offset = int(args[2]) if len(args) == 3 else 0  # type: ignore[call-overload]
+    if offset < 0:
+        raise EvalError(f"index out of range: {offset}")
+    if sub == "":
+        return min(offset, len(text))
+    if offset >= len(text):
+        return -1
+    return text.find(sub, offset)
 
 
 def _last_index_of(*args: object) -> object:
@@ -98,70 +124,114 @@ def _last_index_of(*args: object) -> object:
             if equals(args[0][i], args[1]):
                 return i
         return -1
-    if len(args) != 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
-        raise no_overload("lastIndexOf", *args)
-    return args[0].rfind(args[1])
+    _typed("lastIndexOf", args, (str, str), (str, str, int))
+    text, sub = args[0], args[1]
+    assert isinstance(text, str) and isinstance(sub, str)
+    if len(args) == 2:
+        if sub == "":
+            return len(text)
+        return text.rfind(sub)
+    offset = int(args[2])  # type: ignore[call-overload]
+    if offset < 0:
+        raise EvalError(f"index out of range: {offset}")
+    if sub == "":
+        return min(offset, len(text))
+    if offset >= len(text):
+        return -1
+    return text.rfind(sub, 0, offset + len(sub))
 
 
 def _split(*args: object) -> object:
-    if len(args) not in (2, 3) or not isinstance(args[0], str) or not isinstance(args[1], str):
-        raise no_overload("split", *args)
-    limit = args[2] if len(args) == 3 else -1
-    assert isinstance(limit, int)
+    _typed("split", args, (str, str), (str, str, int))
+    text, sep = args[0], args[1]
+    assert isinstance(text, str) and isinstance(sep, str)
+    limit = int(args[2]) if len(args) == 3 else -1  # type: ignore[call-overload]
     if limit == 0:
         return []
-    if args[1] == "":
-        parts = list(args[0])
-        if limit > 0 and len(parts) > limit:
+    if sep == "":
+        parts = list(text)
+        if 0 < limit < len(parts):
             parts = [*parts[: limit - 1], "".join(parts[limit - 1 :])]
         return parts
-    return args[0].split(args[1], limit - 1 if limit > 0 else -1)
+    return text.split(sep, limit - 1 if limit > 0 else -1)
 
 
 def _join(*args: object) -> object:
     if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)):
         raise no_overload("join", *args)
     separator = args[1] if len(args) == 2 else ""
-    if not isinstance(separator, str) or not all(isinstance(s, str) for s in args[0]):
+    if not isinstance(separator, str):
         raise no_overload("join", *args)
+    for item in args[0]:
+        if not isinstance(item, str):
+            raise EvalError(f"join: invalid input: {item}")
     return separator.join(args[0])
 
 
 def _replace(*args: object) -> object:
-    if len(args) not in (3, 4) or not all(isinstance(a, str) for a in args[:3]):
-        raise no_overload("replace", *args)
-    count = args[3] if len(args) == 4 else -1
-    assert isinstance(count, int) and isinstance(args[0], str)
-    return args[0].replace(args[1], args[2], count)  # type: ignore[arg-type]
+    _typed("replace", args, (str, str, str), (str, str, str, int))
+    text, old, new = args[0], args[1], args[2]
+    assert isinstance(text, str) and isinstance(old, str) and isinstance(new, str)
+    count = int(args[3]) if len(args) == 4 else -1  # type: ignore[call-overload]
+    return text.replace(old, new, count)
 
 
 def _find(*args: object) -> object:
-    if len(args) != 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
-        raise no_overload("find", *args)
-    found = _regex(args[1]).search(args[0])
+    _typed("find", args, (str, str))
+    text, pattern = args
+    assert isinstance(text, str) and isinstance(pattern, str)
+    found = _regex(pattern).search(text)
     return found.group(0) if found else ""
 
 
 def _find_all(*args: object) -> object:
-    if len(args) not in (2, 3) or not isinstance(args[0], str) or not isinstance(args[1], str):
-        raise no_overload("findAll", *args)
-    matches = [m.group(0) for m in _regex(args[1]).finditer(args[0])]
+    _typed("findAll", args, (str, str), (str, str, int))
+    text, pattern = args[0], args[1]
+    assert isinstance(text, str) and isinstance(pattern, str)
+    matches = [m.group(0) for m in _regex(pattern).finditer(text)]
     if len(args) == 3:
-        limit = args[2]
-        assert isinstance(limit, int)
+        limit = int(args[2])  # type: ignore[call-overload]
         if limit >= 0:
             matches = matches[:limit]
     return matches
 
 
-STRING_GLOBALS: dict[str, Function] = {
-    "matches": _matches,
-    "strings.quote": strict(
-        "strings.quote", lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    ),
+_QUOTED = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
 }
 
+
+def _quote(*args: object) -> object:
+    _typed("strings.quote", args, (str,))
+    text = args[0]
+    assert isinstance(text, str)
+    body = "".join(_QUOTED.get(c, c if not 0xD800 <= ord(c) <= 0xDFFF else "\ufffd") for c in text)
+    return f'"{body}"'
+
+
+STRING_GLOBALS: dict[str, Function] = {
+    "matches": _matches,
+    "strings.quote": _quote,
+}
+
+
+def _format(*args: object) -> object:
+    _typed("format", args, (str, list), (str, tuple))
+    text, values = args
+    assert isinstance(text, str) and isinstance(values, (list, tuple))
+    return string_format(text, values)
+
+
 STRING_MEMBERS: dict[str, Function] = {
+    "format": _format,
     "matches": _matches,
     "contains": _string_fn("contains", lambda s, t: t in s, str, str),
     "startsWith": _string_fn("startsWith", lambda s, t: s.startswith(t), str, str),
@@ -172,7 +242,7 @@ STRING_MEMBERS: dict[str, Function] = {
     "upperAscii": _string_fn(
         "upperAscii", lambda s: "".join(c.upper() if c.isascii() else c for c in s), str
     ),
-    "trim": _string_fn("trim", lambda s: s.strip(), str),
+    "trim": _string_fn("trim", lambda s: s.strip(_GO_SPACE), str),
     "charAt": _char_at,
     "indexOf": _index_of,
     "lastIndexOf": _last_index_of,

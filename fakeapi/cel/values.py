@@ -165,9 +165,12 @@ def equals(left: object, right: object) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left == right
     if _is_number(left) and _is_number(right):
-        if isinstance(left, float) and math.isnan(left):
+        if (isinstance(left, float) and math.isnan(left)) or (
+            isinstance(right, float) and math.isnan(right)
+        ):
             return False
-        return left == right
+        a, b = _numeric_pair(left, right)  # type: ignore[arg-type]
+        return a == b
     if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
         return len(left) == len(right) and all(
             equals(a, b) for a, b in zip(left, right, strict=True)
@@ -185,10 +188,31 @@ def equals(left: object, right: object) -> bool:
     return left == right
 
 
+def _numeric_pair(left: float, right: float) -> tuple[float, float]:
+    """Mixed int/uint-and-double operands as cel-go compares them: the integer is converted to
+    a double (losing precision), after doubles outside the integer range are placed below or
+    above every integer."""
+    if isinstance(left, float) is isinstance(right, float):
+        return left, right
+    number = left if isinstance(left, float) else right
+    integer = right if isinstance(left, float) else left
+    low = 0.0 if isinstance(integer, UInt) else float(INT_MIN)
+    high = float(UINT_MAX) if isinstance(integer, UInt) else float(INT_MAX)
+    if number < low:
+        converted = math.inf  # every integer of the type is greater
+    elif number > high:
+        converted = -math.inf
+    else:
+        converted = float(integer)
+    return (number, converted) if isinstance(left, float) else (converted, number)
+
+
 def compare(op: str, left: object, right: object) -> int:
     """-1/0/1 for ordered comparisons; raises ``no such overload`` for unordered types."""
+    a: object
+    b: object
     if _is_number(left) and _is_number(right):
-        a, b = left, right
+        a, b = _numeric_pair(left, right)  # type: ignore[arg-type]
     elif isinstance(left, bool) and isinstance(right, bool):
         a, b = int(left), int(right)
     elif (isinstance(left, str) and isinstance(right, str)) or (
