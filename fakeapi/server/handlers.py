@@ -25,6 +25,7 @@ from fakeapi.server import query as q
 from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
 from fakeapi.server.params import WriteVerb
 from fakeapi.server.patching import APPLY, apply_patch_request
+from fakeapi.server.printing import render_table, wants_table
 from fakeapi.server.replies import (
     delete_reply,
     method_not_allowed,
@@ -32,7 +33,6 @@ from fakeapi.server.replies import (
     url_not_found,
 )
 from fakeapi.server.routing import Target, resolve
-from fakeapi.server.tables import table, wants_table
 from fakeapi.server.watchstream import error_stream, stream_watch
 
 __all__ = ["ResourceHandlers", "WatchSettings"]
@@ -111,7 +111,7 @@ class ResourceHandlers:
         assert target.name is not None
         stored = self.registry.get(target.resource, target.namespace, target.name)
         if wants_table(request.headers.get("Accept", "")):
-            body = table(
+            body = render_table(
                 target.resource,
                 [stored.obj],
                 now=self.registry.clock.now(),
@@ -125,7 +125,7 @@ class ResourceHandlers:
         rt = target.resource
         result = self.registry.list(rt, target.namespace, q.list_options(request.query))
         if wants_table(request.headers.get("Accept", "")):
-            body = table(
+            body = render_table(
                 rt,
                 (s.obj for s in result.items),
                 now=self.registry.clock.now(),

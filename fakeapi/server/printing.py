@@ -1,5 +1,8 @@
 """Server-side printing: ``meta.k8s.io/v1 Table`` for lists, single objects and watch events.
 
+Not to be confused with the table of served kinds (:class:`fakeapi.resources.ResourceTable`) or
+a resource's objects in storage (:class:`fakeapi.storage.interface.ResourceStore`).
+
 Columns and cells come from the kind's strategy; rows carry ``PartialObjectMetadata`` by default,
 the full object with ``includeObject=Object`` (kubectl's ``--sort-by``) or nothing with ``None``.
 """
@@ -12,7 +15,7 @@ from typing import Any
 
 from fakeapi.resources import ResourceType
 
-__all__ = ["wants_table", "table", "table_row"]
+__all__ = ["wants_table", "render_table", "table_row"]
 
 
 def wants_table(accept: str) -> bool:
@@ -38,7 +41,7 @@ def table_row(rt: ResourceType, obj: dict[str, Any], now: datetime, include: str
     return row
 
 
-def table(
+def render_table(
     rt: ResourceType,
     objects: Iterable[dict[str, Any]],
     *,

@@ -18,7 +18,7 @@ from aiohttp import web
 from fakeapi import errors
 from fakeapi.registry.watching import bookmark
 from fakeapi.resources import ResourceType
-from fakeapi.server.tables import table
+from fakeapi.server.printing import render_table
 from fakeapi.storage.watch import Delivery, Watcher
 
 __all__ = ["stream_watch", "error_stream"]
@@ -68,7 +68,7 @@ async def stream_watch(
                 return b""
             return _frame(etype, raw)
         if as_table:
-            body = table(rt, [obj], now=now(), include=include, columns=first_table)
+            body = render_table(rt, [obj], now=now(), include=include, columns=first_table)
             first_table = False
             return _frame(etype, orjson.dumps(body))
         return _frame(etype, raw)

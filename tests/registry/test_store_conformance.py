@@ -17,7 +17,7 @@ from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, W
 from fakeapi.registry.store import Registry
 from fakeapi.resources import ResourceType, default_resources
 from fakeapi.selectors import parse_field_selector, parse_label_selector
-from fakeapi.server.tables import table
+from fakeapi.server.printing import render_table
 
 RESOURCES = default_resources()
 KINDS = list(RESOURCES)
@@ -173,7 +173,7 @@ def test_status_subresource_is_split_from_the_main_resource(
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
 def test_table_has_one_cell_per_column(registry: Registry, rt: ResourceType) -> None:
     created = _create(registry, rt)
-    body = table(rt, [created], now=registry.clock.now(), include="Metadata")
+    body = render_table(rt, [created], now=registry.clock.now(), include="Metadata")
     assert len(body["rows"][0]["cells"]) == len(body["columnDefinitions"])
     assert body["columnDefinitions"][0]["name"] in ("Name", "Last Seen")
     for column in rt.strategy.columns:  # no cell function fails on a real object
