@@ -231,4 +231,4 @@ def test_console_scripts_resolve_and_run(wheel: Path, unpacked: Path) -> None:
         )
         result = _run_isolated(wheel, unpacked, code)
         assert result.returncode == 0, result.stderr
-        assert f"usage: {name}" in result.stdout
+        assert result.stdout.startswith("usage: "), (name, result.stdout)
