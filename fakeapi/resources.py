@@ -52,7 +52,7 @@ def default_resources() -> ResourceTable:
         ResourceType("", "v1", "Node", "nodes", False, core.Node, NodeStrategy(),
                      subresources=("status",), short_names=("no",), openapi_prefix=core_v1),
         ResourceType("", "v1", "Pod", "pods", True, pod.Pod, PodStrategy(),
-                     subresources=("status", "binding"), short_names=("po",),
+                     subresources=("status", "binding", "eviction"), short_names=("po",),
                      categories=("all",), delete_returns_object=True, openapi_prefix=core_v1),
         ResourceType("", "v1", "Event", "events", True, core.Event, CoreEventStrategy(),
                      short_names=("ev",), openapi_prefix=core_v1),

@@ -411,7 +411,12 @@ class Registry:
         body: Obj,
         options: WriteOptions,
     ) -> WriteResult:
-        """POST to ``pods/binding`` and similar: the strategy turns the body into a new object."""
+        """POST to ``pods/binding`` and similar: the strategy turns the body into a new object
+        (or, for ``subresource_actions`` such as ``pods/eviction``, acts through the store)."""
+        action = rt.strategy.subresource_actions.get(subresource)
+        if action is not None:
+            result: WriteResult = action(self, rt, namespace, name, body, options)
+            return result
         current = self.get(rt, namespace, name)
         ctx = self.context(subresource=subresource, options=options)
         new = rt.strategy.apply_subresource(subresource, deep_copy(current.obj), body, ctx)

@@ -169,6 +169,11 @@ class Strategy:
         """A POST to a custom subresource (``pods/binding``): the new object. Raise to refuse."""
         raise NotImplementedError(name)
 
+    #: custom subresources whose POST acts through the store instead of producing a new object
+    #: (``pods/eviction`` deletes): name -> ``action(registry, rt, namespace, name, body,
+    #: options) -> WriteResult``
+    subresource_actions: ClassVar[Mapping[str, Callable[..., Any]]] = {}
+
     # --- reads ---------------------------------------------------------------------------------
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         """Values of ``field_labels`` for ``obj`` (the store adds metadata.name/namespace)."""

@@ -88,10 +88,16 @@ def _gvk(group: str, version: str, kind: str) -> Doc:
     return {"group": group, "version": version, "kind": kind}
 
 
+#: subresources answered in another group-version than their resource's
+_SUBRESOURCE_GROUP_VERSIONS = {"binding": ("", "v1"), "eviction": ("policy", "v1")}
+
+
 def _subresource_kind(rt: ResourceType, subresource: str) -> tuple[str, tuple[str, ...]]:
     """(response kind, verbs) of a subresource: ``binding`` answers with a core/v1 Binding."""
     if subresource == "binding":
         return "Binding", _BINDING_VERBS
+    if subresource == "eviction":
+        return "Eviction", _BINDING_VERBS
     return rt.kind, _STATUS_VERBS
 
 
@@ -113,7 +119,7 @@ def _aggregated_resource(rt: ResourceType) -> Doc:
     subresources = []
     for name in sorted(rt.subresources):
         kind, verbs = _subresource_kind(rt, name)
-        group, version = ("", "v1") if name == "binding" else (rt.group, rt.version)
+        group, version = _SUBRESOURCE_GROUP_VERSIONS.get(name, (rt.group, rt.version))
         subresources.append(
             {"subresource": name, "responseKind": _gvk(group, version, kind), "verbs": list(verbs)}
         )
@@ -217,6 +223,9 @@ def _legacy_resources(rt: ResourceType) -> list[Doc]:
             "kind": kind,
             "verbs": list(verbs),
         }
+        other_group, other_version = _SUBRESOURCE_GROUP_VERSIONS.get(name, ("", ""))
+        if other_group:  # kubectl drain finds the Eviction version here
+            sub["group"], sub["version"] = other_group, other_version
         entries.append(sub)
     return entries
 

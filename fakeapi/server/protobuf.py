@@ -295,6 +295,10 @@ def _decoder_for(api_version: str, kind: str) -> Callable[[list[Field], dict[str
         return _priority_class
     if group == "" and kind == "ConfigMap":
         return _config_map
+    if group == "policy" and kind == "Eviction":
+        from fakeapi.server.protobuf_eviction import decode_eviction
+
+        return decode_eviction
     return _metadata_only(kind)
 
 

@@ -11,6 +11,7 @@ until its kubelet confirms, an unscheduled or finished one goes at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -20,6 +21,7 @@ import orjson
 from fakeapi import errors
 from fakeapi.quantity import QuantityError, parse_quantity
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.registry.kinds.pod_eviction import evict_pod
 from fakeapi.registry.kinds.pod_printing import POD_COLUMNS
 from fakeapi.registry.kinds.pod_validation import (
     validate_pod_spec,
@@ -298,6 +300,7 @@ class PodStrategy(Strategy):
         "status.nominatedNodeName",
     )
     columns: ClassVar[tuple[Column, ...]] = POD_COLUMNS
+    subresource_actions: ClassVar[Mapping[str, Callable[..., Any]]] = {"eviction": evict_pod}
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj.pop("status", None)
