@@ -1,55 +1,231 @@
-"""``fakeapi`` command line: ``fakeapi serve`` runs the API server (like kube-apiserver)."""
+"""``fakeapi`` command line.
+
+- ``fakeapi serve`` runs the API server alone (like kube-apiserver with in-memory storage).
+- ``fakeapi sandbox`` runs a whole cluster: API server, controllers, scheduler and simulated nodes
+  with DRA drivers, merged into a kubeconfig the way kind does, until Ctrl-C.
+
+Start-up failures (a taken port, a bad manifest under ``--load``) are one line on stderr and exit
+status 1; bad flags exit 2, as argparse does. The sandbox assembles its cluster through
+``fakeapi.fixtures``, imported only when the command runs: the core package never depends on the
+components.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import signal
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-from fakeapi.kubeconfig import write_kubeconfig
+from fakeapi.kubeconfig import (
+    default_kubeconfig_paths,
+    merge_kubeconfig,
+    unmerge_kubeconfig,
+    write_kubeconfig,
+)
 
 __all__ = ["main"]
 
+SANDBOX_CONTEXT = "fakeapi"
+_FEATURE_GATES_HELP = "comma-separated Gate=true|false pairs, as upstream (DRAAdminAccess=false)"
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fakeapi", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the API server only")
+    parser = argparse.ArgumentParser(
+        prog="fakeapi", description="A hermetic Kubernetes control plane for DRA."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = sub.add_parser("serve", help="run the API server only", description="Run the API "
+                           "server only: no controllers, scheduler or nodes.")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=6443, help="port (0 picks a free one)")
     serve.add_argument("--kubeconfig", help="write a kubeconfig for this server here")
-    serve.add_argument(
-        "--feature-gates", default="", help="comma-separated Gate=true|false pairs, as upstream"
+    serve.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+
+    sandbox = sub.add_parser(
+        "sandbox",
+        help="run a whole cluster: API server, controllers, scheduler, simulated nodes",
+        description="Run a whole DRA cluster in this process: the API server, the controllers, "
+        "the scheduler and simulated nodes whose DRA drivers publish ResourceSlices. A "
+        f'"{SANDBOX_CONTEXT}" cluster, user and context are merged into the kubeconfig (other '
+        "entries are kept) and made current; on exit they are removed again and the previous "
+        "context is restored. Ctrl-C (or SIGTERM) stops the sandbox.",
+        epilog="example: fakeapi sandbox --nodes 2 --profile gpu --profile partitionable "
+        "--load ./manifests",
     )
+    sandbox.add_argument(
+        "--nodes", type=int, default=4, metavar="N",
+        help="simulated nodes to start (default 4); 0 runs only the API server, controllers "
+        "and scheduler, so that nodes and ResourceSlices you create by hand are used",
+    )
+    sandbox.add_argument(
+        "--profile", action="append", dest="profiles", metavar="NAME",
+        help="driver profile of every node (repeatable; default gpu)",
+    )
+    sandbox.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+    sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    sandbox.add_argument("--port", type=int, default=6443,
+                         help="port to listen on (default 6443; 0 picks a free one)")
+    sandbox.add_argument(
+        "--kubeconfig", metavar="PATH",
+        help="kubeconfig to merge the sandbox context into (default: the first file of "
+        "$KUBECONFIG, else ~/.kube/config)",
+    )
+    sandbox.add_argument(
+        "--load", action="append", default=[], metavar="PATH",
+        help="a manifest file or a directory of manifests to apply once the cluster is ready "
+        "(repeatable; applied in order)",
+    )
+    sandbox.add_argument("--seed", type=int, default=0,
+                         help="seed of the simulated components' randomness (default 0)")
     return parser
+
+
+def _feature_gates(text: str) -> dict[str, bool] | None:
+    from fakeapi.features import parse_feature_gates
+
+    try:
+        return parse_feature_gates(text)
+    except ValueError as exc:
+        print(f"fakeapi: --feature-gates: {exc}", file=sys.stderr)
+        return None
+
+
+async def _wait_for_signal() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+def _listen_error(exc: OSError, host: str, port: int) -> str:
+    if exc.errno == errno.EADDRINUSE:
+        return f"cannot listen on {host}:{port}: the address is already in use (try --port 0)"
+    return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
 
 
 async def _serve(args: argparse.Namespace) -> int:
     from fakeapi.bootstrap import new_registry
-    from fakeapi.features import parse_feature_gates
     from fakeapi.server.runner import ApiServer
 
-    try:
-        gates = parse_feature_gates(args.feature_gates)
-    except ValueError as exc:
-        print(f"fakeapi: --feature-gates: {exc}", file=sys.stderr)
+    gates = _feature_gates(args.feature_gates)
+    if gates is None:
         return 2
     registry = new_registry(feature_gates=gates)
     server = ApiServer(registry=registry, host=args.host, port=args.port)
-    await server.start()
+    try:
+        await server.start()
+    except OSError as exc:
+        print(f"fakeapi serve: {_listen_error(exc, args.host, args.port)}", file=sys.stderr)
+        return 1
     if args.kubeconfig:
         write_kubeconfig(args.kubeconfig, server=server.url)
     print(f"fakeapi serving at {server.url}", flush=True)
     if args.kubeconfig:
         print(f"kubeconfig written to {args.kubeconfig}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await _wait_for_signal()
     await server.stop()
+    return 0
+
+
+def _examples_dir() -> Path:
+    import fakeapi.fixtures
+
+    return Path(fakeapi.fixtures.__file__).parent / "data" / "examples"
+
+
+def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: float) -> str:
+    nodes = f"{cluster.nodes} node{'s' if cluster.nodes != 1 else ''}"
+    if cluster.nodes:
+        nodes += f" ({', '.join(cluster.profiles)})"
+    flag = "" if default_config else f" --kubeconfig {kubeconfig}"
+    examples = _examples_dir()
+    return (
+        f"fakeapi sandbox ready at {cluster.url} in {seconds:.2f}s: {nodes}, "
+        f"components: {', '.join(cluster.components) or 'API server only'}\n"
+        f'kubeconfig: {kubeconfig} (context "{SANDBOX_CONTEXT}", now current)\n'
+        "\n"
+        "Try:\n"
+        f"  kubectl{flag} get nodes\n"
+        f"  kubectl{flag} get deviceclasses,resourceslices\n"
+        f"  kubectl{flag} apply -f {examples / 'template-claim-pod.yaml'}\n"
+        f"  kubectl{flag} get pods,resourceclaims -o wide\n"
+        f"  kubectl{flag} dra pools\n"
+        "\n"
+        "Ctrl-C stops the sandbox and removes its context from the kubeconfig.\n"
+    )
+
+
+async def _sandbox(args: argparse.Namespace) -> int:
+    gates = _feature_gates(args.feature_gates)
+    if gates is None:
+        return 2
+    if args.nodes < 0:
+        print("fakeapi sandbox: --nodes must be 0 or more", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    from fakeapi.fixtures.cluster import Cluster
+    from fakeapi.fixtures.manifests import ManifestError
+
+    try:
+        cluster = Cluster(
+            nodes=args.nodes,
+            profiles=args.profiles or ("gpu",),
+            feature_gates=gates,
+            seed=args.seed,
+            http=True,
+            host=args.host,
+            port=args.port,
+            load=[Path(p) for p in args.load],
+        )
+    except ValueError as exc:
+        print(f"fakeapi sandbox: {exc}", file=sys.stderr)
+        return 2
+    try:
+        await cluster.start()
+    except OSError as exc:
+        message = (_listen_error(exc, args.host, args.port) if exc.errno is not None
+                   else str(exc))
+        print(f"fakeapi sandbox: {message}", file=sys.stderr)
+        return 1
+    except (ManifestError, ValueError, TimeoutError) as exc:
+        print(f"fakeapi sandbox: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        from fakeapi.errors import StatusError
+
+        if not isinstance(exc, StatusError):
+            raise
+        print(f"fakeapi sandbox: --load: {exc.message}", file=sys.stderr)
+        return 1
+    default_config = not args.kubeconfig
+    kubeconfig = Path(args.kubeconfig or default_kubeconfig_paths()[0])
+    try:
+        previous = merge_kubeconfig(kubeconfig, server=cluster.url, name=SANDBOX_CONTEXT)
+    except (OSError, ValueError) as exc:
+        await cluster.stop()
+        print(f"fakeapi sandbox: cannot update the kubeconfig {kubeconfig}: {exc}",
+              file=sys.stderr)
+        return 1
+    try:
+        seconds = time.perf_counter() - started
+        print(_banner(cluster, kubeconfig=kubeconfig, default_config=default_config,
+                      seconds=seconds), flush=True)
+        await _wait_for_signal()
+        print("fakeapi sandbox: stopping", flush=True)
+    finally:
+        unmerge_kubeconfig(kubeconfig, name=SANDBOX_CONTEXT, restore_context=previous)
+        await cluster.stop()
     return 0
 
 
@@ -57,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return asyncio.run(_serve(args))
+    if args.command == "sandbox":
+        return asyncio.run(_sandbox(args))
     return 2
 
 
