@@ -20,7 +20,7 @@ Shaped like client-go's shared informer, reduced to what one process needs:
   already seen; a version older than the cached one never replaces it.
 
 Objects in the cache are shared with every handler and reader: **do not mutate them**; copy
-(``orjson.loads(orjson.dumps(obj))``) before changing one. Handlers are plain functions called on
+(``fakeapi.objects.deep_copy``) before changing one. Handlers are plain functions called on
 the event loop; they should be quick (enqueue a key) and must not block. A handler that raises is
 logged and does not stop the informer.
 """
@@ -40,6 +40,7 @@ from fakeapi.client.resource import Resource
 from fakeapi.client.transport import Obj, WatchEvent
 from fakeapi.clock import Clock, RealClock
 from fakeapi.errors import StatusError
+from fakeapi.objects import object_key
 
 __all__ = [
     "NAMESPACE_INDEX",
@@ -59,13 +60,6 @@ DeleteHandler = Callable[[Obj], None]
 NAMESPACE_INDEX = "namespace"
 _MIN_BACKOFF = 0.8
 _MAX_BACKOFF = 30.0
-
-
-def object_key(obj: Obj) -> str:
-    """``namespace/name`` for namespaced objects, ``name`` otherwise (client-go's key)."""
-    meta = obj.get("metadata") or {}
-    namespace = meta.get("namespace")
-    return f"{namespace}/{meta.get('name', '')}" if namespace else str(meta.get("name", ""))
 
 
 def namespace_index(obj: Obj) -> list[str]:
