@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .kubernetes_library import KUBERNETES_GLOBALS, KUBERNETES_MEMBERS
 from .list_library import LIST_ATTRIBUTE_FUNCTIONS, LIST_GLOBALS, LIST_MEMBERS, MAX_LIST_VALUES
+from .network_library import NETWORK_GLOBALS, NETWORK_MEMBERS
 from .optional_library import OPTIONAL_GLOBALS, OPTIONAL_MEMBERS
 from .overloads import Function
 from .standard_library import STANDARD_GLOBALS, STANDARD_MEMBERS
@@ -35,6 +36,7 @@ GLOBAL_FUNCTIONS: dict[str, Function] = {
     **STRING_GLOBALS,
     **LIST_GLOBALS,
     **OPTIONAL_GLOBALS,
+    **NETWORK_GLOBALS,
 }
 
 MEMBER_FUNCTIONS: dict[str, Function] = {
@@ -43,6 +45,7 @@ MEMBER_FUNCTIONS: dict[str, Function] = {
     **STRING_MEMBERS,
     **LIST_MEMBERS,
     **OPTIONAL_MEMBERS,
+    **NETWORK_MEMBERS,
 }
 
 # Result types known to the checker ("dyn" when it depends on the arguments).
@@ -93,6 +96,29 @@ RESULT_TYPES: dict[str, str] = {
     "patch": "int",
     "includes": "bool",
     "hasValue": "bool",
+    **dict.fromkeys(
+        (
+            "isIP",
+            "isCIDR",
+            "isURL",
+            "ip.isCanonical",
+            "isUnspecified",
+            "isLoopback",
+            "isLinkLocalMulticast",
+            "isLinkLocalUnicast",
+            "isGlobalUnicast",
+            "containsIP",
+            "containsCIDR",
+        ),
+        "bool",
+    ),
+    "family": "int",
+    "prefixLength": "int",
+    **dict.fromkeys(("getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"), "string"),
+    "ip": "net.IP",
+    "cidr": "net.CIDR",
+    "masked": "net.CIDR",
+    "url": "kubernetes.URL",
 }
 
 

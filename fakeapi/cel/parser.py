@@ -66,6 +66,7 @@ RESERVED = frozenset(
     }
 )
 NAMESPACES = frozenset({"sets", "strings", "lists", "math", "optional", "format"})
+QUALIFIED_FUNCTIONS = frozenset({"ip.isCanonical"})  # a dotted name whose prefix is no namespace
 MAX_RECURSION = 250
 _LITERAL_START = frozenset(
     {"NUM_INT", "NUM_UINT", "NUM_FLOAT", "STRING", "BYTES", "true", "false", "null", "-"}
@@ -455,7 +456,9 @@ class _Parser:
         macro = self.comprehension(open_paren, target, name, args)
         if macro is not None:
             return macro
-        if isinstance(target, ast.Ident) and target.name in NAMESPACES:
+        if isinstance(target, ast.Ident) and (
+            target.name in NAMESPACES or f"{target.name}.{name}" in QUALIFIED_FUNCTIONS
+        ):
             return ast.Call(pos, f"{target.name}.{name}", args)
         return ast.Call(pos, name, args, target)
 

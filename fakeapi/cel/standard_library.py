@@ -129,7 +129,10 @@ def _to_string(*args: object) -> object:
             return value.decode()
         except UnicodeDecodeError:
             raise EvalError("invalid UTF-8 in bytes, cannot convert to string") from None
-    if isinstance(value, (Quantity, Semver)):
+    if isinstance(value, (Quantity, Semver)) or getattr(value, "cel_type_name", "") in (
+        "net.IP",
+        "net.CIDR",
+    ):
         return str(value)
     raise no_overload("string", value)
 
