@@ -7,7 +7,8 @@ slice. A pool is therefore published as several slices that all carry the same
 upstream's resourceslice controller does: consumers that see fewer slices of the newest generation
 than the count know the pool is still being updated.
 
-Slice names are deterministic (``<node>-<driver>-<pool>-<n>``, sanitised), so republishing the
+Slice names are deterministic (``<node>-<driver>[-<pool>]-<n>``, sanitised; the pool is left
+out when it is named after the node), so republishing the
 same pool updates the same objects instead of churning names.
 """
 
@@ -39,7 +40,8 @@ _INVALID = re.compile(r"[^a-z0-9.-]+")
 
 def slice_base_name(*, node: str, driver: str, pool: str) -> str:
     """A DNS-subdomain prefix naming the slices of one pool of one driver (and node)."""
-    raw = "-".join(part for part in (node, driver, pool) if part).lower()
+    parts = (node, driver) if pool == node else (node, driver, pool)
+    raw = "-".join(part for part in parts if part).lower()
     name = _INVALID.sub("-", raw).strip("-.")
     return name[:240].rstrip("-.") or "pool"
 

