@@ -75,6 +75,9 @@ class NamespaceStrategy(Strategy):
         return errors
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        if ctx.subresource == "finalize":  # the one write that may change spec.finalizers
+            _set_name_label(new)
+            return
         spec = as_dict(new.get("spec"))
         old_finalizers = dig(old, "spec", "finalizers")
         if old_finalizers is None:

@@ -1,0 +1,164 @@
+"""The garbage collector: background, foreground and orphan propagation, blockOwnerDeletion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakeapi.client import CONFIGMAPS, PODS, is_not_found
+
+
+def _cm(
+    name: str, *, owners: list[dict[str, Any]] | None = None, finalizers: list[str] | None = None
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "default"}
+    if owners:
+        meta["ownerReferences"] = owners
+    if finalizers:
+        meta["finalizers"] = finalizers
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}}
+
+
+def _ref(owner: dict[str, Any], *, block: bool | None = None) -> dict[str, Any]:
+    ref = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+    }
+    if block is not None:
+        ref["blockOwnerDeletion"] = block
+    return ref
+
+
+async def _exists(cluster, name: str) -> dict[str, Any] | None:
+    try:
+        return await cluster.user.get(CONFIGMAPS, namespace="default", name=name)
+    except Exception as exc:
+        if is_not_found(exc):
+            return None
+        raise
+
+
+@pytest.fixture
+async def gc(cluster):
+    await cluster.start(["garbage-collector-controller"])
+    return cluster
+
+
+async def test_background_deletion_removes_dependents_after_the_owner(gc):
+    owner = await gc.user.create(CONFIGMAPS, body=_cm("owner"))
+    await gc.user.create(CONFIGMAPS, body=_cm("child", owners=[_ref(owner)]))
+    await gc.user.create(
+        CONFIGMAPS,
+        body=_cm(
+            "grandchild",
+            owners=[_ref(await gc.user.get(CONFIGMAPS, namespace="default", name="child"))],
+        ),
+    )
+    await gc.user.delete(
+        CONFIGMAPS, namespace="default", name="owner", propagation_policy="Background"
+    )
+    assert await _exists(gc, "owner") is None
+
+    async def cascaded() -> bool:
+        return await _exists(gc, "child") is None and await _exists(gc, "grandchild") is None
+
+    await gc.eventually(cascaded)
+
+
+async def test_dependents_of_a_pod_are_collected_across_kinds(gc):
+    pod = await gc.user.create(PODS, body=gc.pod("web-0"))
+    ref = {"apiVersion": "v1", "kind": "Pod", "name": "web-0", "uid": pod["metadata"]["uid"]}
+    await gc.user.create(CONFIGMAPS, body=_cm("web-0-config", owners=[ref]))
+    await gc.user.delete(PODS, namespace="default", name="web-0")
+
+    async def collected() -> bool:
+        return await _exists(gc, "web-0-config") is None
+
+    await gc.eventually(collected)
+
+
+async def test_foreground_deletion_waits_for_blocking_dependents(gc):
+    owner = await gc.user.create(CONFIGMAPS, body=_cm("owner"))
+    await gc.user.create(
+        CONFIGMAPS,
+        body=_cm("blocker", owners=[_ref(owner, block=True)], finalizers=["example.com/hold"]),
+    )
+    await gc.user.create(CONFIGMAPS, body=_cm("bystander", owners=[_ref(owner, block=False)]))
+    await gc.user.delete(
+        CONFIGMAPS, namespace="default", name="owner", propagation_policy="Foreground"
+    )
+
+    async def dependents_deleting() -> bool:
+        blocker = await _exists(gc, "blocker")
+        return (
+            blocker is not None
+            and bool(blocker["metadata"].get("deletionTimestamp"))
+            and await _exists(gc, "bystander") is None
+        )
+
+    await gc.eventually(dependents_deleting)
+    await gc.settle()
+    waiting = await _exists(gc, "owner")
+    assert waiting is not None
+    assert waiting["metadata"]["finalizers"] == ["foregroundDeletion"]
+
+    blocker = await _exists(gc, "blocker")
+    assert blocker is not None
+    blocker["metadata"]["finalizers"] = []
+    await gc.user.update(CONFIGMAPS, body=blocker)
+
+    async def owner_gone() -> bool:
+        return await _exists(gc, "owner") is None
+
+    await gc.eventually(owner_gone)
+
+
+async def test_orphan_deletion_keeps_dependents_without_the_reference(gc):
+    owner = await gc.user.create(CONFIGMAPS, body=_cm("owner"))
+    other = await gc.user.create(CONFIGMAPS, body=_cm("other-owner"))
+    await gc.user.create(CONFIGMAPS, body=_cm("child", owners=[_ref(owner), _ref(other)]))
+    await gc.user.create(CONFIGMAPS, body=_cm("only-child", owners=[_ref(owner)]))
+    await gc.user.delete(CONFIGMAPS, namespace="default", name="owner", propagation_policy="Orphan")
+
+    async def owner_gone() -> bool:
+        return await _exists(gc, "owner") is None
+
+    await gc.eventually(owner_gone)
+    child = await _exists(gc, "child")
+    only = await _exists(gc, "only-child")
+    assert child is not None and only is not None
+    assert child["metadata"]["ownerReferences"] == [_ref(other)]
+    assert not only["metadata"].get("ownerReferences")
+
+
+async def test_a_dependent_with_another_owner_only_loses_the_reference(gc):
+    owner = await gc.user.create(CONFIGMAPS, body=_cm("owner"))
+    other = await gc.user.create(CONFIGMAPS, body=_cm("other-owner"))
+    await gc.user.create(CONFIGMAPS, body=_cm("child", owners=[_ref(owner), _ref(other)]))
+    await gc.user.delete(CONFIGMAPS, namespace="default", name="owner")
+
+    async def reference_dropped() -> bool:
+        child = await _exists(gc, "child")
+        return child is not None and child["metadata"].get("ownerReferences") == [_ref(other)]
+
+    await gc.eventually(reference_dropped)
+
+
+async def test_an_owner_of_an_unserved_kind_keeps_its_dependents(gc):
+    ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "abc"}
+    await gc.user.create(CONFIGMAPS, body=_cm("child", owners=[ref]))
+    await gc.settle()
+    assert await _exists(gc, "child") is not None
+
+
+async def test_a_dependent_created_for_a_vanished_owner_is_collected(gc):
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "never", "uid": "not-a-real-uid"}
+    await gc.user.create(CONFIGMAPS, body=_cm("stray", owners=[ref]))
+
+    async def collected() -> bool:
+        return await _exists(gc, "stray") is None
+
+    await gc.eventually(collected)
