@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StatusError as exc:
         print(f"Error from server ({exc.reason}): {exc.message}", file=sys.stderr)
     except httpx.TransportError as exc:
-        print(f"error: cannot reach the cluster: {exc}", file=sys.stderr)
+        print(f"error: cannot reach the cluster: {exc or type(exc).__name__}", file=sys.stderr)
     return 1
 
 
