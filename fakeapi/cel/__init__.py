@@ -3,10 +3,13 @@
 It lives in ``fakeapi`` (not ``scheduler``) because validation must compile selectors with exactly
 the environment the allocator evaluates them in, and ``fakeapi`` may not import the scheduler.
 Callers depend on the small :class:`SelectorCompiler` / :class:`CompiledSelector` protocols so the
-engine can be swapped; the default engine reuses cel-python's parser and compiles to closures.
+engine can be swapped; the default engine has its own parser (cel-go's grammar and error texts)
+and compiles to closures. :func:`compile_expression` offers the same language with any declared
+variables. docs/cel.md lists what the environment offers.
 """
 
 from .checker import Features
+from .environment import Program, compile_expression
 from .errors import CELCompileError, CELRuntimeError
 from .selectors import (
     CEL_SELECTOR_MAX_COST,
@@ -28,9 +31,11 @@ __all__ = [
     "CompiledSelector",
     "DeviceView",
     "Features",
+    "Program",
     "SelectorCompiler",
     "Semver",
     "SemverError",
+    "compile_expression",
     "compile_selector",
     "get_compiler",
     "parse_semver",

@@ -19,15 +19,17 @@ reject expressions that could exceed the cost limit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from . import ast
-from .errors import CELCompileError
+from .errors import CELCompileError, EvalError
 from .format_library import check_format
 from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS, RESULT_TYPES
 from .positions import located
-from .program import TYPE_IDENTIFIERS
+from .program import TYPE_IDENTIFIERS, qualified_name
+from .time_library import parse_duration, parse_timestamp
 from .type_lattice import (
     ANY,
     DYN,
@@ -52,6 +54,13 @@ MAP_ENTRIES = 32
 STRING_SIZE = 64
 LIST_VALUES = 48
 UNKNOWN_SIZE = 64
+
+
+_LITERAL_VALIDATED: dict[str, Callable[[str], object]] = {
+    "timestamp": parse_timestamp,
+    "duration": parse_duration,
+    "matches": re.compile,
+}
 
 
 def _format_kind(t: Type) -> str | None:
@@ -210,6 +219,12 @@ class _Checker:
                 cost += self.visit(node.index, scope)[1]
             return UNKNOWN, cost + 1, UNKNOWN_SIZE
         if isinstance(node, ast.Select):
+            qualified = qualified_name(node)
+            if qualified is not None and qualified.partition(".")[0] not in scope:
+                if qualified in scope:
+                    return scope[qualified], 1, UNKNOWN_SIZE
+                if qualified in TYPE_IDENTIFIERS:
+                    return "type", 1, 1
             operand_type, cost, _ = self.visit(node.operand, scope)
             (field_type,) = self.select_type(node, operand_type, node.field)
             return field_type, cost + 1, self.select_size(node)
@@ -321,6 +336,7 @@ class _Checker:
         if node.function == "format" and node.target is not None:
             return self.format_call(node, scope)
         arg_results = [self.visit(arg, scope) for arg in node.args]
+        self.validate_literal_argument(node)
         cost = 1 + sum(c for _, c, _ in arg_results)
         size = 1
         if node.target is None:
@@ -381,6 +397,21 @@ class _Checker:
                 ("list", "string") if node.function in ("split", "findAll") else ("list", UNKNOWN)
             )
         return result, cost, size
+
+    def validate_literal_argument(self, node: ast.Call) -> None:
+        """cel-go's literal validators, which Kubernetes enables: a literal timestamp, duration
+        or regular expression that cannot work is a compile error."""
+        if node.function not in _LITERAL_VALIDATED or not node.args:
+            return
+        literal = node.args[0]
+        if not isinstance(literal, ast.Lit) or not isinstance(literal.value, str):
+            return
+        validate = _LITERAL_VALIDATED[node.function]
+        try:
+            validate(literal.value)
+        except (EvalError, re.error):
+            message = f"invalid {node.function} argument"
+            self.literal_errors.append((literal.pos, self.located(literal, message)))
 
     def format_call(self, node: ast.Call, scope: dict[str, Type]) -> tuple[Type, int, int]:
         """``"...".format([...])``: exempt from the homogeneous-literal rule, and a literal

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from .ast import UInt
 from .errors import EvalError
 from .standard_library import format_double, to_string
+from .time_values import Duration, Timestamp
 from .values import CelType, type_name
 
 __all__ = ["FormatError", "check_format", "string_format"]
@@ -44,7 +45,10 @@ _CLAUSE_ERRORS = {
 }
 _ALLOWED = {
     "s": frozenset(
-        {"list", "map", "int", "uint", "double", "bool", "string", "bytes", "type", "null_type"}
+        {
+            *("list", "map", "int", "uint", "double", "bool", "string", "bytes", "type"),
+            *("null_type", "google.protobuf.Timestamp", "google.protobuf.Duration"),
+        }
     ),
     "d": frozenset({"int", "uint"}),
     "f": frozenset({"double", "string"}),
@@ -204,7 +208,7 @@ def _as_string(value: object) -> str:
         return value.name
     if isinstance(value, bytes):
         return value.decode(errors="replace")
-    if isinstance(value, (bool, int, float, str)):
+    if isinstance(value, (bool, int, float, str, Timestamp, Duration)):
         return str(to_string(value))
     raise FormatError("error during formatting: " + _CLAUSE_ERRORS["s"].format(type_name(value)))
 
@@ -224,6 +228,10 @@ def _quoted(value: object) -> str:
         return str(value)
     if isinstance(value, CelType):
         return f"type({value.name})"
+    if isinstance(value, Timestamp):
+        return f'timestamp("{to_string(value)}")'
+    if isinstance(value, Duration):
+        return f'duration("{to_string(value)}")'
     return _as_string(value)
 
 

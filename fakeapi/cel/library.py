@@ -20,6 +20,7 @@ from .optional_library import OPTIONAL_GLOBALS, OPTIONAL_MEMBERS
 from .overloads import Function
 from .standard_library import STANDARD_GLOBALS, STANDARD_MEMBERS
 from .string_library import STRING_GLOBALS, STRING_MEMBERS
+from .time_library import TIME_GLOBALS, TIME_MEMBERS
 from .values import type_name
 
 __all__ = [
@@ -37,6 +38,7 @@ GLOBAL_FUNCTIONS: dict[str, Function] = {
     **LIST_GLOBALS,
     **OPTIONAL_GLOBALS,
     **NETWORK_GLOBALS,
+    **TIME_GLOBALS,
 }
 
 MEMBER_FUNCTIONS: dict[str, Function] = {
@@ -46,6 +48,7 @@ MEMBER_FUNCTIONS: dict[str, Function] = {
     **LIST_MEMBERS,
     **OPTIONAL_MEMBERS,
     **NETWORK_MEMBERS,
+    **TIME_MEMBERS,
 }
 
 # Result types known to the checker ("dyn" when it depends on the arguments).
@@ -113,6 +116,21 @@ RESULT_TYPES: dict[str, str] = {
         "bool",
     ),
     "family": "int",
+    **dict.fromkeys(
+        (
+            "getFullYear",
+            "getMonth",
+            "getDate",
+            "getDayOfMonth",
+            "getDayOfWeek",
+            "getDayOfYear",
+            "getHours",
+            "getMinutes",
+            "getSeconds",
+            "getMilliseconds",
+        ),
+        "int",
+    ),
     "prefixLength": "int",
     **dict.fromkeys(("getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"), "string"),
     "ip": "net.IP",

@@ -36,7 +36,14 @@ from .values import (
     type_name,
 )
 
-__all__ = ["Activation", "CostLimitExceededError", "Evaluator", "compile_program"]
+__all__ = [
+    "TYPE_IDENTIFIERS",
+    "Activation",
+    "CostLimitExceededError",
+    "Evaluator",
+    "compile_program",
+    "qualified_name",
+]
 
 
 class CostLimitExceededError(Exception):
@@ -89,6 +96,16 @@ TYPE_IDENTIFIERS = frozenset(
         "google.protobuf.Duration",
     }
 )
+
+
+def qualified_name(node: ast.Node) -> str | None:
+    """``a.b.c`` for a chain of field selections on an identifier, else None."""
+    if isinstance(node, ast.Ident):
+        return node.name
+    if isinstance(node, ast.Select):
+        inner = qualified_name(node.operand)
+        return None if inner is None else f"{inner}.{node.field}"
+    return None
 
 
 def compile_program(
@@ -207,6 +224,7 @@ class _Compiler:
     ) -> None:
         self.members = members
         self.variables = variables
+        self.locals: set[str] = set()  # comprehension variables in scope while building
 
     def build(self, node: ast.Node, lazy: frozenset[str]) -> Evaluator:
         if isinstance(node, ast.Lit):
@@ -219,6 +237,14 @@ class _Compiler:
                 return lambda a: type_value
             return self.ident(node.name, lazy)
         if isinstance(node, ast.Select):
+            qualified = qualified_name(node)
+            root = (qualified or "").partition(".")[0]
+            if qualified is not None and root not in lazy and root not in self.locals:
+                if qualified in self.variables:
+                    return self.ident(qualified, lazy)
+                if qualified in TYPE_IDENTIFIERS and root not in self.variables:
+                    type_value = CelType(qualified)
+                    return lambda a: type_value
             operand = self.build(node.operand, lazy)
             field = node.field
             return lambda a: _select(operand(a), field)
@@ -384,7 +410,12 @@ class _Compiler:
     def comprehension(self, node: ast.Comprehension, lazy: frozenset[str]) -> Evaluator:
         inner_lazy = lazy - {node.var, node.var2 or ""}
         source = self.build(node.range, lazy)
-        bodies = [self.build(arg, inner_lazy) for arg in node.args]
+        added = {node.var, node.var2 or node.var} - self.locals
+        self.locals |= added
+        try:
+            bodies = [self.build(arg, inner_lazy) for arg in node.args]
+        finally:
+            self.locals -= added
         var, var2, macro = node.var, node.var2, node.macro
 
         if macro in ("optMap", "optFlatMap"):

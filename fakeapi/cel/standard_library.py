@@ -20,6 +20,8 @@ from .ast import UInt
 from .errors import EvalError
 from .overloads import Function, arity
 from .semver import Semver
+from .time_library import format_duration, format_timestamp
+from .time_values import Duration, Timestamp
 from .values import CelType, no_overload, type_name
 
 __all__ = ["STANDARD_GLOBALS", "STANDARD_MEMBERS", "format_double", "to_string"]
@@ -51,6 +53,10 @@ def _to_int(*args: object) -> object:
         if _GO_INT.fullmatch(value) is None or not INT64_MIN <= int(value) <= INT64_MAX:
             raise EvalError("type conversion error from 'string' to 'int'")
         return int(value)
+    if isinstance(value, Timestamp):
+        return value.nanos // 1_000_000_000
+    if isinstance(value, Duration):
+        return value.nanos
     raise no_overload("int", value)
 
 
@@ -129,6 +135,10 @@ def _to_string(*args: object) -> object:
             return value.decode()
         except UnicodeDecodeError:
             raise EvalError("invalid UTF-8 in bytes, cannot convert to string") from None
+    if isinstance(value, Timestamp):
+        return format_timestamp(value)
+    if isinstance(value, Duration):
+        return format_duration(value)
     if isinstance(value, (Quantity, Semver)) or getattr(value, "cel_type_name", "") in (
         "net.IP",
         "net.CIDR",

@@ -19,6 +19,7 @@ from fakeapi.quantity import Quantity
 from .ast import UInt
 from .errors import EvalError
 from .semver import Semver
+from .time_values import Duration, Timestamp, add_time, sub_time
 
 __all__ = [
     "MISSING",
@@ -215,8 +216,11 @@ def compare(op: str, left: object, right: object) -> int:
         a, b = _numeric_pair(left, right)  # type: ignore[arg-type]
     elif isinstance(left, bool) and isinstance(right, bool):
         a, b = int(left), int(right)
-    elif (isinstance(left, str) and isinstance(right, str)) or (
-        isinstance(left, bytes) and isinstance(right, bytes)
+    elif (
+        (isinstance(left, str) and isinstance(right, str))
+        or (isinstance(left, bytes) and isinstance(right, bytes))
+        or (isinstance(left, Timestamp) and isinstance(right, Timestamp))
+        or (isinstance(left, Duration) and isinstance(right, Duration))
     ):
         a, b = left, right
     else:
@@ -267,6 +271,9 @@ def add(left: object, right: object) -> object:
         return left + right
     if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
         return [*left, *right]
+    summed = add_time(left, right)
+    if summed is not None:
+        return summed
     raise no_overload("_+_", left, right)
 
 
@@ -278,6 +285,9 @@ def sub(left: object, right: object) -> object:
         return _check_uint(left - right)  # type: ignore[operator]
     if isinstance(left, float) and isinstance(right, float):
         return left - right
+    difference = sub_time(left, right)
+    if difference is not None:
+        return difference
     raise no_overload("_-_", left, right)
 
 
