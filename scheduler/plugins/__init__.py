@@ -1,1 +1,66 @@
-"""Scheduler plugins, one package per plugin."""
+"""The in-tree plugins, one module each, and the default profile that enables them.
+
+Order matters: it is the order plugins run at each extension point, as in kube-scheduler's
+default configuration (DynamicResources before DefaultPreemption, so that deallocating a claim is
+tried before preemption is considered). Score weights are upstream's defaults.
+"""
+
+from __future__ import annotations
+
+from ..framework.registry import PluginFactory, Profile
+from . import (
+    default_binder,
+    default_preemption,
+    gang,
+    node_affinity,
+    node_name,
+    node_resources_fit,
+    node_unschedulable,
+    priority_sort,
+    taint_toleration,
+)
+from .dynamic_resources import plugin as dra_plugin
+
+__all__ = ["DEFAULT_PLUGINS", "DEFAULT_SCORE_WEIGHTS", "default_profile", "in_tree_registry"]
+
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    priority_sort.NAME,
+    node_unschedulable.NAME,
+    node_name.NAME,
+    taint_toleration.NAME,
+    node_affinity.NAME,
+    node_resources_fit.NAME,
+    dra_plugin.NAME,
+    gang.NAME,
+    default_preemption.NAME,
+    default_binder.NAME,
+)
+DEFAULT_SCORE_WEIGHTS = {
+    taint_toleration.NAME: 3,
+    node_affinity.NAME: 2,
+    node_resources_fit.NAME: 1,
+    dra_plugin.NAME: 1,
+}
+
+
+def in_tree_registry() -> dict[str, PluginFactory]:
+    return {
+        priority_sort.NAME: priority_sort.PrioritySort,
+        node_unschedulable.NAME: node_unschedulable.NodeUnschedulable,
+        node_name.NAME: node_name.NodeName,
+        taint_toleration.NAME: taint_toleration.TaintToleration,
+        node_affinity.NAME: node_affinity.NodeAffinity,
+        node_resources_fit.NAME: node_resources_fit.NodeResourcesFit,
+        dra_plugin.NAME: dra_plugin.DynamicResources,
+        gang.NAME: gang.GangScheduling,
+        default_preemption.NAME: default_preemption.DefaultPreemption,
+        default_binder.NAME: default_binder.DefaultBinder,
+    }
+
+
+def default_profile(*, scheduler_name: str = "default-scheduler") -> Profile:
+    return Profile(
+        scheduler_name=scheduler_name,
+        plugins=DEFAULT_PLUGINS,
+        score_weights=DEFAULT_SCORE_WEIGHTS,
+    )

@@ -1,0 +1,165 @@
+"""Cluster events and queueing hints: how a rejected pod finds its way back to the active queue.
+
+A pod that a plugin rejected waits in the unschedulable pool. It is not retried on a timer: each
+plugin declares (``events_to_register``) which cluster events could make a pod it rejected
+schedulable, optionally with a *queueing hint* — a function of the pod and the changed object that
+answers ``QUEUE`` (worth another attempt) or ``QUEUE_SKIP`` (this change does not help). When an
+informer reports a change, the queue asks only the hints of the plugins that rejected each waiting
+pod, as kube-scheduler does with SchedulerQueueingHints on. A registration without a hint always
+answers ``QUEUE``.
+
+Action types follow upstream's ``fwk.ActionType`` bits; node updates are split by what changed
+(labels, taints, allocatable, …) and pod updates likewise, so that, e.g., a node's heartbeat does
+not wake every pod waiting for a label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum, IntFlag, StrEnum
+from typing import Any
+
+__all__ = [
+    "ActionType",
+    "ClusterEvent",
+    "ClusterEventWithHint",
+    "EventResource",
+    "HintFn",
+    "QueueingHint",
+    "UNSCHEDULABLE_TIMEOUT",
+    "node_update_actions",
+    "pod_update_actions",
+]
+
+Obj = Mapping[str, Any]
+
+
+class ActionType(IntFlag):
+    ADD = 1
+    DELETE = 2
+    UPDATE_NODE_ALLOCATABLE = 4
+    UPDATE_NODE_LABEL = 8
+    UPDATE_NODE_TAINT = 16
+    UPDATE_NODE_CONDITION = 32
+    UPDATE_NODE_ANNOTATION = 64
+    UPDATE_POD_LABEL = 128
+    UPDATE_POD_SCALE_DOWN = 256
+    UPDATE_POD_TOLERATIONS = 512
+    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1024
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 2048
+    UPDATE_OTHER = 4096
+    UPDATE = (
+        UPDATE_NODE_ALLOCATABLE
+        | UPDATE_NODE_LABEL
+        | UPDATE_NODE_TAINT
+        | UPDATE_NODE_CONDITION
+        | UPDATE_NODE_ANNOTATION
+        | UPDATE_POD_LABEL
+        | UPDATE_POD_SCALE_DOWN
+        | UPDATE_POD_TOLERATIONS
+        | UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+        | UPDATE_POD_GENERATED_RESOURCE_CLAIM
+        | UPDATE_OTHER
+    )
+    ALL = ADD | DELETE | UPDATE
+
+
+class EventResource(StrEnum):
+    NODE = "Node"
+    POD = "Pod"
+    #: a pod bound to a node (deleting one frees resources)
+    ASSIGNED_POD = "AssignedPod"
+    #: a pod waiting to be scheduled (a new gang member, its own claim statuses)
+    UNSCHEDULED_POD = "UnscheduledPod"
+    RESOURCE_CLAIM = "ResourceClaim"
+    RESOURCE_SLICE = "ResourceSlice"
+    DEVICE_CLASS = "DeviceClass"
+    DEVICE_TAINT_RULE = "DeviceTaintRule"
+    POD_GROUP = "PodGroup"
+    WILDCARD = "*"
+    #: the pseudo-event of upstream's periodic flush of long-waiting pods
+    UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
+
+
+class QueueingHint(Enum):
+    QUEUE_SKIP = 0
+    QUEUE = 1
+
+
+#: hint(pod, old, new) — old is None for adds, new is None for deletes
+HintFn = Callable[[Obj, Obj | None, Obj | None], QueueingHint]
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEvent:
+    resource: EventResource
+    action: ActionType
+    label: str = ""
+
+    def matches(self, incoming: ClusterEvent) -> bool:
+        """Whether this registration covers ``incoming`` (same resource or wildcard, any shared
+        action bit); a pod event is also a match for AssignedPod/UnscheduledPod registrations."""
+        if self.resource is EventResource.WILDCARD:
+            return bool(self.action & incoming.action)
+        if self.resource is not incoming.resource and not (
+            self.resource is EventResource.POD
+            and incoming.resource in (EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD)
+        ):
+            return False
+        return bool(self.action & incoming.action)
+
+    def __str__(self) -> str:
+        return self.label or f"{self.resource.value}/{self.action!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEventWithHint:
+    event: ClusterEvent
+    hint: HintFn | None = None
+
+
+UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "UnschedulableTimeout")
+
+
+def _dig(obj: Obj | None, *path: str) -> Any:
+    value: Any = obj
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def node_update_actions(old: Obj, new: Obj) -> ActionType:
+    """Which parts of a node changed (upstream ``NodeSchedulingPropertiesChange``)."""
+    actions = ActionType(0)
+    if _dig(old, "metadata", "labels") != _dig(new, "metadata", "labels"):
+        actions |= ActionType.UPDATE_NODE_LABEL
+    if _dig(old, "spec", "taints") != _dig(new, "spec", "taints") or _dig(
+        old, "spec", "unschedulable"
+    ) != _dig(new, "spec", "unschedulable"):
+        actions |= ActionType.UPDATE_NODE_TAINT
+    if _dig(old, "status", "allocatable") != _dig(new, "status", "allocatable"):
+        actions |= ActionType.UPDATE_NODE_ALLOCATABLE
+    if _dig(old, "status", "conditions") != _dig(new, "status", "conditions"):
+        actions |= ActionType.UPDATE_NODE_CONDITION
+    if _dig(old, "metadata", "annotations") != _dig(new, "metadata", "annotations"):
+        actions |= ActionType.UPDATE_NODE_ANNOTATION
+    return actions
+
+
+def pod_update_actions(old: Obj, new: Obj) -> ActionType:
+    """Which scheduling-relevant parts of a pod changed (``PodSchedulingPropertiesChange``)."""
+    actions = ActionType(0)
+    if _dig(old, "metadata", "labels") != _dig(new, "metadata", "labels"):
+        actions |= ActionType.UPDATE_POD_LABEL
+    if _dig(old, "spec", "tolerations") != _dig(new, "spec", "tolerations"):
+        actions |= ActionType.UPDATE_POD_TOLERATIONS
+    if _dig(old, "spec", "schedulingGates") and not _dig(new, "spec", "schedulingGates"):
+        actions |= ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+    if _dig(old, "status", "resourceClaimStatuses") != _dig(new, "status", "resourceClaimStatuses"):
+        actions |= ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM
+    if _dig(old, "spec", "containers") != _dig(new, "spec", "containers"):
+        actions |= ActionType.UPDATE_POD_SCALE_DOWN
+    return actions or ActionType.UPDATE_OTHER

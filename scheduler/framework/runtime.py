@@ -1,0 +1,283 @@
+"""The framework runtime: builds a profile's plugins and runs them at each extension point.
+
+The scheduler loop (``scheduler.py``) calls one ``run_*`` method per phase and acts on the
+returned status; the rules of each phase (Skip sets, first rejecting Filter wins, weighted score
+sums, Unreserve in reverse order, Permit waits) live here once, not in the loop and not in the
+plugins. A plugin that raises is turned into an ERROR status naming it, so one broken plugin
+fails one attempt, never the scheduler.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .cycle_state import CycleState
+from .events import ClusterEventWithHint
+from .interface import (
+    MAX_NODE_SCORE,
+    BindPlugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    Handle,
+    NodeToStatus,
+    PermitPlugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
+from .registry import Profile, Registry
+from .status import Code, Status, as_error
+from .types import NodeInfo, NodeScore
+from .waiting import WaitingPod
+
+__all__ = ["Framework"]
+
+log = logging.getLogger("fakeapi.scheduler.framework")
+Obj = Mapping[str, Any]
+
+
+class Framework:
+    """One profile's plugins, grouped by extension point in profile order."""
+
+    def __init__(self, *, handle: Handle, registry: Registry, profile: Profile) -> None:
+        self.handle = handle
+        self.profile = profile
+        missing = [name for name in profile.plugins if name not in registry]
+        if missing:
+            raise ValueError(f"plugins not in the registry: {', '.join(missing)}")
+        self.plugins: list[Any] = [registry[name](handle) for name in profile.plugins]
+        by = self._by_point
+        self.pre_enqueue: list[PreEnqueuePlugin] = by(PreEnqueuePlugin)
+        sorters: list[QueueSortPlugin] = by(QueueSortPlugin)
+        if len(sorters) != 1:
+            raise ValueError("a profile needs exactly one QueueSort plugin")
+        self.queue_sort = sorters[0]
+        self.pre_filter: list[PreFilterPlugin] = by(PreFilterPlugin)
+        self.filter: list[FilterPlugin] = by(FilterPlugin)
+        self.post_filter: list[PostFilterPlugin] = by(PostFilterPlugin)
+        self.pre_score: list[PreScorePlugin] = by(PreScorePlugin)
+        self.score: list[ScorePlugin] = by(ScorePlugin)
+        self.reserve: list[ReservePlugin] = by(ReservePlugin)
+        self.permit: list[PermitPlugin] = by(PermitPlugin)
+        self.pre_bind: list[PreBindPlugin] = by(PreBindPlugin)
+        self.bind: list[BindPlugin] = by(BindPlugin)
+        self.post_bind: list[PostBindPlugin] = by(PostBindPlugin)
+        self.events: dict[str, list[ClusterEventWithHint]] = {
+            p.name: p.events_to_register() for p in by(EnqueueExtensions)
+        }
+        self.waiting: dict[str, WaitingPod] = {}
+
+    def _by_point(self, protocol: type) -> list[Any]:
+        return [p for p in self.plugins if isinstance(p, protocol)]
+
+    # -- queueing ----------------------------------------------------------------------------
+    def run_pre_enqueue(self, pod: Obj) -> Status | None:
+        for plugin in self.pre_enqueue:
+            try:
+                status = plugin.pre_enqueue(pod)
+            except Exception as exc:
+                log.exception("PreEnqueue %s failed", plugin.name)
+                status = as_error(exc)
+            if status is not None and status.code is not Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+        return None
+
+    # -- scheduling cycle ---------------------------------------------------------------------
+    def run_pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        merged: PreFilterResult | None = None
+        for plugin in self.pre_filter:
+            try:
+                result, status = plugin.pre_filter(state, pod, nodes)
+            except Exception as exc:
+                log.exception("PreFilter %s failed", plugin.name)
+                return None, as_error(exc).with_plugin(plugin.name)
+            if status is not None:
+                if status.code is Code.SKIP:
+                    state.skip_filter_plugins.add(plugin.name)
+                    continue
+                if status.code is not Code.SUCCESS:
+                    return None, status.with_plugin(plugin.name)
+            if result is not None and result.node_names is not None:
+                if merged is None or merged.node_names is None:
+                    merged = PreFilterResult(set(result.node_names))
+                else:
+                    merged.node_names &= result.node_names
+        return merged, None
+
+    def run_filters(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        skip = state.skip_filter_plugins
+        for plugin in self.filter:
+            if plugin.name in skip:
+                continue
+            try:
+                status = plugin.filter(state, pod, node)
+            except Exception as exc:
+                log.exception("Filter %s failed", plugin.name)
+                status = as_error(exc)
+            if status is not None and status.code is not Code.SUCCESS:
+                if not status.rejected:
+                    status.code = Code.ERROR
+                return status.with_plugin(plugin.name)
+        return None
+
+    async def run_post_filter(
+        self, state: CycleState, pod: Obj, statuses: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status]:
+        reasons: list[str] = []
+        rejector = ""
+        for plugin in self.post_filter:
+            try:
+                result, status = await plugin.post_filter(state, pod, statuses)
+            except Exception as exc:
+                log.exception("PostFilter %s failed", plugin.name)
+                return None, as_error(exc).with_plugin(plugin.name)
+            if status is None or status.code is Code.SUCCESS:
+                return result, Status(Code.SUCCESS, plugin=plugin.name)
+            if not status.rejected:
+                return None, status.with_plugin(plugin.name)
+            reasons.extend(status.reasons)
+            rejector = rejector or plugin.name
+        return None, Status(Code.UNSCHEDULABLE, tuple(reasons), plugin=rejector)
+
+    def run_pre_score(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        for plugin in self.pre_score:
+            try:
+                status = plugin.pre_score(state, pod, nodes)
+            except Exception as exc:
+                log.exception("PreScore %s failed", plugin.name)
+                return as_error(exc).with_plugin(plugin.name)
+            if status is not None:
+                if status.code is Code.SKIP:
+                    state.skip_score_plugins.add(plugin.name)
+                elif status.code is not Code.SUCCESS:
+                    return status.with_plugin(plugin.name)
+        return None
+
+    def run_score(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """Weighted total score per node, in the order of ``nodes``."""
+        totals = [0] * len(nodes)
+        for plugin in self.score:
+            if plugin.name in state.skip_score_plugins:
+                continue
+            scores: list[NodeScore] = []
+            try:
+                for node in nodes:
+                    value, status = plugin.score(state, pod, node)
+                    if status is not None and status.code is not Code.SUCCESS:
+                        return totals, status.with_plugin(plugin.name)
+                    scores.append(NodeScore(node.name, value))
+                status = plugin.normalize_score(state, pod, scores)
+            except Exception as exc:
+                log.exception("Score %s failed", plugin.name)
+                return totals, as_error(exc).with_plugin(plugin.name)
+            if status is not None and status.code is not Code.SUCCESS:
+                return totals, status.with_plugin(plugin.name)
+            weight = self.profile.weight(plugin.name)
+            for i, entry in enumerate(scores):
+                if not 0 <= entry.score <= MAX_NODE_SCORE:
+                    return totals, as_error(
+                        f"plugin {plugin.name} returns an invalid score {entry.score}, "
+                        f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
+                    ).with_plugin(plugin.name)
+                totals[i] += entry.score * weight
+        return totals, None
+
+    def run_reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        for plugin in self.reserve:
+            try:
+                status = plugin.reserve(state, pod, node_name)
+            except Exception as exc:
+                log.exception("Reserve %s failed", plugin.name)
+                status = as_error(exc)
+            if status is not None and status.code is not Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+        return None
+
+    async def run_unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        for plugin in reversed(self.reserve):
+            try:
+                await plugin.unreserve(state, pod, node_name)
+            except Exception:
+                log.exception("Unreserve %s failed", plugin.name)
+
+    def run_permit(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        """None, a rejection, or WAIT (the pod is then registered as waiting)."""
+        timeouts: dict[str, float] = {}
+        for plugin in self.permit:
+            try:
+                status, timeout = plugin.permit(state, pod, node_name)
+            except Exception as exc:
+                log.exception("Permit %s failed", plugin.name)
+                return as_error(exc).with_plugin(plugin.name)
+            if status is None or status.code is Code.SUCCESS:
+                continue
+            if status.code is Code.WAIT:
+                timeouts[plugin.name] = timeout
+                continue
+            if not status.rejected:
+                status.code = Code.ERROR
+            return status.with_plugin(plugin.name)
+        if timeouts:
+            waiting = WaitingPod(pod=pod, timeouts=timeouts)
+            self.waiting[waiting.uid] = waiting
+            return Status(Code.WAIT)
+        return None
+
+    # -- binding cycle -------------------------------------------------------------------------
+    async def wait_on_permit(self, pod: Obj) -> Status | None:
+        uid = (pod.get("metadata") or {}).get("uid", "")
+        waiting = self.waiting.get(uid)
+        if waiting is None:
+            return None
+        try:
+            return await waiting.wait(clock=self.handle.clock)
+        finally:
+            self.waiting.pop(uid, None)
+
+    async def run_pre_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        for plugin in self.pre_bind:
+            try:
+                status = await plugin.pre_bind(state, pod, node_name)
+            except Exception as exc:
+                log.exception("PreBind %s failed", plugin.name)
+                status = as_error(exc)
+            if status is not None and status.code is not Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+        return None
+
+    async def run_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        for plugin in self.bind:
+            try:
+                status = await plugin.bind(state, pod, node_name)
+            except Exception as exc:
+                log.exception("Bind %s failed", plugin.name)
+                status = as_error(exc)
+            if status is not None and status.code is Code.SKIP:
+                continue
+            if status is not None and status.code is not Code.SUCCESS:
+                return status.with_plugin(plugin.name)
+            return None
+        return as_error("no bind plugin bound the pod")
+
+    def run_post_bind(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        for plugin in self.post_bind:
+            try:
+                plugin.post_bind(state, pod, node_name)
+            except Exception:
+                log.exception("PostBind %s failed", plugin.name)

@@ -1,0 +1,82 @@
+"""kube-scheduler's metrics, as prometheus-client objects in the registry the cluster passes in.
+
+Names, labels and buckets follow upstream (``pkg/scheduler/metrics``):
+``scheduler_schedule_attempts_total{result,profile}`` (result: scheduled, unschedulable, error),
+``scheduler_pod_scheduling_duration_seconds{attempts}`` (from the pod's first entry in the queue
+until it is bound), ``scheduler_scheduling_attempt_duration_seconds{result,profile}`` and
+``scheduler_pending_pods{queue}`` (active, backoff, unschedulable, gated). Without a registry the
+metrics go to a private one, never to prometheus-client's global default: many clusters share one
+test process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+__all__ = ["SchedulerMetrics"]
+
+
+def _exponential(start: float, factor: float, count: int) -> list[float]:
+    return [start * factor**i for i in range(count)]
+
+
+class SchedulerMetrics:
+    def __init__(self, *, registry: CollectorRegistry | None, profile: str) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.profile = profile
+        self.attempts = Counter(
+            "scheduler_schedule_attempts",
+            "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod "
+            "could not be scheduled, while 'error' means an internal scheduler problem.",
+            ["result", "profile"],
+            registry=self.registry,
+        )
+        self.pod_scheduling_duration = Histogram(
+            "scheduler_pod_scheduling_duration_seconds",
+            "E2e latency for a pod being scheduled which may include multiple scheduling attempts.",
+            ["attempts"],
+            buckets=_exponential(0.01, 2, 20),
+            registry=self.registry,
+        )
+        self.attempt_duration = Histogram(
+            "scheduler_scheduling_attempt_duration_seconds",
+            "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+            ["result", "profile"],
+            buckets=_exponential(0.001, 2, 15),
+            registry=self.registry,
+        )
+        self.pending = Gauge(
+            "scheduler_pending_pods",
+            "Number of pending pods, by the queue type. 'active' means number of pods in "
+            "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
+            "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
+            "'gated' is the number of unschedulable pods that the scheduler never attempted to "
+            "schedule because they are gated.",
+            ["queue"],
+            registry=self.registry,
+        )
+        self._pending = {
+            q: self.pending.labels(queue=q) for q in ("active", "backoff", "unschedulable", "gated")
+        }
+        self._attempts = {
+            r: self.attempts.labels(result=r, profile=profile)
+            for r in ("scheduled", "unschedulable", "error")
+        }
+        self._attempt_duration = {
+            r: self.attempt_duration.labels(result=r, profile=profile)
+            for r in ("scheduled", "unschedulable", "error")
+        }
+
+    def set_pending(self, counts: Mapping[str, int]) -> None:
+        for queue, gauge in self._pending.items():
+            gauge.set(counts.get(queue, 0))
+
+    def attempt(self, result: str, seconds: float) -> None:
+        self._attempts[result].inc()
+        self._attempt_duration[result].observe(max(seconds, 0.0))
+
+    def scheduled(self, *, attempts: int, seconds: float) -> None:
+        label = str(attempts) if attempts < 16 else "15+"
+        self.pod_scheduling_duration.labels(attempts=label).observe(max(seconds, 0.0))

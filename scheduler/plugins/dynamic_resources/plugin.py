@@ -1,0 +1,737 @@
+"""The DynamicResources plugin: kube-scheduler's DRA plugin around the allocator library.
+
+Phases, as upstream (``pkg/scheduler/framework/plugins/dynamicresources``):
+
+* **PreEnqueue** — every claim of the pod must exist (template claims: once the resourceclaim
+  controller recorded them in the pod status; PodGroup claims: through the PodGroup), not be
+  deleting, and be owned by the pod or its PodGroup.
+* **PreFilter** — allocated claims must be reserved for the pod or reservable
+  (``resourceclaim in use``); an unallocated claim whose allocation is in flight for another pod
+  waits (``resource claim ns/x is in the process of being allocated``) unless that pod is of the
+  same PodGroup and reached it through the group; a missing DeviceClass makes the pod
+  unschedulable. Unallocated claims are prepared once for the allocator.
+* **Filter** — per node: allocated claims' node selectors must match
+  (``resourceclaim not available on the node``); unallocated claims must all allocate
+  (``cannot allocate all claims``). A node's result is reused while nothing that feeds the
+  allocator for that node has changed (its pools' slices and allocations, classes, taint rules).
+* **PostFilter** — deallocate one allocated claim that blocked the pod and is reserved for
+  nobody but the pod (never one reserved for a PodGroup or a workload).
+* **Score** — prioritized lists: ``8 − i`` for each subrequest chosen at index ``i``.
+* **Reserve / Unreserve** — the chosen allocation is marked in flight (so the next pod cannot
+  take the devices); Unreserve drops it, takes the pod out of ``reservedFor`` and undoes an
+  allocation PreBind already wrote.
+* **PreBind** — finalizer ``resource.kubernetes.io/delete-protection`` (an update), then
+  ``status.allocation`` and ``status.reservedFor`` (a status update), retried on conflicts; with
+  device binding conditions, waits until the driver reports them (or a failure, or the timeout).
+
+Who a claim is reserved for is decided in ``podclaims.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from fakeapi.client import (
+    DEVICE_CLASSES,
+    DEVICE_TAINT_RULES,
+    POD_GROUPS,
+    RESOURCE_CLAIMS,
+    RESOURCE_SLICES,
+    Client,
+    retry_on_conflict,
+)
+from fakeapi.features import enabled
+from fakeapi.timefmt import format_time
+
+from ...framework.cycle_state import CycleState
+from ...framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
+from ...framework.interface import Handle, NodeToStatus, PostFilterResult, PreFilterResult
+from ...framework.status import Status, as_error, skip, unresolvable, unschedulable
+from ...framework.types import NodeInfo, NodeScore
+from .allocator import Allocator, PreparedClaims
+from .binding import BindError, binding_verdict, has_binding_conditions
+from .claims import ClaimTracker
+from .errors import AllocationError, FailedAllocationOnNodeError
+from .features import AllocatorFeatures
+from .inventory import DeviceInventory
+from .nodeaffinity import Node, node_selector_matches
+from .podclaims import (
+    ClaimNotReadyError,
+    PodClaim,
+    can_be_reserved,
+    consumer_for,
+    is_reserved_for_pod,
+    pod_group_name,
+    resolve_pod_claims,
+)
+
+__all__ = ["BINDING_TIMEOUT", "DynamicResources", "FINALIZER", "NAME"]
+
+log = logging.getLogger("fakeapi.scheduler.dra")
+NAME = "DynamicResources"
+FINALIZER = "resource.kubernetes.io/delete-protection"
+BINDING_TIMEOUT = 600.0
+MAX_SUBREQUESTS = 8
+Obj = Mapping[str, Any]
+
+
+@dataclass(slots=True)
+class _MemoEntry:
+    view: object
+    versions: tuple[int, ...]
+    result: list[dict[str, Any]] | None
+
+
+@dataclass(slots=True)
+class _PodState:
+    claims: list[PodClaim]
+    #: indexes of claims the scheduler allocates in this attempt
+    to_allocate: list[int] = field(default_factory=list)
+    prepared: PreparedClaims | None = None
+    signature: bytes = b""
+    #: node selectors of claims already allocated (or shared in flight), by claim index
+    available_on: dict[int, Obj] = field(default_factory=dict)
+    #: claims whose allocation is in flight for another member of the pod's group
+    shared_pending: dict[int, Obj] = field(default_factory=dict)
+    node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    unavailable: set[int] = field(default_factory=set)
+    allocations: dict[int, Obj] = field(default_factory=dict)
+    pending_uids: list[str] = field(default_factory=list)
+    #: claims whose allocation PreBind wrote (Unreserve takes it back)
+    wrote_allocation: set[int] = field(default_factory=set)
+    group: Obj | None = None
+
+
+def _meta(obj: Obj) -> Mapping[str, Any]:
+    meta: Mapping[str, Any] = obj.get("metadata") or {}
+    return meta
+
+
+def _klog(obj: Obj) -> str:
+    meta = _meta(obj)
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+class DynamicResources:
+    name = NAME
+
+    def __init__(self, handle: Handle) -> None:
+        self.handle = handle
+        self.client: Client = handle.client
+        gates = handle.feature_gates
+        self.features = AllocatorFeatures.from_gates(gates)
+        self.pod_group_claims = enabled(gates, "WorkloadPodGroupResourceClaimTemplate")
+        self.reserved_for_workloads = enabled(gates, "DRAReservedForWorkloads")
+        self.taint_rules_enabled = enabled(gates, "DRADeviceTaintRules")
+        self.binding_timeout = BINDING_TIMEOUT
+        self.inventory = DeviceInventory(features=self.features)
+        self.allocator = Allocator(inventory=self.inventory)
+        self.claims_informer = handle.informer(RESOURCE_CLAIMS)
+        self.tracker = ClaimTracker(informer=self.claims_informer, inventory=self.inventory)
+        self.pod_groups = handle.informer(POD_GROUPS)
+        self._classes_version = 0
+        self._memo: dict[tuple[str, bytes], _MemoEntry] = {}
+        self._claim_changed: dict[str, asyncio.Event] = {}
+        #: counters for benchmarks: allocator runs and memo hits
+        self.allocate_calls = 0
+        self.memo_hits = 0
+        self._wire()
+
+    # -- informers ------------------------------------------------------------------------------
+    def _wire(self) -> None:
+        self.claims_informer.add_handler(
+            on_add=self._claim_seen,
+            on_update=lambda old, new: self._claim_seen(new),
+            on_delete=self.tracker.on_claim_deleted,
+        )
+        slices = self.handle.informer(RESOURCE_SLICES)
+        slices.add_handler(
+            on_add=self.inventory.upsert_slice,
+            on_update=lambda old, new: self.inventory.upsert_slice(new),
+            on_delete=lambda obj: self.inventory.remove_slice(key=_meta(obj).get("name", "")),
+        )
+        classes = self.handle.informer(DEVICE_CLASSES)
+        classes.add_handler(
+            on_add=self._class_seen,
+            on_update=lambda old, new: self._class_seen(new),
+            on_delete=self._class_gone,
+        )
+        if self.taint_rules_enabled:
+            rules = self.handle.informer(DEVICE_TAINT_RULES)
+            rules.add_handler(
+                on_add=self.inventory.upsert_taint_rule,
+                on_update=lambda old, new: self.inventory.upsert_taint_rule(new),
+                on_delete=lambda obj: self.inventory.remove_taint_rule(
+                    name=_meta(obj).get("name", "")
+                ),
+            )
+
+    def _claim_seen(self, claim: Obj) -> None:
+        self.tracker.on_claim(claim)
+        waiter = self._claim_changed.get(_meta(claim).get("uid", ""))
+        if waiter is not None:
+            waiter.set()
+
+    def _class_seen(self, device_class: Obj) -> None:
+        self.inventory.upsert_class(device_class)
+        self._classes_version += 1
+
+    def _class_gone(self, device_class: Obj) -> None:
+        self.inventory.remove_class(name=_meta(device_class).get("name", ""))
+        self._classes_version += 1
+
+    def _get_pod_group(self, namespace: str, name: str) -> Obj | None:
+        return self.pod_groups.get(f"{namespace}/{name}")
+
+    def _resolve(self, pod: Obj) -> list[PodClaim]:
+        return resolve_pod_claims(
+            pod,
+            get_claim=self.tracker.get,
+            get_pod_group=self._get_pod_group,
+            pod_group_claims=self.pod_group_claims,
+        )
+
+    # -- queueing --------------------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.ADD | ActionType.UPDATE),
+                self._after_claim_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.DELETE),
+                self._after_claim_delete,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM
+                ),
+                self._after_pod_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_SLICE, ActionType.ADD | ActionType.UPDATE)
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_TAINT_RULE, ActionType.ALL)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD_GROUP, ActionType.ADD | ActionType.UPDATE),
+                self._after_pod_group_change,
+            ),
+        ]
+
+    def _after_claim_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is None:
+            return QueueingHint.QUEUE
+        try:
+            claims = self._resolve(pod)
+        except ClaimNotReadyError:
+            return QueueingHint.QUEUE_SKIP
+        if (
+            old is not None
+            and (old.get("status") or {}).get("allocation")
+            and not (new.get("status") or {}).get("allocation")
+        ):
+            return QueueingHint.QUEUE  # deallocated: devices became free
+        uid = _meta(new).get("uid")
+        if not any(_meta(c.claim).get("uid") == uid for c in claims):
+            return QueueingHint.QUEUE_SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        if old.get("status") == new.get("status"):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+    def _after_claim_delete(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if old is not None and (old.get("status") or {}).get("allocation"):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def _after_pod_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is None or _meta(new).get("uid") != _meta(pod).get("uid"):
+            return QueueingHint.QUEUE_SKIP
+        try:
+            self._resolve(new)
+        except ClaimNotReadyError:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+    def _after_pod_group_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is None or _meta(new).get("name") != pod_group_name(pod):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+    def pre_enqueue(self, pod: Obj) -> Status | None:
+        if not (pod.get("spec") or {}).get("resourceClaims"):
+            return None
+        try:
+            self._resolve(pod)
+        except ClaimNotReadyError as exc:
+            return unresolvable(str(exc))
+        return None
+
+    # -- scheduling cycle -------------------------------------------------------------------------
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        if not (pod.get("spec") or {}).get("resourceClaims"):
+            return None, skip()
+        try:
+            claims = self._resolve(pod)
+        except ClaimNotReadyError as exc:
+            return None, unresolvable(str(exc))
+        if not claims:
+            return None, skip()
+        s = _PodState(claims=claims)
+        state.write(NAME, s)
+        group_name = pod_group_name(pod)
+        namespace = _meta(pod).get("namespace", "")
+        s.group = self._get_pod_group(namespace, group_name) if group_name else None
+        to_allocate: list[Obj] = []
+        for index, pod_claim in enumerate(claims):
+            claim = pod_claim.claim
+            allocation = (claim.get("status") or {}).get("allocation")
+            if allocation is not None:
+                if not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
+                    return None, unresolvable("resourceclaim in use")
+                if allocation.get("nodeSelector"):
+                    s.available_on[index] = allocation["nodeSelector"]
+                continue
+            pending = self.tracker.pending(_meta(claim).get("uid", ""))
+            if pending is not None:
+                if pod_claim.via_group and pending.group == f"{namespace}/{group_name}":
+                    s.shared_pending[index] = pending.allocation
+                    if pending.allocation.get("nodeSelector"):
+                        s.available_on[index] = pending.allocation["nodeSelector"]
+                    continue
+                return None, unresolvable(
+                    f"resource claim {_klog(claim)} is in the process of being allocated"
+                )
+            status = self._check_classes(claim)
+            if status is not None:
+                return None, status
+            s.to_allocate.append(index)
+            to_allocate.append(claim)
+        if to_allocate:
+            s.prepared = self.allocator.prepare(claims=to_allocate)
+            s.signature = orjson.dumps(
+                [[_klog(c), (c.get("spec") or {}).get("devices")] for c in to_allocate]
+            )
+        return None, None
+
+    def _check_classes(self, claim: Obj) -> Status | None:
+        for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
+            name = request.get("name", "")
+            exactly = request.get("exactly")
+            subrequests = request.get("firstAvailable")
+            if exactly is not None:
+                checks = [(name, exactly.get("deviceClassName", ""))]
+            elif subrequests:
+                if not self.features.prioritized_list:
+                    return unresolvable(
+                        f"resource claim {_klog(claim)}, request {name}: has subrequests, "
+                        "but the DRAPrioritizedList feature is disabled"
+                    )
+                checks = [
+                    (f"{name}/{sub.get('name', '')}", sub.get("deviceClassName", ""))
+                    for sub in subrequests
+                ]
+            else:
+                checks = [(name, "")]
+            for request_name, class_name in checks:
+                if not class_name:
+                    return as_error(f"request {request_name}: unsupported request type")
+                if class_name not in self.inventory.classes:
+                    return unresolvable(
+                        f"request {request_name}: device class {class_name} does not exist"
+                    )
+        return None
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        s: _PodState | None = state.get(NAME)
+        if s is None:
+            return None
+        target = Node(node.name, node.labels)
+        unavailable = [
+            index
+            for index, selector in s.available_on.items()
+            if not node_selector_matches(selector, target)
+        ]
+        if s.prepared is not None:
+            try:
+                allocations = self._allocate(s, target)
+            except FailedAllocationOnNodeError as exc:
+                return unresolvable(str(exc))
+            except AllocationError as exc:
+                return as_error(exc)
+            if allocations is None:
+                return unresolvable("cannot allocate all claims")
+            if not unavailable:
+                s.node_allocations[node.name] = allocations
+        if unavailable:
+            s.unavailable.update(unavailable)
+            return unresolvable("resourceclaim not available on the node")
+        return None
+
+    def _allocate(self, s: _PodState, node: Node) -> list[dict[str, Any]] | None:
+        """The allocator's answer for this node, reused while its inputs are unchanged."""
+        assert s.prepared is not None
+        view = self.inventory.node_view(node)
+        pool_versions = self.tracker.pool_versions
+        versions = (
+            self._classes_version,
+            self.inventory.taint_rule_version,
+            *(pool_versions.get(pool.key, 0) for pool in view.pools),
+        )
+        key = (node.name, s.signature)
+        memo = self._memo.get(key)
+        if memo is not None and memo.view is view and memo.versions == versions:
+            self.memo_hits += 1
+            return memo.result
+        self.allocate_calls += 1
+        result = self.allocator.allocate(claims=s.prepared, node=node)
+        if result is None or not any(
+            "shareID" in r for a in result for r in (a.get("devices") or {}).get("results") or ()
+        ):
+            if len(self._memo) > 50_000:
+                self._memo.clear()
+            self._memo[key] = _MemoEntry(view, versions, result)
+        return result
+
+    async def post_filter(
+        self, state: CycleState, pod: Obj, statuses: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        s: _PodState | None = state.get(NAME)
+        if s is None or not s.claims:
+            return None, unschedulable("no new claims to deallocate") if s else unschedulable()
+        candidates = sorted(s.unavailable)
+        self.handle.rng.shuffle(candidates)
+        pod_uid = _meta(pod).get("uid")
+        for index in candidates:
+            claim = s.claims[index].claim
+            reserved = (claim.get("status") or {}).get("reservedFor") or []
+            if reserved and not (
+                len(reserved) == 1
+                and reserved[0].get("resource") == "pods"
+                and not reserved[0].get("apiGroup")
+                and reserved[0].get("uid") == pod_uid
+            ):
+                continue
+            body = orjson.loads(orjson.dumps(claim))
+            status = body.setdefault("status", {})
+            for key in ("allocation", "reservedFor", "devices"):
+                status.pop(key, None)
+            try:
+                updated = await self.client.update_status(RESOURCE_CLAIMS, body=body)
+            except Exception as exc:
+                return None, as_error(exc)
+            self.tracker.assume(updated)
+            return None, unschedulable("deallocation of ResourceClaim completed")
+        return None, unschedulable("still not schedulable")
+
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
+        s: _PodState | None = state.get(NAME)
+        if s is None or s.prepared is None:
+            return skip()
+        has_lists = any(
+            request.get("firstAvailable")
+            for index in s.to_allocate
+            for request in ((s.claims[index].claim.get("spec") or {}).get("devices") or {}).get(
+                "requests"
+            )
+            or ()
+        )
+        return None if has_lists else skip()
+
+    def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
+        s: _PodState = state.read(NAME)
+        total = 0
+        for position, allocation in enumerate(s.node_allocations.get(node.name) or ()):
+            claim = s.claims[s.to_allocate[position]].claim
+            requests = {
+                r.get("name"): r
+                for r in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ()
+            }
+            seen: set[str] = set()
+            for result in (allocation.get("devices") or {}).get("results") or ():
+                parent, _, sub = str(result.get("request", "")).partition("/")
+                if not sub or parent in seen:
+                    continue
+                seen.add(parent)
+                subrequests = requests.get(parent, {}).get("firstAvailable") or ()
+                names = [x.get("name") for x in subrequests]
+                if sub in names:
+                    total += MAX_SUBREQUESTS - names.index(sub)
+        return total, None
+
+    def normalize_score(
+        self, state: CycleState, pod: Obj, scores: list[NodeScore]
+    ) -> Status | None:
+        from ..helpers import default_normalize_score
+
+        default_normalize_score(scores)
+        return None
+
+    def reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        s: _PodState | None = state.get(NAME)
+        if s is None:
+            return None
+        pod_uid = _meta(pod).get("uid", "")
+        group = f"{_meta(pod).get('namespace', '')}/{pod_group_name(pod)}"
+        for index, allocation in s.shared_pending.items():
+            uid = _meta(s.claims[index].claim).get("uid", "")
+            s.allocations[index] = allocation
+            self.tracker.signal_pending(uid=uid, allocation=allocation, holder=pod_uid, group=group)
+            s.pending_uids.append(uid)
+        if s.prepared is None:
+            return None
+        allocations = s.node_allocations.get(node_name)
+        if allocations is None or len(allocations) != len(s.to_allocate):
+            return as_error("claim allocation not found for node")
+        for position, index in enumerate(s.to_allocate):
+            claim = s.claims[index].claim
+            uid = _meta(claim).get("uid", "")
+            allocation = orjson.loads(orjson.dumps(allocations[position]))
+            s.allocations[index] = allocation
+            self.tracker.signal_pending(
+                uid=uid,
+                allocation=allocation,
+                holder=pod_uid,
+                group=group if s.claims[index].via_group else "",
+            )
+            s.pending_uids.append(uid)
+        return None
+
+    async def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        s: _PodState | None = state.get(NAME)
+        if s is None:
+            return
+        pod_uid = _meta(pod).get("uid", "")
+        for uid in s.pending_uids:
+            self.tracker.release_pending(uid=uid, holder=pod_uid)
+        s.pending_uids = []
+        for index, pod_claim in enumerate(s.claims):
+            meta = _meta(pod_claim.claim)
+            claim = self.tracker.get(meta.get("namespace", ""), meta.get("name", ""))
+            if claim is None or not (claim.get("status") or {}).get("allocation"):
+                continue
+            reserved = (claim.get("status") or {}).get("reservedFor") or []
+            if index in s.wrote_allocation and self._only_ours(pod, pod_claim, reserved):
+                await self._deallocate(claim)
+                continue
+            if any(r.get("resource") == "pods" and r.get("uid") == pod_uid for r in reserved):
+                patch = {
+                    "metadata": {"uid": meta.get("uid")},
+                    "status": {"reservedFor": [{"$patch": "delete", "uid": pod_uid}]},
+                }
+                try:
+                    updated = await self.client.patch(
+                        RESOURCE_CLAIMS,
+                        name=meta.get("name", ""),
+                        namespace=meta.get("namespace", ""),
+                        patch=patch,
+                        patch_type="strategic",
+                        subresource="status",
+                    )
+                    self.tracker.assume(updated)
+                except Exception as exc:
+                    log.warning("unreserve %s: %s", _klog(claim), exc)
+        s.wrote_allocation.clear()
+
+    def _only_ours(self, pod: Obj, pod_claim: PodClaim, reserved: list[Obj]) -> bool:
+        pod_uid = _meta(pod).get("uid")
+        for ref in reserved:
+            if ref.get("resource") == "pods" and not ref.get("apiGroup"):
+                if ref.get("uid") != pod_uid:
+                    return False
+            elif pod_claim.via_group and ref.get("name") == pod_group_name(pod):
+                members = [
+                    p
+                    for p in self.handle.pods_of_group(
+                        _meta(pod).get("namespace", ""), pod_group_name(pod)
+                    )
+                    if _meta(p).get("uid") != pod_uid
+                ]
+                if any(self.handle.is_assumed_or_bound(_meta(p).get("uid", "")) for p in members):
+                    return False
+            else:
+                return False
+        return True
+
+    async def _deallocate(self, claim: Obj) -> None:
+        body = orjson.loads(orjson.dumps(claim))
+        status = body.setdefault("status", {})
+        for key in ("allocation", "reservedFor", "devices"):
+            status.pop(key, None)
+        try:
+            updated = await self.client.update_status(RESOURCE_CLAIMS, body=body)
+            self.tracker.assume(updated)
+        except Exception as exc:
+            log.warning("deallocate %s: %s", _klog(claim), exc)
+
+    # -- binding cycle --------------------------------------------------------------------------
+    async def pre_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        s: _PodState | None = state.get(NAME)
+        if s is None:
+            return None
+        pod_uid = _meta(pod).get("uid", "")
+        try:
+            for index, pod_claim in enumerate(s.claims):
+                allocation = s.allocations.get(index)
+                current = self._current(pod_claim.claim)
+                if allocation is None and is_reserved_for_pod(pod, current):
+                    continue
+                claim = await self._bind_claim(s, index, pod, allocation)
+                s.claims[index] = PodClaim(pod_claim.pod_claim_name, claim, pod_claim.via_group)
+        except BindError as exc:
+            return as_error(str(exc))
+        except Exception as exc:
+            return as_error(exc)
+        finally:
+            for uid in s.pending_uids:
+                self.tracker.release_pending(uid=uid, holder=pod_uid)
+            s.pending_uids = []
+        for index, pod_claim in enumerate(s.claims):
+            if index in s.wrote_allocation:
+                status = await self._wait_for_binding_conditions(pod_claim.claim)
+                if status is not None:
+                    return status
+        return None
+
+    def _current(self, claim: Obj) -> Obj:
+        meta = _meta(claim)
+        return self.tracker.get(meta.get("namespace", ""), meta.get("name", "")) or claim
+
+    async def _bind_claim(self, s: _PodState, index: int, pod: Obj, allocation: Obj | None) -> Obj:
+        pod_claim = s.claims[index]
+        meta = _meta(pod_claim.claim)
+        namespace, name = meta.get("namespace", ""), meta.get("name", "")
+        first = True
+
+        async def attempt() -> dict[str, Any]:
+            nonlocal first
+            claim: dict[str, Any]
+            if first:
+                claim = orjson.loads(orjson.dumps(self._current(pod_claim.claim)))
+                first = False
+            else:
+                claim = await self.client.get(RESOURCE_CLAIMS, name=name, namespace=namespace)
+            if (claim.get("metadata") or {}).get("deletionTimestamp"):
+                raise BindError(f"claim {namespace}/{name} got deleted in the meantime")
+            status = claim.setdefault("status", {})
+            write_allocation = allocation is not None
+            if status.get("allocation"):
+                if allocation is not None and not (
+                    index in s.shared_pending or is_reserved_for_pod(pod, claim)
+                ):
+                    raise BindError(
+                        f"claim {namespace}/{name} got allocated elsewhere in the meantime"
+                    )
+                write_allocation = False
+            consumer, any_pod = consumer_for(
+                pod=pod,
+                claim=claim,
+                via_group=pod_claim.via_group,
+                pod_group=s.group,
+                reserved_for_workloads=self.reserved_for_workloads,
+            )
+            if write_allocation:
+                assert allocation is not None
+                if FINALIZER not in ((claim.get("metadata") or {}).get("finalizers") or ()):
+                    claim["metadata"].setdefault("finalizers", []).append(FINALIZER)
+                    updated = await self.client.update(RESOURCE_CLAIMS, body=claim)
+                    self.tracker.assume(updated)
+                    # what the client returns is shared with the informer cache: copy to change
+                    claim = orjson.loads(orjson.dumps(updated))
+                    status = claim.setdefault("status", {})
+                new_allocation = dict(allocation)
+                if any_pod:
+                    new_allocation["reservedForAnyPod"] = True
+                if self.features.device_binding_and_status and has_binding_conditions(
+                    new_allocation
+                ):
+                    new_allocation["allocationTimestamp"] = format_time(self.handle.clock.now())
+                status["allocation"] = new_allocation
+            elif is_reserved_for_pod(pod, claim) or (status.get("allocation") or {}).get(
+                "reservedForAnyPod"
+            ):
+                return claim
+            reserved = status.setdefault("reservedFor", [])
+            if not any(r.get("uid") == consumer["uid"] for r in reserved):
+                if len(reserved) >= 256:
+                    raise BindError(
+                        f"claim {namespace}/{name}: reservedFor already has 256 entries"
+                    )
+                reserved.append(consumer)
+            updated = await self.client.update_status(RESOURCE_CLAIMS, body=claim)
+            if write_allocation:
+                s.wrote_allocation.add(index)
+            return updated
+
+        # Conflicts come from other members of a PodGroup writing the same claim; the retry
+        # re-reads at once (no pause: the writes are in-process and already done).
+        claim: Obj = await retry_on_conflict(attempt, clock=self.handle.clock, delay=0.0)
+        self.tracker.assume(claim)
+        return claim
+
+    async def _wait_for_binding_conditions(self, claim: Obj) -> Status | None:
+        """Hold the binding until the driver reports every device's binding conditions true."""
+        if not self.features.device_binding_and_status:
+            return None
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        if not has_binding_conditions(allocation):
+            return None
+        meta = _meta(claim)
+        uid = meta.get("uid", "")
+        self.handle.event(
+            regarding=claim,
+            type="Normal",
+            reason="BindingConditionsPending",
+            action="Binding",
+            note=f"waiting for binding conditions of claim {_klog(claim)}",
+        )
+        deadline = self.handle.clock.monotonic() + self.binding_timeout
+        waiter = self._claim_changed.setdefault(uid, asyncio.Event())
+        try:
+            while True:
+                current = self._current(claim)
+                verdict = binding_verdict(current)
+                if verdict is True:
+                    return None
+                if isinstance(verdict, str):
+                    return unschedulable(verdict)
+                remaining = deadline - self.handle.clock.monotonic()
+                if remaining <= 0:
+                    return unschedulable(
+                        f"claim {_klog(claim)}: binding conditions not met within "
+                        f"{self.binding_timeout:g}s"
+                    )
+                waiter.clear()
+                timer = asyncio.ensure_future(self.handle.clock.sleep(remaining))
+                changed = asyncio.ensure_future(waiter.wait())
+                try:
+                    await asyncio.wait({timer, changed}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for task in (timer, changed):
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await task
+        finally:
+            self._claim_changed.pop(uid, None)

@@ -1,0 +1,142 @@
+"""Gang scheduling: a PodGroup with ``policy.gang.minCount`` binds at least that many pods together
+or none.
+
+* **PreEnqueue** — a member enters the active queue only once ``minCount`` members exist
+  (upstream's gang PreEnqueue), so the scheduler does not reserve resources for a group that
+  cannot be complete.
+* **Permit** — a member that fits is held (WAIT) until ``minCount`` members are assumed or
+  bound; the member that completes the group allows all waiting ones, and they bind together.
+* **Timeout** — if the group is not complete within :data:`PERMIT_TIMEOUT` seconds of the
+  injected clock, the waiting members are rejected: their reservations are released (Unreserve
+  of every plugin) and they return to the unschedulable pool, to be retried when a node is added,
+  a pod is deleted, or a new member arrives.
+* **Unreserve** — one member failing rejects the others still waiting, so no partial gang keeps
+  resources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fakeapi.client import POD_GROUPS
+
+from ..framework.cycle_state import CycleState
+from ..framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
+from ..framework.interface import Handle
+from ..framework.status import Code, Status, unschedulable
+
+__all__ = ["GangScheduling", "NAME", "PERMIT_TIMEOUT"]
+
+NAME = "GangScheduling"
+PERMIT_TIMEOUT = 60.0
+Obj = Mapping[str, Any]
+
+
+def _group_name(pod: Obj) -> str:
+    return str(((pod.get("spec") or {}).get("workloadRef") or {}).get("podGroupName") or "")
+
+
+def _namespace(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("namespace") or "")
+
+
+def _uid(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("uid") or "")
+
+
+class GangScheduling:
+    name = NAME
+
+    def __init__(self, handle: Handle) -> None:
+        self.handle = handle
+        self.groups = handle.informer(POD_GROUPS)
+        self.timeout = PERMIT_TIMEOUT
+
+    def _min_count(self, pod: Obj) -> int:
+        group_name = _group_name(pod)
+        if not group_name:
+            return 0
+        group = self.groups.get(f"{_namespace(pod)}/{group_name}")
+        if group is None:
+            return 0
+        gang = ((group.get("spec") or {}).get("policy") or {}).get("gang") or {}
+        return int(gang.get("minCount") or 0)
+
+    def _members(self, pod: Obj) -> list[Obj]:
+        return [
+            p
+            for p in self.handle.pods_of_group(_namespace(pod), _group_name(pod))
+            if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+            and not (p.get("metadata") or {}).get("deletionTimestamp")
+        ]
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD), self._same_group
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD_GROUP, ActionType.ADD | ActionType.UPDATE),
+                self._own_group,
+            ),
+        ]
+
+    def _same_group(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if (
+            new is not None
+            and _group_name(new) == _group_name(pod)
+            and _namespace(new) == _namespace(pod)
+        ):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def _own_group(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is not None and (new.get("metadata") or {}).get("name") == _group_name(pod):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def pre_enqueue(self, pod: Obj) -> Status | None:
+        min_count = self._min_count(pod)
+        if min_count and len(self._members(pod)) < min_count:
+            return unschedulable(
+                "waiting for minCount pods from a gang to appear in scheduling queue"
+            )
+        return None
+
+    def reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        return None
+
+    async def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        if not self._min_count(pod):
+            return
+        group, namespace, uid = _group_name(pod), _namespace(pod), _uid(pod)
+        for waiting in list(self.handle.waiting_pods()):
+            other = waiting.pod
+            same_group = _group_name(other) == group and _namespace(other) == namespace
+            if same_group and _uid(other) != uid:
+                waiting.reject(NAME, f"pod group {namespace}/{group} was rejected")
+
+    def permit(self, state: CycleState, pod: Obj, node_name: str) -> tuple[Status | None, float]:
+        min_count = self._min_count(pod)
+        if not min_count:
+            return None, 0.0
+        placed = sum(
+            1 for member in self._members(pod) if self.handle.is_assumed_or_bound(_uid(member))
+        )
+        if placed < min_count:
+            return Status(Code.WAIT), self.timeout
+        group, namespace = _group_name(pod), _namespace(pod)
+        for waiting in list(self.handle.waiting_pods()):
+            other = waiting.pod
+            if _group_name(other) == group and _namespace(other) == namespace:
+                waiting.allow(NAME)
+        return None, 0.0

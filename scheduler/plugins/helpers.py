@@ -1,0 +1,101 @@
+"""Small pieces several plugins share: toleration matching, node selector terms, score scaling."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..framework.interface import MAX_NODE_SCORE
+from ..framework.types import NodeInfo, NodeScore
+
+__all__ = [
+    "default_normalize_score",
+    "find_untolerated_taint",
+    "match_node_selector_terms",
+    "toleration_tolerates",
+]
+
+Obj = Mapping[str, Any]
+
+
+def toleration_tolerates(toleration: Obj, taint: Obj) -> bool:
+    """core/v1 ``Toleration.ToleratesTaint``: empty effect matches all effects, empty key with
+    Exists matches all keys, Exists ignores the value, Equal (or empty) compares it."""
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Exists":
+        return True
+    if operator == "Equal":
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return False
+
+
+def find_untolerated_taint(
+    taints: Iterable[Obj], tolerations: Sequence[Obj], effects: frozenset[str]
+) -> Obj | None:
+    for taint in taints:
+        if taint.get("effect") not in effects:
+            continue
+        if not any(toleration_tolerates(t, taint) for t in tolerations):
+            return taint
+    return None
+
+
+def _requirement(req: Obj, value: str | None) -> bool:
+    operator = req.get("operator")
+    values = req.get("values") or ()
+    if operator == "In":
+        return value is not None and value in values
+    if operator == "NotIn":
+        return value is None or value not in values
+    if operator == "Exists":
+        return value is not None
+    if operator == "DoesNotExist":
+        return value is None
+    if operator in ("Gt", "Lt"):
+        if value is None or len(values) != 1:
+            return False
+        try:
+            have, want = int(value), int(next(iter(values)))
+        except ValueError:
+            return False
+        return have > want if operator == "Gt" else have < want
+    return False
+
+
+def match_node_selector_term(term: Obj, node: NodeInfo) -> bool:
+    expressions = term.get("matchExpressions") or ()
+    fields = term.get("matchFields") or ()
+    if not expressions and not fields:
+        return False
+    for req in expressions:
+        if not _requirement(req, node.labels.get(req.get("key", ""))):
+            return False
+    for req in fields:
+        if req.get("key") != "metadata.name" or not _requirement(req, node.name):
+            return False
+    return True
+
+
+def match_node_selector_terms(terms: Iterable[Obj], node: NodeInfo) -> bool:
+    """Terms are ORed; a term with no requirements matches nothing (as upstream)."""
+    return any(match_node_selector_term(term, node) for term in terms)
+
+
+def default_normalize_score(scores: list[NodeScore], *, reverse: bool = False) -> None:
+    """upstream ``helper.DefaultNormalizeScore``: scale to [0, 100] by the maximum; ``reverse``
+    flips so that the lowest raw score wins."""
+    highest = max((s.score for s in scores), default=0)
+    if highest == 0:
+        if reverse:
+            for s in scores:
+                s.score = MAX_NODE_SCORE
+        return
+    for s in scores:
+        value = MAX_NODE_SCORE * s.score // highest
+        s.score = MAX_NODE_SCORE - value if reverse else value

@@ -1,0 +1,121 @@
+"""NodeAffinity: ``spec.nodeSelector`` and required node affinity filter; preferred terms score.
+
+PreFilter gathers the pod's requirements once and answers Skip when there are none, so pods
+without affinity cost nothing per node. Node adds and label changes wake a rejected pod only when
+the changed node now matches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..framework.cycle_state import CycleState
+from ..framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
+from ..framework.interface import Handle, PreFilterResult
+from ..framework.status import Status, skip, unresolvable
+from ..framework.types import NodeInfo, NodeScore
+from .helpers import default_normalize_score, match_node_selector_term, match_node_selector_terms
+
+__all__ = ["ERR_REASON", "NAME", "NodeAffinity"]
+
+NAME = "NodeAffinity"
+ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
+Obj = Mapping[str, Any]
+_STATE = NAME
+_SCORE_STATE = NAME + "/score"
+
+
+@dataclass(frozen=True, slots=True)
+class _Required:
+    node_selector: Mapping[str, str]
+    terms: tuple[Obj, ...] | None
+
+    def matches(self, node: NodeInfo) -> bool:
+        labels = node.labels
+        for key, value in self.node_selector.items():
+            if labels.get(key) != value:
+                return False
+        return self.terms is None or match_node_selector_terms(self.terms, node)
+
+
+def _required(pod: Obj) -> _Required | None:
+    spec = pod.get("spec") or {}
+    selector = spec.get("nodeSelector") or {}
+    affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = None if required is None else tuple(required.get("nodeSelectorTerms") or ())
+    if not selector and terms is None:
+        return None
+    return _Required(selector, terms)
+
+
+def _preferred(pod: Obj) -> list[Obj]:
+    affinity = ((pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
+    return list(affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ())
+
+
+class NodeAffinity:
+    name = NAME
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        pass
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+                self._node_now_matches,
+            )
+        ]
+
+    def _node_now_matches(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is None:
+            return QueueingHint.QUEUE_SKIP
+        required = _required(pod)
+        if required is None or required.matches(NodeInfo(new)):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        required = _required(pod)
+        if required is None:
+            return None, skip()
+        state.write(_STATE, required)
+        return None, None
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        required: _Required | None = state.get(_STATE)
+        if required is None or required.matches(node):
+            return None
+        return unresolvable(ERR_REASON)
+
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
+        preferred = _preferred(pod)
+        if not preferred:
+            return skip()
+        state.write(_SCORE_STATE, preferred)
+        return None
+
+    def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
+        total = 0
+        for term in state.get(_SCORE_STATE) or ():
+            weight = int(term.get("weight") or 0)
+            if weight and match_node_selector_term(term.get("preference") or {}, node):
+                total += weight
+        return total, None
+
+    def normalize_score(
+        self, state: CycleState, pod: Obj, scores: list[NodeScore]
+    ) -> Status | None:
+        default_normalize_score(scores)
+        return None

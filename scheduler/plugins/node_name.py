@@ -1,0 +1,34 @@
+"""NodeName: a pod that names its node (``spec.nodeName``) fits only that node."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..framework.cycle_state import CycleState
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from ..framework.interface import Handle
+from ..framework.status import Status, unresolvable
+from ..framework.types import NodeInfo
+
+__all__ = ["ERR_REASON", "NAME", "NodeName"]
+
+NAME = "NodeName"
+ERR_REASON = "node(s) didn't match the requested node name"
+Obj = Mapping[str, Any]
+
+
+class NodeName:
+    name = NAME
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        pass
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        wanted = (pod.get("spec") or {}).get("nodeName")
+        if wanted and wanted != node.name:
+            return unresolvable(ERR_REASON)
+        return None

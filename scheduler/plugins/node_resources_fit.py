@@ -1,0 +1,85 @@
+"""NodeResourcesFit: cpu, memory and pod count against the node's allocatable; LeastAllocated score.
+
+Requests are parsed once per pod (``PodInfo``) and summed per node by the cache, so Filter is a
+handful of comparisons. Reasons are upstream's: ``Too many pods``, ``Insufficient cpu``,
+``Insufficient memory`` (all of them that apply, so the FailedScheduling counts add up the same).
+Scoring is ``LeastAllocated`` with cpu and memory weighted 1: the share left free after placing
+the pod, using the non-zero requests (100m / 200Mi for containers that request nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..framework.cycle_state import CycleState
+from ..framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+)
+from ..framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
+from ..framework.status import Status, unschedulable
+from ..framework.types import NodeInfo, NodeScore, PodInfo
+
+__all__ = ["NAME", "NodeResourcesFit"]
+
+NAME = "NodeResourcesFit"
+Obj = Mapping[str, Any]
+_STATE = NAME
+
+
+class NodeResourcesFit:
+    name = NAME
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        pass
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+                )
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_SCALE_DOWN)
+            ),
+        ]
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        state.write(_STATE, PodInfo(pod))
+        return None, None
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        info: PodInfo = state.read(_STATE)
+        reasons: list[str] = []
+        allocatable, requested, wanted = node.allocatable, node.requested, info.requests
+        if requested.pods + 1 > allocatable.pods:
+            reasons.append("Too many pods")
+        if wanted.milli_cpu and requested.milli_cpu + wanted.milli_cpu > allocatable.milli_cpu:
+            reasons.append("Insufficient cpu")
+        if wanted.memory and requested.memory + wanted.memory > allocatable.memory:
+            reasons.append("Insufficient memory")
+        return unschedulable(*reasons) if reasons else None
+
+    def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
+        info: PodInfo = state.read(_STATE)
+        allocatable, used = node.allocatable, node.non_zero_requested
+        total = 0
+        for capacity, requested in (
+            (allocatable.milli_cpu, used.milli_cpu + info.non_zero.milli_cpu),
+            (allocatable.memory, used.memory + info.non_zero.memory),
+        ):
+            if capacity and requested <= capacity:
+                total += (capacity - requested) * MAX_NODE_SCORE // capacity
+        return total // 2, None
+
+    def normalize_score(
+        self, state: CycleState, pod: Obj, scores: list[NodeScore]
+    ) -> Status | None:
+        return None

@@ -1,0 +1,58 @@
+"""NodeUnschedulable: cordoned nodes (``spec.unschedulable``) take only pods that tolerate the
+``node.kubernetes.io/unschedulable:NoSchedule`` taint."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..framework.cycle_state import CycleState
+from ..framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
+from ..framework.interface import Handle
+from ..framework.status import Status, unresolvable
+from ..framework.types import NodeInfo
+from .helpers import toleration_tolerates
+
+__all__ = ["ERR_REASON", "NAME", "NodeUnschedulable"]
+
+NAME = "NodeUnschedulable"
+ERR_REASON = "node(s) were unschedulable"
+TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+Obj = Mapping[str, Any]
+
+
+def _schedulable_now(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    if new is None:
+        return QueueingHint.QUEUE_SKIP
+    if not (new.get("spec") or {}).get("unschedulable"):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+class NodeUnschedulable:
+    name = NAME
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        pass
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                _schedulable_now,
+            )
+        ]
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        if not node.unschedulable:
+            return None
+        tolerations = (pod.get("spec") or {}).get("tolerations") or ()
+        if any(toleration_tolerates(t, TAINT) for t in tolerations):
+            return None
+        return unresolvable(ERR_REASON)

@@ -1,0 +1,95 @@
+"""TaintToleration: untolerated NoSchedule/NoExecute taints reject a node; PreferNoSchedule taints
+the pod does not tolerate lower the node's score."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..framework.cycle_state import CycleState
+from ..framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
+from ..framework.interface import Handle
+from ..framework.status import Status, unresolvable
+from ..framework.types import NodeInfo, NodeScore
+from .helpers import default_normalize_score, find_untolerated_taint, toleration_tolerates
+
+__all__ = ["NAME", "TaintToleration"]
+
+NAME = "TaintToleration"
+Obj = Mapping[str, Any]
+_FILTER_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
+_SCORE_STATE = NAME + "/score"
+
+
+def _tolerations(pod: Obj) -> list[Obj]:
+    return list((pod.get("spec") or {}).get("tolerations") or ())
+
+
+class TaintToleration:
+    name = NAME
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        pass
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                self._node_now_tolerated,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_TOLERATIONS)
+            ),
+        ]
+
+    def _node_now_tolerated(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is None:
+            return QueueingHint.QUEUE_SKIP
+        taints = (new.get("spec") or {}).get("taints") or ()
+        if find_untolerated_taint(taints, _tolerations(pod), _FILTER_EFFECTS) is None:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        if not node.taints:
+            return None
+        taint = find_untolerated_taint(node.taints, _tolerations(pod), _FILTER_EFFECTS)
+        if taint is None:
+            return None
+        return unresolvable(
+            f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"
+        )
+
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
+        state.write(
+            _SCORE_STATE,
+            [
+                t
+                for t in _tolerations(pod)
+                if (t.get("effect") or "PreferNoSchedule") == "PreferNoSchedule"
+            ],
+        )
+        return None
+
+    def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
+        if not node.prefer_no_schedule_taints:
+            return 0, None
+        tolerations = state.get(_SCORE_STATE) or ()
+        count = sum(
+            1
+            for taint in node.prefer_no_schedule_taints
+            if not any(toleration_tolerates(t, taint) for t in tolerations)
+        )
+        return count, None
+
+    def normalize_score(
+        self, state: CycleState, pod: Obj, scores: list[NodeScore]
+    ) -> Status | None:
+        default_normalize_score(scores, reverse=True)
+        return None

@@ -1,0 +1,403 @@
+"""The scheduling queue: active, backoff and unschedulable pods, moved by cluster events.
+
+Shaped like kube-scheduler's ``PriorityQueue`` with SchedulerQueueingHints on:
+
+* **activeQ** — a heap ordered by the QueueSort plugin; :meth:`SchedulingQueue.pop` waits on it.
+  PreEnqueue runs before a pod enters; a pod it rejects is *gated* and waits in the unschedulable
+  pool (counted as ``gated`` in ``scheduler_pending_pods``).
+* **backoffQ** — pods whose last attempt failed, until ``1 s · 2^(attempts−1)`` (at most 10 s)
+  has passed since that failure; flushed to activeQ every second of the injected clock.
+* **unschedulable pool** — pods rejected by plugins. They leave it only when a cluster event
+  arrives that one of the *rejecting* plugins registered and whose queueing hint answers QUEUE
+  (then to backoffQ while their backoff lasts, else to activeQ), when a plugin activates them, or
+  by upstream's safety net: a pod waiting longer than 5 minutes is flushed (checked every 30 s).
+  Pods that failed with an error skip the pool and always back off.
+* **in-flight events** — from pop until :meth:`done`, a pod is in flight; events of interest
+  that arrive meanwhile are kept, and when the attempt fails they are replayed through the
+  rejecting plugins' hints, so a change that happened during the attempt (a slice published while
+  the pod was being filtered) is not lost.
+
+All times come from the injected clock; nothing polls cluster state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import logging
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fakeapi.clock import Clock
+
+from .framework.events import (
+    UNSCHEDULABLE_TIMEOUT,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+    QueueingHint,
+    pod_update_actions,
+)
+from .framework.runtime import Framework
+from .framework.types import PodInfo, QueuedPodInfo
+
+__all__ = [
+    "BACKOFF_FLUSH_INTERVAL",
+    "INITIAL_BACKOFF",
+    "MAX_BACKOFF",
+    "MAX_UNSCHEDULABLE_DURATION",
+    "SchedulingQueue",
+    "UNSCHEDULABLE_FLUSH_INTERVAL",
+]
+
+log = logging.getLogger("fakeapi.scheduler.queue")
+Obj = Mapping[str, Any]
+
+INITIAL_BACKOFF = 1.0
+MAX_BACKOFF = 10.0
+BACKOFF_FLUSH_INTERVAL = 1.0
+UNSCHEDULABLE_FLUSH_INTERVAL = 30.0
+MAX_UNSCHEDULABLE_DURATION = 300.0
+
+
+class _ActiveEntry:
+    __slots__ = ("less", "qpi", "removed")
+
+    def __init__(self, qpi: QueuedPodInfo, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]):
+        self.qpi = qpi
+        self.less = less
+        self.removed = False
+
+    def __lt__(self, other: _ActiveEntry) -> bool:
+        return self.less(self.qpi, other.qpi)
+
+
+@dataclass(slots=True)
+class _Event:
+    event: ClusterEvent
+    old: Obj | None
+    new: Obj | None
+
+
+class SchedulingQueue:
+    def __init__(
+        self,
+        *,
+        framework: Framework,
+        clock: Clock,
+        on_pending_changed: Callable[[dict[str, int]], None] | None = None,
+    ) -> None:
+        self.framework = framework
+        self.clock = clock
+        self._less = framework.queue_sort.less
+        self._active: list[_ActiveEntry] = []
+        self._active_by_uid: dict[str, _ActiveEntry] = {}
+        self._backoff: list[tuple[float, int, str]] = []
+        self._backoff_pods: dict[str, QueuedPodInfo] = {}
+        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._in_flight: dict[str, int] = {}
+        self._in_flight_pods: dict[str, QueuedPodInfo] = {}
+        self._events: deque[_Event] = deque()
+        self._events_start = 0
+        self._seq = itertools.count()
+        self._wakeup = asyncio.Event()
+        self._closed = False
+        self._on_pending_changed = on_pending_changed
+        interesting = ActionType(0)
+        self._interesting: dict[EventResource, ActionType] = {}
+        for registrations in framework.events.values():
+            for reg in registrations:
+                current = self._interesting.get(reg.event.resource, interesting)
+                self._interesting[reg.event.resource] = current | reg.event.action
+
+    # -- reading --------------------------------------------------------------------------------
+    def pending_counts(self) -> dict[str, int]:
+        gated = sum(1 for q in self._unschedulable.values() if q.gated)
+        return {
+            "active": len(self._active_by_uid),
+            "backoff": len(self._backoff_pods),
+            "unschedulable": len(self._unschedulable) - gated,
+            "gated": gated,
+        }
+
+    def _changed(self) -> None:
+        if self._on_pending_changed is not None:
+            self._on_pending_changed(self.pending_counts())
+
+    def where(self, uid: str) -> str | None:
+        """Which part of the queue holds the pod ("active", "backoff", "unschedulable",
+        "gated", "in-flight"), or None."""
+        if uid in self._active_by_uid:
+            return "active"
+        if uid in self._backoff_pods:
+            return "backoff"
+        if uid in self._unschedulable:
+            return "gated" if self._unschedulable[uid].gated else "unschedulable"
+        if uid in self._in_flight:
+            return "in-flight"
+        return None
+
+    def __contains__(self, uid: object) -> bool:
+        return isinstance(uid, str) and self.where(uid) is not None
+
+    # -- adding and removing pods ---------------------------------------------------------------
+    def add(self, pod: Obj) -> None:
+        """A new pod for this scheduler."""
+        now = self.clock.monotonic()
+        qpi = QueuedPodInfo(info=PodInfo(pod), timestamp=now, initial_timestamp=now)
+        if qpi.uid in self:
+            self.update(pod, pod)
+            return
+        self._to_active(qpi)
+        self._changed()
+
+    def update(self, old: Obj, new: Obj) -> None:
+        uid = (new.get("metadata") or {}).get("uid", "")
+        info = PodInfo(new)
+        entry = self._active_by_uid.get(uid)
+        if entry is not None:
+            entry.removed = True
+            entry.qpi.info = info
+            self._push_active(entry.qpi)
+            return
+        if uid in self._backoff_pods:
+            self._backoff_pods[uid].info = info
+            return
+        if uid in self._in_flight_pods:
+            self._in_flight_pods[uid].info = info
+        event = ClusterEvent(
+            EventResource.UNSCHEDULED_POD, pod_update_actions(old, new), "UnscheduledPodUpdate"
+        )
+        if uid in self._in_flight:
+            self._record(event, old, new)
+            return
+        qpi = self._unschedulable.get(uid)
+        if qpi is None:
+            self.add(new)
+            return
+        qpi.info = info
+        if self._worth_retrying(qpi, event, old, new):
+            del self._unschedulable[uid]
+            self._requeue(qpi)
+        self._changed()
+
+    def delete(self, pod: Obj) -> None:
+        uid = (pod.get("metadata") or {}).get("uid", "")
+        entry = self._active_by_uid.pop(uid, None)
+        if entry is not None:
+            entry.removed = True
+        self._backoff_pods.pop(uid, None)
+        self._unschedulable.pop(uid, None)
+        self._changed()
+
+    # -- popping --------------------------------------------------------------------------------
+    async def pop(self) -> QueuedPodInfo | None:
+        """The next pod to schedule (now in flight), or None once the queue is closed."""
+        while True:
+            while self._active:
+                entry = heapq.heappop(self._active)
+                if entry.removed:
+                    continue
+                qpi = entry.qpi
+                del self._active_by_uid[qpi.uid]
+                qpi.attempts += 1
+                self._in_flight[qpi.uid] = self._events_start + len(self._events)
+                self._in_flight_pods[qpi.uid] = qpi
+                self._changed()
+                return qpi
+            if self._closed:
+                return None
+            self._wakeup.clear()
+            await self._wakeup.wait()
+
+    def done(self, uid: str) -> None:
+        """The pod's attempt is over (bound, or put back); forget its in-flight events."""
+        self._in_flight.pop(uid, None)
+        self._in_flight_pods.pop(uid, None)
+        oldest = min(self._in_flight.values(), default=self._events_start + len(self._events))
+        while self._events_start < oldest and self._events:
+            self._events.popleft()
+            self._events_start += 1
+        if not self._in_flight:
+            self._events_start += len(self._events)
+            self._events.clear()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wakeup.set()
+
+    # -- after a failed attempt -------------------------------------------------------------------
+    def add_unschedulable_if_not_present(self, qpi: QueuedPodInfo) -> None:
+        """Put back a pod whose attempt failed (its ``unschedulable_plugins`` say who rejected
+        it): to backoffQ when it failed with an error or an event during the attempt makes it
+        worth another try, else to the unschedulable pool."""
+        uid = qpi.uid
+        start = self._in_flight.get(uid)
+        qpi.last_failure = self.clock.monotonic()
+        qpi.timestamp = qpi.last_failure
+        if uid in self._active_by_uid or uid in self._backoff_pods or uid in self._unschedulable:
+            self.done(uid)
+            return
+        retry = qpi.failed_with_error
+        if not retry and start is not None:
+            for recorded in itertools.islice(
+                self._events, max(0, start - self._events_start), None
+            ):
+                if self._worth_retrying(qpi, recorded.event, recorded.old, recorded.new):
+                    retry = True
+                    break
+        self.done(uid)
+        if retry:
+            self._requeue(qpi)
+        else:
+            self._unschedulable[uid] = qpi
+        self._changed()
+
+    # -- events ---------------------------------------------------------------------------------
+    def on_event(
+        self, event: ClusterEvent, old: Obj | None, new: Obj | None, *, exclude: str = ""
+    ) -> None:
+        """A cluster change: wake the unschedulable pods it may help (and remember it for pods in
+        flight); ``exclude`` is a pod the event must not move (the one that caused it)."""
+        if not self._of_interest(event):
+            return
+        if self._in_flight:
+            self._record(event, old, new)
+        if not self._unschedulable:
+            return
+        moved = [
+            qpi
+            for qpi in self._unschedulable.values()
+            if qpi.uid != exclude and self._worth_retrying(qpi, event, old, new)
+        ]
+        for qpi in moved:
+            del self._unschedulable[qpi.uid]
+            self._requeue(qpi)
+        if moved:
+            self._changed()
+
+    def activate(self, pods: Iterable[Obj]) -> None:
+        """Move these pods to activeQ now, wherever they wait (upstream ``Activate``)."""
+        changed = False
+        for pod in pods:
+            uid = (pod.get("metadata") or {}).get("uid", "")
+            qpi = self._unschedulable.pop(uid, None) or self._backoff_pods.pop(uid, None)
+            if qpi is not None:
+                self._to_active(qpi)
+                changed = True
+        if changed:
+            self._changed()
+
+    def _of_interest(self, event: ClusterEvent) -> bool:
+        if event is UNSCHEDULABLE_TIMEOUT:
+            return True
+        for resource in (event.resource, EventResource.WILDCARD):
+            if self._interesting.get(resource, ActionType(0)) & event.action:
+                return True
+        if event.resource in (EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD):
+            return bool(self._interesting.get(EventResource.POD, ActionType(0)) & event.action)
+        return False
+
+    def _record(self, event: ClusterEvent, old: Obj | None, new: Obj | None) -> None:
+        self._events.append(_Event(event, old, new))
+
+    def _worth_retrying(
+        self, qpi: QueuedPodInfo, event: ClusterEvent, old: Obj | None, new: Obj | None
+    ) -> bool:
+        if event is UNSCHEDULABLE_TIMEOUT:
+            return True
+        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        if qpi.gated and qpi.gating_plugin:
+            rejectors = rejectors | {qpi.gating_plugin}
+        if not rejectors:
+            return True
+        for name in rejectors:
+            for registration in self.framework.events.get(name, ()):
+                if not registration.event.matches(event):
+                    continue
+                if registration.hint is None:
+                    return True
+                try:
+                    if registration.hint(qpi.pod, old, new) is QueueingHint.QUEUE:
+                        return True
+                except Exception:
+                    log.exception("queueing hint of %s failed; queueing the pod", name)
+                    return True
+        return False
+
+    # -- moving ------------------------------------------------------------------------------------
+    def backoff_duration(self, qpi: QueuedPodInfo) -> float:
+        duration = INITIAL_BACKOFF
+        for _ in range(1, qpi.attempts):
+            duration *= 2
+            if duration >= MAX_BACKOFF:
+                return MAX_BACKOFF
+        return duration
+
+    def _backoff_expiry(self, qpi: QueuedPodInfo) -> float:
+        return qpi.last_failure + self.backoff_duration(qpi) if qpi.attempts else 0.0
+
+    def _requeue(self, qpi: QueuedPodInfo) -> None:
+        expiry = self._backoff_expiry(qpi)
+        if expiry > self.clock.monotonic():
+            self._backoff_pods[qpi.uid] = qpi
+            heapq.heappush(self._backoff, (expiry, next(self._seq), qpi.uid))
+        else:
+            self._to_active(qpi)
+
+    def _to_active(self, qpi: QueuedPodInfo) -> None:
+        status = self.framework.run_pre_enqueue(qpi.pod)
+        if status is not None:
+            qpi.gated = True
+            qpi.gating_plugin = status.plugin
+            self._unschedulable[qpi.uid] = qpi
+            return
+        qpi.gated = False
+        qpi.gating_plugin = ""
+        qpi.timestamp = self.clock.monotonic()
+        self._push_active(qpi)
+
+    def _push_active(self, qpi: QueuedPodInfo) -> None:
+        entry = _ActiveEntry(qpi, self._less)
+        self._active_by_uid[qpi.uid] = entry
+        heapq.heappush(self._active, entry)
+        self._wakeup.set()
+
+    def flush_backoff_completed(self) -> None:
+        now = self.clock.monotonic()
+        moved = False
+        while self._backoff and self._backoff[0][0] <= now:
+            _, _, uid = heapq.heappop(self._backoff)
+            qpi = self._backoff_pods.pop(uid, None)
+            if qpi is not None:
+                self._to_active(qpi)
+                moved = True
+        if moved:
+            self._changed()
+
+    def flush_unschedulable_left_over(self) -> None:
+        now = self.clock.monotonic()
+        stale = [
+            qpi
+            for qpi in self._unschedulable.values()
+            if now - qpi.timestamp > MAX_UNSCHEDULABLE_DURATION
+        ]
+        for qpi in stale:
+            del self._unschedulable[qpi.uid]
+            qpi.timestamp = now
+            self._requeue(qpi)
+        if stale:
+            self._changed()
+
+    async def run_flushers(self) -> None:
+        """Upstream's two timers: backoff every second, the unschedulable pool every 30 s."""
+        next_unschedulable = self.clock.monotonic() + UNSCHEDULABLE_FLUSH_INTERVAL
+        while not self._closed:
+            await self.clock.sleep(BACKOFF_FLUSH_INTERVAL)
+            self.flush_backoff_completed()
+            if self.clock.monotonic() >= next_unschedulable:
+                next_unschedulable = self.clock.monotonic() + UNSCHEDULABLE_FLUSH_INTERVAL
+                self.flush_unschedulable_left_over()

@@ -1,0 +1,567 @@
+"""The scheduler loop: pop a pod, run the framework's scheduling cycle, hand binding to a task.
+
+Only the loop lives here; what each phase does is the framework's (``framework/runtime.py``)
+and the plugins'. One pod at a time:
+
+1. **Scheduling cycle** (no awaits on the happy path, so it sees one consistent state): PreFilter;
+   Filter over the nodes, starting where the last pod stopped and stopping once enough feasible
+   nodes are found (upstream's adaptive ``percentageOfNodesToScore``: 50% − nodes/125, at least
+   5%, at least 100 nodes); PreScore, Score and NormalizeScore; the best node (ties broken at
+   random); assume the pod in the cache; Reserve; Permit.
+2. **Binding cycle** (a task per pod, so the next pod is scheduled while API writes are in flight):
+   wait for Permit, PreBind, Bind, PostBind.
+3. **Failure**: Unreserve, forget the assumed pod, put the pod back in the queue (backoff after an
+   error, the unschedulable pool after a rejection, unless an event during the attempt helps), a
+   ``FailedScheduling`` event with upstream's ``0/N nodes are available: ...`` text and a
+   ``PodScheduled=False`` condition. Success: a ``Scheduled`` event.
+
+The :class:`Scheduler` is also the framework handle plugins receive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from random import Random
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from fakeapi.client import (
+    DEVICE_CLASSES,
+    DEVICE_TAINT_RULES,
+    NODES,
+    POD_GROUPS,
+    PODS,
+    RESOURCE_CLAIMS,
+    RESOURCE_SLICES,
+    Client,
+    EventRecorder,
+    Informer,
+    InformerFactory,
+    Resource,
+)
+from fakeapi.clock import Clock
+from fakeapi.features import default_gates, enabled
+from fakeapi.timefmt import format_time
+
+from .cache import Cache
+from .framework.cycle_state import CycleState
+from .framework.events import ActionType, ClusterEvent, EventResource, node_update_actions
+from .framework.interface import NodeToStatus
+from .framework.registry import Profile, Registry
+from .framework.runtime import Framework
+from .framework.status import Code, Status
+from .framework.types import NodeInfo, PodInfo, QueuedPodInfo
+from .framework.waiting import WaitingPod
+from .metrics import SchedulerMetrics
+from .plugins import default_profile, in_tree_registry
+from .plugins.default_preemption import fit_error_message
+from .queue import SchedulingQueue
+
+__all__ = ["MIN_FEASIBLE_NODES_TO_FIND", "Scheduler", "num_feasible_nodes_to_find"]
+
+log = logging.getLogger("fakeapi.scheduler")
+Obj = Mapping[str, Any]
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+POD_GROUP_INDEX = "fakeapi.scheduler/pod-group"
+
+
+def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None = None) -> int:
+    """How many feasible nodes to find before scoring (upstream ``numFeasibleNodesToFind``)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    adaptive = percentage if percentage and percentage > 0 else 0
+    if not adaptive:
+        adaptive = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    if adaptive >= 100:
+        return num_all_nodes
+    return max(num_all_nodes * adaptive // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def _meta(obj: Obj) -> Mapping[str, Any]:
+    meta: Mapping[str, Any] = obj.get("metadata") or {}
+    return meta
+
+
+def _pod_group_index(pod: Obj) -> list[str]:
+    group = ((pod.get("spec") or {}).get("workloadRef") or {}).get("podGroupName")
+    return [f"{_meta(pod).get('namespace', '')}/{group}"] if group else []
+
+
+def _pod_ref(pod: Obj) -> dict[str, Any]:
+    """The pod as an event's ``regarding`` (list items carry no apiVersion/kind)."""
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": _meta(pod)}
+
+
+class Scheduler:
+    """kube-scheduler for one profile, running against the API through ``client``."""
+
+    def __init__(
+        self,
+        *,
+        client: Client,
+        informers: InformerFactory,
+        clock: Clock,
+        rng: Random,
+        feature_gates: Mapping[str, bool] | None = None,
+        metrics: CollectorRegistry | None = None,
+        scheduler_name: str = "default-scheduler",
+        profile: Profile | None = None,
+        registry: Registry | None = None,
+    ) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.rng = rng
+        self.feature_gates: Mapping[str, bool] = {**default_gates(), **(feature_gates or {})}
+        self.scheduler_name = scheduler_name
+        self.profile = profile or default_profile(scheduler_name=scheduler_name)
+        self.metrics = SchedulerMetrics(registry=metrics, profile=self.profile.scheduler_name)
+        self.recorder = EventRecorder(
+            client, component="default-scheduler", clock=clock, instance=scheduler_name
+        )
+        self.cache = Cache()
+        self.pods = informers.informer(PODS)
+        with contextlib.suppress(ValueError):
+            self.pods.add_index(POD_GROUP_INDEX, _pod_group_index)
+        self.framework = Framework(
+            handle=self, registry=registry or in_tree_registry(), profile=self.profile
+        )
+        self.queue = SchedulingQueue(
+            framework=self.framework, clock=clock, on_pending_changed=self.metrics.set_pending
+        )
+        self._next_start_node = 0
+        self._binding_tasks: set[asyncio.Task[None]] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._started = False
+        self._stopped = False
+        self._wire()
+
+    # -- the framework handle ---------------------------------------------------------------------
+    def informer(self, resource: Resource) -> Informer:
+        return self.informers.informer(resource)
+
+    def node_infos(self) -> Sequence[NodeInfo]:
+        return self.cache.nodes
+
+    def waiting_pods(self) -> Collection[WaitingPod]:
+        return list(self.framework.waiting.values())
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.framework.waiting.get(uid)
+
+    def pods_of_group(self, namespace: str, group: str) -> list[Obj]:
+        return list(self.pods.by_index(POD_GROUP_INDEX, f"{namespace}/{group}"))
+
+    def is_assumed_or_bound(self, uid: str) -> bool:
+        return self.cache.is_assumed_or_bound(uid)
+
+    def event(self, *, regarding: Obj, type: str, reason: str, action: str, note: str) -> None:
+        self.recorder.event(
+            regarding=dict(regarding),
+            type="Warning" if type == "Warning" else "Normal",
+            reason=reason,
+            action=action,
+            note=note,
+        )
+
+    def activate(self, pods: Sequence[Obj]) -> None:
+        self.queue.activate(pods)
+
+    # -- informers ------------------------------------------------------------------------------
+    def _responsible(self, pod: Obj) -> bool:
+        spec = pod.get("spec") or {}
+        return (
+            (spec.get("schedulerName") or "default-scheduler") == self.profile.scheduler_name
+            and not spec.get("nodeName")
+            and not _meta(pod).get("deletionTimestamp")
+            and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+        )
+
+    def _wire(self) -> None:
+        self.pods.add_handler(
+            on_add=self._pod_added, on_update=self._pod_updated, on_delete=self._pod_deleted
+        )
+        nodes = self.informer(NODES)
+        nodes.add_handler(
+            on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_deleted
+        )
+        for resource, kind in (
+            (RESOURCE_CLAIMS, EventResource.RESOURCE_CLAIM),
+            (RESOURCE_SLICES, EventResource.RESOURCE_SLICE),
+            (DEVICE_CLASSES, EventResource.DEVICE_CLASS),
+            (POD_GROUPS, EventResource.POD_GROUP),
+        ):
+            self._forward(self.informer(resource), kind)
+        if enabled(self.feature_gates, "DRADeviceTaintRules"):
+            self._forward(self.informer(DEVICE_TAINT_RULES), EventResource.DEVICE_TAINT_RULE)
+
+    def _forward(self, informer: Informer, kind: EventResource) -> None:
+        on_event = self.queue.on_event
+        add = ClusterEvent(kind, ActionType.ADD)
+        update = ClusterEvent(kind, ActionType.UPDATE)
+        delete = ClusterEvent(kind, ActionType.DELETE)
+        informer.add_handler(
+            on_add=lambda obj: on_event(add, None, obj),
+            on_update=lambda old, new: on_event(update, old, new),
+            on_delete=lambda obj: on_event(delete, obj, None),
+        )
+
+    def _pod_added(self, pod: Obj) -> None:
+        if (pod.get("spec") or {}).get("nodeName"):
+            self.cache.add_pod(pod)
+            self.queue.on_event(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), None, pod)
+        elif self._responsible(pod):
+            self.queue.add(pod)
+            self.queue.on_event(
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD), None, pod
+            )
+
+    def _pod_updated(self, old: Obj, new: Obj) -> None:
+        if (new.get("spec") or {}).get("nodeName"):
+            uid = _meta(new).get("uid", "")
+            if not (old.get("spec") or {}).get("nodeName"):
+                self.queue.delete(new)
+            if (new.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                self.cache.remove_pod(new)
+                self.queue.on_event(
+                    ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), old, None
+                )
+            elif not self.cache.is_assumed_or_bound(uid) or self.cache.is_assumed(uid):
+                self.cache.add_pod(new)
+            elif (old.get("spec") or {}) != (new.get("spec") or {}):
+                self.cache.update_pod(old, new)
+            return
+        if self.cache.is_assumed(_meta(new).get("uid", "")):
+            return
+        if self._responsible(new):
+            self.queue.update(old, new)
+        else:
+            self.queue.delete(new)
+
+    def _pod_deleted(self, pod: Obj) -> None:
+        uid = _meta(pod).get("uid", "")
+        waiting = self.framework.waiting.get(uid)
+        if waiting is not None:
+            waiting.reject("", "pod was deleted")
+        if (pod.get("spec") or {}).get("nodeName") or self.cache.is_assumed_or_bound(uid):
+            if not self.cache.is_assumed(uid):
+                self.cache.remove_pod(pod)
+            self.queue.on_event(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), pod, None
+            )
+        self.queue.delete(pod)
+
+    def _node_added(self, node: Obj) -> None:
+        self.cache.add_node(node)
+        self.queue.on_event(ClusterEvent(EventResource.NODE, ActionType.ADD), None, node)
+
+    def _node_updated(self, old: Obj, new: Obj) -> None:
+        self.cache.update_node(new)
+        actions = node_update_actions(old, new)
+        if actions:
+            self.queue.on_event(ClusterEvent(EventResource.NODE, actions), old, new)
+
+    def _node_deleted(self, node: Obj) -> None:
+        self.cache.remove_node(node)
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    async def start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        self.informers.start()
+        await self.informers.wait_for_sync(timeout=60)
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._run(), name="scheduler loop"),
+            loop.create_task(self.queue.run_flushers(), name="scheduler queue flushers"),
+        ]
+
+    async def stop(self) -> None:
+        if self._stopped or not self._started:
+            self._stopped = True
+            return
+        self._stopped = True
+        self.queue.close()
+        for task in self._tasks:
+            task.cancel()
+        for task in list(self._binding_tasks):
+            task.cancel()
+        for task in [*self._tasks, *self._binding_tasks]:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.recorder.close()
+
+    async def _run(self) -> None:
+        while True:
+            qpi = await self.queue.pop()
+            if qpi is None:
+                return
+            try:
+                await self.schedule_one(qpi)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("scheduling %s failed", qpi.info.key)
+                self.queue.done(qpi.uid)
+            # let informers and binding tasks run between pods
+            await asyncio.sleep(0)
+
+    async def wait_idle(self) -> None:
+        """Wait until no binding is in flight (tests and benchmarks)."""
+        while self._binding_tasks:
+            await asyncio.gather(*list(self._binding_tasks), return_exceptions=True)
+
+    # -- one pod -----------------------------------------------------------------------------------
+    async def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        pod = self.pods.get(qpi.info.key) or qpi.pod
+        if _meta(pod).get("uid") != qpi.uid or not self._responsible(pod):
+            self.queue.done(qpi.uid)
+            return
+        if pod is not qpi.pod:
+            qpi.info = PodInfo(pod)
+        start = self.clock.monotonic()
+        state = CycleState()
+        nodes = self.cache.nodes
+        if not nodes:
+            await self._failed(
+                qpi,
+                state,
+                Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_NODES_AVAILABLE,)),
+                NO_NODES_AVAILABLE,
+                start=start,
+            )
+            return
+        result, status = self.framework.run_pre_filter(state, pod, nodes)
+        diagnosis = NodeToStatus(num_all_nodes=len(nodes))
+        if status is not None:
+            if status.rejected:
+                diagnosis.absent = status
+                await self._unschedulable(qpi, state, diagnosis, prefilter=status, start=start)
+            else:
+                await self._failed(qpi, state, status, status.message, start=start)
+            return
+        candidates: Sequence[NodeInfo] = nodes
+        if result is not None and result.node_names is not None:
+            candidates = [n for n in nodes if n.name in result.node_names]
+            diagnosis.absent = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                ("node(s) didn't satisfy plugin(s) [PreFilter]",),
+            )
+        feasible = self._find_feasible(state, pod, candidates, diagnosis)
+        if isinstance(feasible, Status):
+            await self._failed(qpi, state, feasible, feasible.message, start=start)
+            return
+        if not feasible:
+            await self._unschedulable(qpi, state, diagnosis, prefilter=None, start=start)
+            return
+        host = feasible[0].name
+        if len(feasible) > 1:
+            chosen = self._prioritize(state, pod, feasible)
+            if isinstance(chosen, Status):
+                await self._failed(qpi, state, chosen, chosen.message, start=start)
+                return
+            host = chosen
+        self.cache.assume_pod(qpi.info, host)
+        status = self.framework.run_reserve(state, pod, host)
+        if status is None:
+            status = self.framework.run_permit(state, pod, host)
+            if status is not None and status.code is Code.WAIT:
+                status = None
+        if status is not None:
+            await self.framework.run_unreserve(state, pod, host)
+            self.cache.forget_pod(qpi.uid)
+            if status.rejected:
+                qpi.unschedulable_plugins = {status.plugin} if status.plugin else set()
+                await self._failed(qpi, state, status, status.message, start=start)
+            else:
+                await self._failed(qpi, state, status, status.message, start=start)
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._binding_cycle(qpi, state, pod, host, start), name=f"bind {qpi.info.key}"
+        )
+        self._binding_tasks.add(task)
+        task.add_done_callback(self._binding_tasks.discard)
+
+    def _find_feasible(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: NodeToStatus
+    ) -> list[NodeInfo] | Status:
+        total = len(nodes)
+        wanted = num_feasible_nodes_to_find(total, self.profile.percentage_of_nodes_to_score)
+        feasible: list[NodeInfo] = []
+        start = self._next_start_node % total if total else 0
+        run_filters = self.framework.run_filters
+        processed = 0
+        for i in range(total):
+            node = nodes[(start + i) % total]
+            processed += 1
+            status = run_filters(state, pod, node)
+            if status is None:
+                feasible.append(node)
+                if len(feasible) >= wanted:
+                    break
+            elif status.code is Code.ERROR:
+                return status
+            else:
+                diagnosis.statuses[node.name] = status
+        self._next_start_node = (start + processed) % total if total else 0
+        return feasible
+
+    def _prioritize(self, state: CycleState, pod: Obj, nodes: list[NodeInfo]) -> str | Status:
+        status = self.framework.run_pre_score(state, pod, nodes)
+        if status is not None:
+            return status
+        totals, status = self.framework.run_score(state, pod, nodes)
+        if status is not None:
+            return status
+        best = -1
+        chosen = ""
+        ties = 0
+        for node, score in zip(nodes, totals, strict=True):
+            if score > best:
+                best, chosen, ties = score, node.name, 1
+            elif score == best:
+                ties += 1
+                if self.rng.randrange(ties) == 0:
+                    chosen = node.name
+        return chosen
+
+    # -- binding cycle --------------------------------------------------------------------------
+    async def _binding_cycle(
+        self, qpi: QueuedPodInfo, state: CycleState, pod: Obj, host: str, start: float
+    ) -> None:
+        status = await self.framework.wait_on_permit(pod)
+        if status is None:
+            status = await self.framework.run_pre_bind(state, pod, host)
+        if status is None:
+            status = await self.framework.run_bind(state, pod, host)
+        if status is not None:
+            await self.framework.run_unreserve(state, pod, host)
+            self.cache.forget_pod(qpi.uid)
+            if status.rejected and status.plugin:
+                qpi.unschedulable_plugins = {status.plugin}
+            await self._failed(qpi, state, status, status.message, start=start)
+            self.queue.on_event(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                pod,
+                None,
+                exclude=qpi.uid,
+            )
+            return
+        self.cache.finish_binding(qpi.uid)
+        self.framework.run_post_bind(state, pod, host)
+        self.queue.done(qpi.uid)
+        now = self.clock.monotonic()
+        self.metrics.attempt("scheduled", now - start)
+        self.metrics.scheduled(attempts=qpi.attempts, seconds=now - qpi.initial_timestamp)
+        meta = _meta(pod)
+        self.event(
+            regarding=_pod_ref(pod),
+            type="Normal",
+            reason="Scheduled",
+            action="Binding",
+            note=f"Successfully assigned {meta.get('namespace')}/{meta.get('name')} to {host}",
+        )
+
+    # -- failures ---------------------------------------------------------------------------------
+    async def _unschedulable(
+        self,
+        qpi: QueuedPodInfo,
+        state: CycleState,
+        diagnosis: NodeToStatus,
+        *,
+        prefilter: Status | None,
+        start: float,
+    ) -> None:
+        plugins = {s.plugin for s in diagnosis.statuses.values() if s.plugin}
+        if prefilter is not None and prefilter.plugin:
+            plugins.add(prefilter.plugin)
+        pod = qpi.pod
+        _, post = await self.framework.run_post_filter(state, pod, diagnosis)
+        if post.code is Code.ERROR:
+            await self._failed(qpi, state, post, post.message, start=start)
+            return
+        message = f"0/{diagnosis.num_all_nodes} nodes are available:"
+        if prefilter is not None:
+            message += f" {prefilter.message}."
+        else:
+            counts: dict[str, int] = {}
+            for status in diagnosis.statuses.values():
+                for reason in status.reasons:
+                    counts[reason] = counts.get(reason, 0) + 1
+            message = fit_error_message(diagnosis.num_all_nodes, counts)
+        if post.message:
+            message += f" {post.message}"
+        qpi.unschedulable_plugins = plugins
+        await self._failed(qpi, state, Status(Code.UNSCHEDULABLE, (message,)), message, start=start)
+
+    async def _failed(
+        self, qpi: QueuedPodInfo, state: CycleState, status: Status, message: str, *, start: float
+    ) -> None:
+        error = not status.rejected
+        qpi.failed_with_error = error
+        if error:
+            qpi.unschedulable_plugins = set()
+        self.metrics.attempt("error" if error else "unschedulable", self.clock.monotonic() - start)
+        current = self.pods.get(qpi.info.key)
+        if (
+            current is None
+            or _meta(current).get("uid") != qpi.uid
+            or not self._responsible(current)
+        ):
+            self.queue.done(qpi.uid)
+            return
+        self.queue.add_unschedulable_if_not_present(qpi)
+        self.event(
+            regarding=_pod_ref(current),
+            type="Warning",
+            reason="FailedScheduling",
+            action="Scheduling",
+            note=message,
+        )
+        await self._set_unschedulable_condition(
+            current, reason="SchedulerError" if error else "Unschedulable", message=message
+        )
+
+    async def _set_unschedulable_condition(self, pod: Obj, *, reason: str, message: str) -> None:
+        for condition in (pod.get("status") or {}).get("conditions") or ():
+            if (
+                condition.get("type") == "PodScheduled"
+                and condition.get("status") == "False"
+                and condition.get("reason") == reason
+                and condition.get("message") == message
+            ):
+                return
+        meta = _meta(pod)
+        patch = {
+            "status": {
+                "conditions": [
+                    {
+                        "type": "PodScheduled",
+                        "status": "False",
+                        "reason": reason,
+                        "message": message,
+                        "lastProbeTime": None,
+                        "lastTransitionTime": format_time(self.clock.now()),
+                    }
+                ]
+            }
+        }
+        try:
+            await self.client.patch(
+                PODS,
+                name=meta.get("name", ""),
+                namespace=meta.get("namespace", ""),
+                patch=patch,
+                patch_type="strategic",
+                subresource="status",
+            )
+        except Exception as exc:
+            log.debug("updating the PodScheduled condition of %s: %s", meta.get("name"), exc)

@@ -1,0 +1,448 @@
+"""The scheduler with DynamicResources, end to end through the API (in-process).
+
+Nodes, slices, classes, claims and pods are made with the client; the scheduler sees them only
+through its informers and writes back through the API. Each test names the behaviour it pins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from fakeapi.client import NODES, POD_GROUPS, PODS, RESOURCE_CLAIMS
+
+from .conftest import DRIVER, Cluster
+
+pytestmark = pytest.mark.asyncio
+
+Eventually = Callable[..., Any]
+
+
+def _devices(claim: dict[str, Any]) -> list[str]:
+    results = claim["status"]["allocation"]["devices"]["results"]
+    return [f"{r['pool']}/{r['device']}" for r in results]
+
+
+async def test_direct_claim_lands_on_the_node_with_the_device(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.node("node-2")
+    await cluster.device_class()
+    await cluster.slice("node-2", 2)
+    await cluster.claim("gpu")
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    await cluster.start_scheduler()
+
+    assert await eventually(lambda: cluster.node_of("app")) == "node-2"
+    claim = await cluster.get_claim("gpu")
+    pod = await cluster.get_pod("app")
+    assert "resource.kubernetes.io/delete-protection" in claim["metadata"]["finalizers"]
+    assert _devices(claim) == ["node-2/gpu-0"]
+    assert claim["status"]["reservedFor"] == [
+        {"resource": "pods", "name": "app", "uid": pod["metadata"]["uid"]}
+    ]
+    scheduled = await eventually(lambda: cluster.events_about("app", reason="Scheduled"))
+    assert scheduled[0]["note"] == "Successfully assigned default/app to node-2"
+    assert scheduled[0]["reportingController"] == "default-scheduler"
+
+
+async def test_template_claim_waits_for_the_controller_then_schedules(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.device_class()
+    await cluster.slice("node-1", 1)
+    scheduler = await cluster.start_scheduler()
+    pod = await cluster.pod(
+        "app", claims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
+    )
+    await eventually(lambda: scheduler.queue.where(pod["metadata"]["uid"]) == "gated")
+    assert await cluster.node_of("app") is None
+
+    claim = await cluster.template_claim_for(pod)
+
+    assert await eventually(lambda: cluster.node_of("app")) == "node-1"
+    allocated = await cluster.get_claim(claim["metadata"]["name"])
+    assert _devices(allocated) == ["node-1/gpu-0"]
+
+
+async def test_shared_claim_puts_both_pods_on_its_node(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    for name in ("node-1", "node-2", "node-3"):
+        await cluster.node(name)
+    await cluster.device_class()
+    await cluster.slice("node-3", 1)
+    await cluster.claim("shared")
+    for name in ("a", "b"):
+        await cluster.pod(name, claims=[{"name": "gpu", "resourceClaimName": "shared"}])
+    await cluster.start_scheduler()
+
+    assert await eventually(lambda: cluster.node_of("a")) == "node-3"
+    # "b" came while the claim's allocation was in flight for "a"; the claim update requeues it
+    # with backoff.
+    cluster.clock.advance(1.0)
+    assert await eventually(lambda: cluster.node_of("b")) == "node-3"
+    claim = await cluster.get_claim("shared")
+    assert sorted(r["name"] for r in claim["status"]["reservedFor"]) == ["a", "b"]
+
+
+async def test_two_pods_never_share_a_dedicated_device(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.node("node-2")
+    await cluster.device_class()
+    await cluster.slice("node-1", 1)
+    await cluster.slice("node-2", 1)
+    names = [f"p{i}" for i in range(3)]
+    for name in names:
+        await cluster.claim(name)
+        await cluster.pod(name, claims=[{"name": "gpu", "resourceClaimName": name}])
+    await cluster.start_scheduler()
+
+    await eventually(
+        lambda: (
+            cluster.events_about("p2", reason="FailedScheduling")
+            or cluster.events_about("p1", reason="FailedScheduling")
+            or cluster.events_about("p0", reason="FailedScheduling")
+        )
+    )
+    bound = [n for n in names if await cluster.node_of(n)]
+    assert len(bound) == 2
+    devices = [tuple(_devices(await cluster.get_claim(n))) for n in bound]
+    assert len(set(devices)) == 2
+    unbound = (set(names) - set(bound)).pop()
+    assert "status" not in (await cluster.get_claim(unbound)) or not (
+        await cluster.get_claim(unbound)
+    )["status"].get("allocation")
+
+
+async def test_impossible_claim_leaves_the_pod_pending_with_failed_scheduling(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.device_class()
+    await cluster.slice("node-1", 2)
+    await cluster.claim("too-many", count=3)
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "too-many"}])
+    await cluster.start_scheduler()
+
+    events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+    message = (
+        "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+    )
+    assert events[0]["note"] == message
+    assert events[0]["type"] == "Warning"
+    pod = await eventually(lambda: _scheduled_condition(cluster, "app"))
+    assert pod == {"status": "False", "reason": "Unschedulable", "message": message}
+    assert await cluster.node_of("app") is None
+
+
+async def _scheduled_condition(cluster: Cluster, name: str) -> dict[str, Any] | None:
+    pod = await cluster.get_pod(name)
+    for condition in pod.get("status", {}).get("conditions") or ():
+        if condition["type"] == "PodScheduled":
+            return {k: condition.get(k) for k in ("status", "reason", "message")}
+    return None
+
+
+async def test_a_new_slice_wakes_the_unschedulable_pod(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.device_class()
+    await cluster.claim("gpu")
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    scheduler = await cluster.start_scheduler()
+    await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+
+    await cluster.slice("node-1", 1)
+    await eventually(lambda: scheduler.queue.where(_uid_of(scheduler, "app")) == "backoff")
+    cluster.clock.advance(1.0)
+
+    assert await eventually(lambda: cluster.node_of("app")) == "node-1"
+
+
+def _uid_of(scheduler: Any, name: str) -> str:
+    pod = scheduler.pods.get(f"default/{name}")
+    return "" if pod is None else str(pod["metadata"]["uid"])
+
+
+async def test_pods_of_other_schedulers_are_left_alone(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.pod("mine")
+    await cluster.pod("theirs", schedulerName="other-scheduler")
+    await cluster.start_scheduler()
+
+    assert await eventually(lambda: cluster.node_of("mine")) == "node-1"
+    assert await cluster.node_of("theirs") is None
+    assert await cluster.events_about("theirs") == []
+
+
+async def _pod_group(cluster: Cluster, name: str, **spec: Any) -> dict[str, Any]:
+    return await cluster.client.create(
+        POD_GROUPS,
+        body={
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {
+                "workloadRef": {"name": "workload"},
+                "podGroupTemplateRef": {"name": "group-1"},
+                **spec,
+            },
+        },
+    )
+
+
+async def test_pod_group_claim_shared_by_300_pods_has_one_reservation(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    for i in range(4):
+        await cluster.node(f"node-{i}", pods="500")
+    await cluster.device_class()
+    await cluster.slice("node-2", 1)
+    await cluster.claim("group-claim")
+    group = await _pod_group(
+        cluster, "group", resourceClaims=[{"name": "shared", "resourceClaimName": "group-claim"}]
+    )
+    for i in range(300):
+        await cluster.pod(
+            f"member-{i}",
+            claims=[{"name": "gpu", "podGroupResourceClaim": "shared"}],
+            workloadRef={"name": "workload", "podGroupName": "group"},
+        )
+    scheduler = await cluster.start_scheduler()
+
+    async def all_bound() -> bool:
+        pods = await cluster.client.list(PODS, namespace="default")
+        return all(p["spec"].get("nodeName") for p in pods.items)
+
+    await eventually(all_bound, timeout=60)
+    await scheduler.wait_idle()
+    pods = await cluster.client.list(PODS, namespace="default")
+    assert {p["spec"]["nodeName"] for p in pods.items} == {"node-2"}
+    claim = await cluster.get_claim("group-claim")
+    assert claim["status"]["reservedFor"] == [
+        {
+            "apiGroup": "scheduling.k8s.io",
+            "resource": "podgroups",
+            "name": "group",
+            "uid": group["metadata"]["uid"],
+        }
+    ]
+
+
+async def test_claim_reserved_for_its_workload_gets_reserved_for_any_pod(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.device_class()
+    await cluster.slice("node-1", 1)
+    workload = {
+        "apiGroup": "example.com",
+        "resource": "jobsets",
+        "name": "train",
+        "uid": "0b7c2f5e-6a59-4c1e-9d1a-3f7c1d2e4b5a",
+    }
+    await cluster.claim("for-workload", reservedFor=workload)
+    for name in ("a", "b"):
+        await cluster.pod(name, claims=[{"name": "gpu", "resourceClaimName": "for-workload"}])
+    await cluster.start_scheduler()
+
+    assert await eventually(lambda: cluster.node_of("a")) == "node-1"
+    cluster.clock.advance(1.0)  # "b" may have met the claim while its allocation was in flight
+    assert await eventually(lambda: cluster.node_of("b")) == "node-1"
+    claim = await cluster.get_claim("for-workload")
+    assert claim["status"]["allocation"]["reservedForAnyPod"] is True
+    assert claim["status"]["reservedFor"] == [workload]
+
+
+async def test_gang_of_four_on_room_for_three_binds_none_then_all_with_a_fourth_node(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    for i in range(3):
+        await cluster.node(f"node-{i}", cpu="1")
+    await _pod_group(cluster, "gang", policy={"gang": {"minCount": 4}})
+    for i in range(4):
+        await cluster.pod(
+            f"member-{i}", cpu="1", workloadRef={"name": "workload", "podGroupName": "gang"}
+        )
+    scheduler = await cluster.start_scheduler()
+
+    await eventually(lambda: len(scheduler.framework.waiting) == 3)
+    await eventually(
+        lambda: (
+            cluster.events_about("member-3", reason="FailedScheduling")
+            or any(
+                scheduler.queue.where(_uid_of(scheduler, f"member-{i}")) == "unschedulable"
+                for i in range(4)
+            )
+        )
+    )
+    assert [await cluster.node_of(f"member-{i}") for i in range(4)] == [None] * 4
+
+    await cluster.node("node-3", cpu="1")
+    cluster.clock.advance(1.0)
+
+    async def all_bound() -> bool:
+        return all([await cluster.node_of(f"member-{i}") for i in range(4)])
+
+    await eventually(all_bound)
+    nodes = {await cluster.node_of(f"member-{i}") for i in range(4)}
+    assert nodes == {"node-0", "node-1", "node-2", "node-3"}
+
+
+async def test_incomplete_gang_releases_its_reservations_after_the_timeout(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    for i in range(3):
+        await cluster.node(f"node-{i}", cpu="1")
+    await _pod_group(cluster, "gang", policy={"gang": {"minCount": 4}})
+    for i in range(4):
+        await cluster.pod(
+            f"member-{i}", cpu="1", workloadRef={"name": "workload", "podGroupName": "gang"}
+        )
+    scheduler = await cluster.start_scheduler()
+    await eventually(lambda: len(scheduler.framework.waiting) == 3)
+
+    waiting_before = set(scheduler.framework.waiting)
+
+    cluster.clock.advance(60.0)
+
+    async def timed_out() -> list[str]:
+        notes = []
+        for i in range(4):
+            for event in await cluster.events_about(f"member-{i}", reason="FailedScheduling"):
+                notes.append(event["note"])
+        return [n for n in notes if "rejected due to timeout" in n]
+
+    notes = await eventually(timed_out)
+    assert notes[0] == "rejected due to timeout after waiting 60s at plugin GangScheduling"
+    # the released room lets the fourth member in; now it waits for the others
+    await eventually(
+        lambda: (
+            set(scheduler.framework.waiting)
+            and not set(scheduler.framework.waiting) & waiting_before
+        )
+    )
+    assert [await cluster.node_of(f"member-{i}") for i in range(4)] == [None] * 4
+
+
+async def test_scheduler_metrics_count_attempts_and_pending_pods(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1", cpu="1")
+    await cluster.pod("fits", cpu="1")
+    await cluster.pod("too-big", cpu="2")
+    await cluster.start_scheduler()
+    await eventually(lambda: cluster.events_about("too-big", reason="FailedScheduling"))
+    await eventually(lambda: cluster.node_of("fits"))
+
+    def value(name: str, **labels: str) -> float | None:
+        return cluster.metrics.get_sample_value(name, labels)
+
+    await eventually(
+        lambda: (
+            value(
+                "scheduler_schedule_attempts_total", result="scheduled", profile="default-scheduler"
+            )
+            == 1.0
+        )
+    )
+    assert (
+        value(
+            "scheduler_schedule_attempts_total", result="unschedulable", profile="default-scheduler"
+        )
+        == 1.0
+    )
+    assert value("scheduler_pending_pods", queue="unschedulable") == 1.0
+    assert value("scheduler_pod_scheduling_duration_seconds_count", attempts="1") == 1.0
+
+
+async def test_deleting_a_bound_pod_frees_room_for_the_waiting_one(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1", cpu="1")
+    await cluster.pod("first", cpu="1")
+    await cluster.start_scheduler()
+    await eventually(lambda: cluster.node_of("first"))
+    await cluster.pod("second", cpu="1")
+    events = await eventually(lambda: cluster.events_about("second", reason="FailedScheduling"))
+    assert events[0]["note"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
+
+    await cluster.client.delete(PODS, name="first", namespace="default", grace_period_seconds=0)
+    cluster.clock.advance(2.0)
+
+    assert await eventually(lambda: cluster.node_of("second")) == "node-1"
+
+
+async def test_node_affinity_message_counts_each_reason(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1", labels={"zone": "a"})
+    await cluster.node(
+        "node-2",
+        labels={"zone": "b"},
+        taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}],
+    )
+    await cluster.node("node-3", labels={"zone": "b"})
+    await cluster.client.patch(NODES, name="node-3", patch={"spec": {"unschedulable": True}})
+    await cluster.pod("app", nodeSelector={"zone": "c"})
+    await cluster.start_scheduler()
+
+    events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+    assert events[0]["note"] == (
+        "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
+        "1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable. "
+        "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+    )
+
+
+async def test_post_filter_deallocates_a_claim_allocated_elsewhere_and_unreserved(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.node("node-2", cpu="1")
+    await cluster.device_class()
+    await cluster.slice("node-1", 1)
+    await cluster.slice("node-2", 1)
+    await cluster.claim("gpu")
+    claim = await cluster.get_claim("gpu")
+    claim["status"] = {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {"request": "gpu", "driver": DRIVER, "pool": "node-1", "device": "gpu-0"}
+                ]
+            },
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchFields": [
+                            {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
+                        ]
+                    }
+                ]
+            },
+        }
+    }
+    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+    await cluster.node("node-3", cpu="1")
+    await cluster.client.patch(
+        NODES,
+        name="node-1",
+        patch={"spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]}},
+    )
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    await cluster.start_scheduler()
+
+    events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+    assert "deallocation of ResourceClaim completed" in events[0]["note"]
+    cluster.clock.advance(2.0)
+    assert await eventually(lambda: cluster.node_of("app")) == "node-2"
