@@ -127,14 +127,8 @@ class GarbageCollector:
         self.client = client
         self.resources = {r.qualified_plural: r for r in resources}
         self.by_kind = {(r.group, r.kind): r for r in resources}
-        self.caches: dict[str, Informer] = {}
-        for resource in resources:
-            informer = informers.informer(resource)
-            ensure_index(informer, _UID_INDEX, _uid)
-            ensure_index(informer, _OWNER_INDEX, owner_uids)
-            self.caches[resource.qualified_plural] = informer
-            self._watch(resource.qualified_plural, informer)
-        self.informers = list(self.caches.values())
+        # the queue first: a handler added to an informer that has already synced is told
+        # about every cached object at once
         self.controller = Controller(
             name="garbage_collector_attempt_to_delete",
             reconcile=self.reconcile,
@@ -142,6 +136,15 @@ class GarbageCollector:
             workers=workers,
             metrics=metrics,
         )
+        self.caches: dict[str, Informer] = {}
+        for resource in resources:
+            informer = informers.informer(resource)
+            ensure_index(informer, _UID_INDEX, _uid)
+            ensure_index(informer, _OWNER_INDEX, owner_uids)
+            self.caches[resource.qualified_plural] = informer
+        for plural, informer in self.caches.items():
+            self._watch(plural, informer)
+        self.informers = list(self.caches.values())
 
     def start(self) -> None:
         self.controller.start()

@@ -69,6 +69,13 @@ class NamespaceController:
         self.client = client
         self.clock = clock
         self.namespaced = [r for r in resources if r.namespaced]
+        self.controller = Controller(
+            name="namespace",
+            reconcile=self.reconcile,
+            clock=clock,
+            workers=workers,
+            metrics=metrics,
+        )
         self.namespaces = informers.informer(NAMESPACES)
         self.namespaces.add_handler(
             on_add=self._namespace_changed, on_update=lambda _o, new: self._namespace_changed(new)
@@ -80,13 +87,6 @@ class NamespaceController:
             informer = informers.informer(resource)
             informer.add_handler(on_delete=self._content_deleted)
             self.informers.append(informer)
-        self.controller = Controller(
-            name="namespace",
-            reconcile=self.reconcile,
-            clock=clock,
-            workers=workers,
-            metrics=metrics,
-        )
 
     def start(self) -> None:
         self.controller.start()

@@ -1,0 +1,213 @@
+"""Device taint eviction: every pod sharing a claim on a NoExecute-tainted device is evicted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakeapi.client import DEVICE_TAINT_RULES, POD_GROUPS, PODS, RESOURCE_CLAIMS, RESOURCE_SLICES
+
+DRIVER = "gpu.example.com"
+TAINT = {"key": "example.com/unhealthy", "value": "ecc", "effect": "NoExecute"}
+EVICTION = ["device-taint-eviction-controller"]
+
+
+def _slice(taints: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    devices = []
+    for name in ("gpu-0", "gpu-1"):
+        device: dict[str, Any] = {"name": name}
+        if taints.get(name):
+            device["taints"] = taints[name]
+        devices.append(device)
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "node-1-gpus"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": "node-1",
+            "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+            "devices": devices,
+        },
+    }
+
+
+async def _claim(cluster, name: str) -> dict[str, Any]:
+    return await cluster.user.create(
+        RESOURCE_CLAIMS,
+        body={
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {
+                "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}
+            },
+        },
+    )
+
+
+def _ref(pod: dict[str, Any]) -> dict[str, Any]:
+    return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+
+
+async def _evicted(cluster, name: str) -> bool:
+    pod = await cluster.user.get(PODS, namespace="default", name=name)
+    return bool(pod["metadata"].get("deletionTimestamp"))
+
+
+async def _shared_claim_with_pods(
+    cluster,
+    claim_name: str,
+    pods: list[str],
+    device: str,
+    tolerations: list[dict[str, Any]] | None = None,
+) -> None:
+    claim = await _claim(cluster, claim_name)
+    created = [
+        await cluster.user.create(
+            PODS,
+            body=cluster.pod(
+                name, claims=[{"name": "gpu", "resourceClaimName": claim_name}], node="node-1"
+            ),
+        )
+        for name in pods
+    ]
+    await cluster.allocate(
+        claim, devices=[device], reserved_for=[_ref(p) for p in created], tolerations=tolerations
+    )
+
+
+async def test_every_pod_sharing_a_claim_on_a_tainted_device_is_evicted(cluster):
+    await cluster.start(EVICTION)
+    await cluster.user.create(RESOURCE_SLICES, body=_slice({"gpu-0": [TAINT]}))
+    await _shared_claim_with_pods(cluster, "tainted", ["a-0", "a-1", "a-2"], "gpu-0")
+    await _shared_claim_with_pods(cluster, "healthy", ["b-0"], "gpu-1")
+
+    async def all_evicted() -> bool:
+        return all([await _evicted(cluster, f"a-{i}") for i in range(3)])
+
+    await cluster.eventually(all_evicted)
+    pod = await cluster.user.get(PODS, namespace="default", name="a-0")
+    condition = next(c for c in pod["status"]["conditions"] if c["type"] == "DisruptionTarget")
+    assert condition["status"] == "True"
+    assert condition["reason"] == "DeletionByDeviceTaintManager"
+    assert condition["message"] == "Device Taint manager: deleting due to NoExecute taint"
+    await cluster.settle()
+    assert not await _evicted(cluster, "b-0")
+
+
+async def test_pods_of_a_pod_group_sharing_the_group_claim_are_evicted(cluster):
+    await cluster.start(EVICTION)
+    await cluster.user.create(RESOURCE_SLICES, body=_slice({"gpu-0": [TAINT]}))
+    claim = await _claim(cluster, "group-claim")
+    group = await cluster.user.create(
+        POD_GROUPS,
+        body={
+            "apiVersion": "scheduling.k8s.io/v1alpha1",
+            "kind": "PodGroup",
+            "metadata": {"name": "trainers", "namespace": "default"},
+            "spec": {
+                "workloadRef": {"name": "training"},
+                "podGroupTemplateRef": {"name": "workers"},
+                "policy": {"basic": {}},
+                "resourceClaims": [{"name": "shared", "resourceClaimName": "group-claim"}],
+            },
+        },
+    )
+    for i in range(3):
+        await cluster.user.create(
+            PODS,
+            body=cluster.pod(
+                f"worker-{i}",
+                claims=[{"name": "gpu", "podGroupResourceClaim": "shared"}],
+                group="trainers",
+                node="node-1",
+            ),
+        )
+    await cluster.user.create(PODS, body=cluster.pod("outsider", node="node-1"))
+    await cluster.allocate(
+        claim,
+        devices=["gpu-0"],
+        reserved_for=[
+            {
+                "apiGroup": "scheduling.k8s.io",
+                "resource": "podgroups",
+                "name": "trainers",
+                "uid": group["metadata"]["uid"],
+            }
+        ],
+    )
+
+    async def all_evicted() -> bool:
+        return all([await _evicted(cluster, f"worker-{i}") for i in range(3)])
+
+    await cluster.eventually(all_evicted)
+    assert not await _evicted(cluster, "outsider")
+
+
+async def test_toleration_seconds_delay_the_eviction(cluster):
+    await cluster.start(EVICTION)
+    await cluster.user.create(RESOURCE_SLICES, body=_slice({"gpu-0": [TAINT]}))
+    tolerate_a_minute = [
+        {
+            "key": "example.com/unhealthy",
+            "operator": "Exists",
+            "effect": "NoExecute",
+            "tolerationSeconds": 60,
+        }
+    ]
+    await _shared_claim_with_pods(
+        cluster, "patient", ["p-0"], "gpu-0", tolerations=tolerate_a_minute
+    )
+    await cluster.settle()
+    await cluster.advance(30)
+    assert not await _evicted(cluster, "p-0")
+    await cluster.advance(31)
+    await cluster.eventually(lambda: _evicted(cluster, "p-0"))
+
+
+async def test_a_toleration_without_seconds_keeps_the_pod(cluster):
+    await cluster.start(EVICTION)
+    await cluster.user.create(RESOURCE_SLICES, body=_slice({"gpu-0": [TAINT]}))
+    forever = [{"key": "example.com/unhealthy", "operator": "Equal", "value": "ecc"}]
+    await _shared_claim_with_pods(cluster, "stubborn", ["s-0"], "gpu-0", tolerations=forever)
+    await cluster.settle()
+    await cluster.advance(3600)
+    assert not await _evicted(cluster, "s-0")
+
+
+async def test_a_device_taint_rule_evicts_and_reports_progress(make_cluster):
+    cluster = make_cluster(feature_gates={"DRADeviceTaintRules": True})
+    try:
+        await cluster.start(EVICTION)
+        await cluster.user.create(RESOURCE_SLICES, body=_slice({}))
+        await _shared_claim_with_pods(cluster, "ruled", ["r-0", "r-1"], "gpu-1")
+        await cluster.user.create(
+            DEVICE_TAINT_RULES,
+            body={
+                "apiVersion": DEVICE_TAINT_RULES.api_version,
+                "kind": "DeviceTaintRule",
+                "metadata": {"name": "drain-gpu-1"},
+                "spec": {
+                    "deviceSelector": {"driver": DRIVER, "pool": "node-1", "device": "gpu-1"},
+                    "taint": {"key": "example.com/maintenance", "effect": "NoExecute"},
+                },
+            },
+        )
+
+        async def both_evicted() -> bool:
+            return await _evicted(cluster, "r-0") and await _evicted(cluster, "r-1")
+
+        await cluster.eventually(both_evicted)
+
+        async def completed() -> bool:
+            cluster.clock.advance(1)
+            rule = await cluster.user.get(DEVICE_TAINT_RULES, name="drain-gpu-1")
+            conditions = (rule.get("status") or {}).get("conditions") or []
+            return any(c["reason"] == "Completed" for c in conditions)
+
+        await cluster.eventually(completed)
+        rule = await cluster.user.get(DEVICE_TAINT_RULES, name="drain-gpu-1")
+        [condition] = rule["status"]["conditions"]
+        assert condition["type"] == "EvictionInProgress"
+        assert condition["status"] == "False"
+        assert condition["message"] == "2 pods evicted since starting the controller."
+    finally:
+        await cluster.close()

@@ -1,0 +1,150 @@
+"""The node lifecycle controller: silent nodes go Unknown and get tainted; pods are evicted."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from fakeapi.client import LEASES, NODES, PODS
+from fakeapi.timefmt import format_time
+
+UNREACHABLE = "node.kubernetes.io/unreachable"
+
+
+async def _node(cluster, *, ready: str = "True") -> dict[str, Any]:
+    now = format_time(cluster.clock.now())
+    return await cluster.user.create(
+        NODES,
+        body={
+            "metadata": {"name": "node-1"},
+            "status": {
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": ready,
+                        "reason": "KubeletReady",
+                        "lastHeartbeatTime": now,
+                        "lastTransitionTime": now,
+                    }
+                ]
+            },
+        },
+    )
+
+
+async def _renew(cluster) -> None:
+    now = cluster.clock.now().isoformat(timespec="microseconds").replace("+00:00", "Z")
+    try:
+        lease = await cluster.user.get(LEASES, namespace="kube-node-lease", name="node-1")
+    except Exception:
+        await cluster.user.create(
+            LEASES,
+            body={
+                "metadata": {"name": "node-1", "namespace": "kube-node-lease"},
+                "spec": {"holderIdentity": "node-1", "leaseDurationSeconds": 40, "renewTime": now},
+            },
+        )
+        return
+    lease["spec"]["renewTime"] = now
+    await cluster.user.update(LEASES, body=lease)
+
+
+def _taints(node: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(t["key"], t["effect"]) for t in (node.get("spec") or {}).get("taints") or []}
+
+
+async def test_a_node_whose_lease_expires_goes_unknown_and_is_tainted(cluster):
+    await _node(cluster)
+    await _renew(cluster)
+    await cluster.start(["node-lifecycle-controller"])
+    await cluster.advance(30)
+    await _renew(cluster)
+    await cluster.advance(30)
+    await cluster.settle()
+    node = await cluster.user.get(NODES, name="node-1")
+    assert node["status"]["conditions"][0]["status"] == "True"  # renewed 30 s ago: alive
+
+    async def unknown() -> bool:
+        cluster.clock.advance(5)
+        current = await cluster.user.get(NODES, name="node-1")
+        return current["status"]["conditions"][0]["status"] == "Unknown"
+
+    await cluster.eventually(unknown)
+    node = await cluster.user.get(NODES, name="node-1")
+    ready = node["status"]["conditions"][0]
+    assert (ready["reason"], ready["message"]) == (
+        "NodeStatusUnknown",
+        "Kubelet stopped posting node status.",
+    )
+
+    async def tainted() -> bool:
+        current = await cluster.user.get(NODES, name="node-1")
+        return _taints(current) == {(UNREACHABLE, "NoExecute"), (UNREACHABLE, "NoSchedule")}
+
+    await cluster.eventually(tainted)
+
+    # the kubelet comes back
+    await _renew(cluster)
+    node = await cluster.user.get(NODES, name="node-1")
+    node["status"]["conditions"][0].update(status="True", reason="KubeletReady", message="")
+    await cluster.user.update_status(NODES, body=node)
+
+    async def untainted() -> bool:
+        return not _taints(await cluster.user.get(NODES, name="node-1"))
+
+    await cluster.eventually(untainted)
+
+
+async def test_pods_on_an_unreachable_node_go_after_their_toleration(cluster):
+    await _node(cluster)
+    await cluster.start(["node-lifecycle-controller"])
+    # the DefaultTolerationSeconds admission gives every pod 300 s for not-ready/unreachable
+    tolerant = await cluster.user.create(PODS, body=cluster.pod("tolerant", node="node-1"))
+    assert {
+        "key": UNREACHABLE,
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 300,
+    } in tolerant["spec"]["tolerations"]
+    intolerant = cluster.pod("intolerant", node="node-1")
+    intolerant["spec"]["tolerations"] = [
+        {"key": UNREACHABLE, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 0}
+    ]
+    await cluster.user.create(PODS, body=intolerant)
+
+    async def deleting(name: str) -> bool:
+        pod = await cluster.user.get(PODS, namespace="default", name=name)
+        return bool(pod["metadata"].get("deletionTimestamp"))
+
+    async def tainted() -> bool:
+        node = await cluster.user.get(NODES, name="node-1")
+        if (UNREACHABLE, "NoExecute") in _taints(node):
+            return True
+        cluster.clock.advance(5)
+        return False
+
+    await cluster.eventually(tainted)
+    node = await cluster.user.get(NODES, name="node-1")
+    added = _parse(
+        next(t["timeAdded"] for t in node["spec"]["taints"] if t["effect"] == "NoExecute")
+    )
+    await cluster.eventually(lambda: deleting("intolerant"))
+    pod = await cluster.user.get(PODS, namespace="default", name="intolerant")
+    condition = next(c for c in pod["status"]["conditions"] if c["type"] == "DisruptionTarget")
+    assert condition["reason"] == "DeletionByTaintManager"
+    await cluster.settle()
+    assert not await deleting("tolerant")
+
+    await cluster.advance(299)
+    assert not await deleting("tolerant")
+    await cluster.advance(2)
+    await cluster.eventually(lambda: deleting("tolerant"))
+    pod = await cluster.user.get(PODS, namespace="default", name="tolerant")
+    condition = next(c for c in pod["status"]["conditions"] if c["type"] == "DisruptionTarget")
+    assert _parse(condition["lastTransitionTime"]) >= added + timedelta(seconds=300)
+
+
+def _parse(value: str):
+    from fakeapi.timefmt import parse_time
+
+    return parse_time(value)
