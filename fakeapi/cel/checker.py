@@ -63,6 +63,10 @@ _LITERAL_VALIDATED: dict[str, Callable[[str], object]] = {
 }
 
 
+def _undeclared(name: str) -> str:
+    return f"undeclared reference to '{name}' (in container '')"
+
+
 def _format_kind(t: Type) -> str | None:
     """The type name a format clause sees, or None when the checker does not know it."""
     if not is_known(t):
@@ -347,7 +351,18 @@ class _Checker:
             if node.function in ("size",) and arg_results:
                 size = 1
         else:
-            target_type, target_cost, target_size = self.visit(node.target, scope)
+            target = node.target
+            if (
+                isinstance(target, ast.Ident)
+                and target.name not in scope
+                and target.name not in TYPE_IDENTIFIERS
+            ):
+                # cel-go reports both the unknown namespace-like target and the function.
+                found = [self.located(target, _undeclared(target.name))]
+                if node.function not in self.members:
+                    found.append(self.located(node, _undeclared(node.function)))
+                raise CELCompileError("compilation failed: " + "\n".join(found))
+            target_type, target_cost, target_size = self.visit(target, scope)
             cost += target_cost
             if node.function not in self.members:
                 raise self.error(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .kubernetes_library import KUBERNETES_GLOBALS, KUBERNETES_MEMBERS
 from .list_library import LIST_ATTRIBUTE_FUNCTIONS, LIST_GLOBALS, LIST_MEMBERS, MAX_LIST_VALUES
+from .named_format_library import NAMED_FORMAT_GLOBALS, NAMED_FORMAT_MEMBERS
 from .network_library import NETWORK_GLOBALS, NETWORK_MEMBERS
 from .optional_library import OPTIONAL_GLOBALS, OPTIONAL_MEMBERS
 from .overloads import Function
@@ -39,6 +40,7 @@ GLOBAL_FUNCTIONS: dict[str, Function] = {
     **OPTIONAL_GLOBALS,
     **NETWORK_GLOBALS,
     **TIME_GLOBALS,
+    **NAMED_FORMAT_GLOBALS,
 }
 
 MEMBER_FUNCTIONS: dict[str, Function] = {
@@ -49,6 +51,7 @@ MEMBER_FUNCTIONS: dict[str, Function] = {
     **OPTIONAL_MEMBERS,
     **NETWORK_MEMBERS,
     **TIME_MEMBERS,
+    **NAMED_FORMAT_MEMBERS,
 }
 
 # Result types known to the checker ("dyn" when it depends on the arguments).

@@ -17,7 +17,7 @@ from .errors import EvalError
 from .overloads import Function
 from .values import no_overload
 
-__all__ = ["CIDR", "IP", "NETWORK_GLOBALS", "NETWORK_MEMBERS", "URL"]
+__all__ = ["CIDR", "IP", "NETWORK_GLOBALS", "NETWORK_MEMBERS", "URL", "parse_url"]
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -162,7 +162,7 @@ def _parse_cidr(raw: str) -> CIDR:
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
 
 
-def _parse_url(raw: str) -> URL:
+def parse_url(raw: str) -> URL:
     """Go's ``url.ParseRequestURI`` acceptance, with ``url.Parse``'s parts."""
 
     def fail(detail: str) -> EvalError:
@@ -302,12 +302,12 @@ def _cidr_method(name: str) -> Function:
 
 
 def _url(*args: object) -> object:
-    return _parse_url(str(_one("url", args, str)))
+    return parse_url(str(_one("url", args, str)))
 
 
 def _is_url(*args: object) -> object:
     try:
-        _parse_url(str(_one("isURL", args, str)))
+        parse_url(str(_one("isURL", args, str)))
     except EvalError:
         return False
     return True

@@ -9,7 +9,8 @@ words it (mismatched or extraneous input, no viable alternative), plus every tok
 could not recognise. It expands cel-go's macros while parsing, as cel-go does: ``has``,
 ``all``/``exists``/``exists_one`` (one and two variables), ``map``, ``filter``, the two-variable
 ``transformList``/``transformMap``/``transformMapEntry``, ``sortBy``, ``optMap``/``optFlatMap``
-and ``cel.bind``.
+and ``cel.bind``. ``ns.f(...)`` is a call of the global function ``ns.f`` when the environment
+has one (``sets.contains``, ``optional.of``, ``ip.isCanonical``), else a member call on ``ns``.
 
 Every node records where cel-go locates it: the operator token of an operation, the ``.`` of
 a selection, the ``[`` of an index, the ``(`` of a call or macro, else its first token.
@@ -22,6 +23,7 @@ import re
 from . import ast
 from .errors import CELCompileError
 from .lexer import Token, display, tokenize
+from .library import GLOBAL_FUNCTIONS
 from .positions import located
 
 __all__ = ["parse"]
@@ -65,8 +67,6 @@ RESERVED = frozenset(
         "while",
     }
 )
-NAMESPACES = frozenset({"sets", "strings", "lists", "math", "optional", "format"})
-QUALIFIED_FUNCTIONS = frozenset({"ip.isCanonical"})  # a dotted name whose prefix is no namespace
 MAX_RECURSION = 250
 _LITERAL_START = frozenset(
     {"NUM_INT", "NUM_UINT", "NUM_FLOAT", "STRING", "BYTES", "true", "false", "null", "-"}
@@ -456,9 +456,7 @@ class _Parser:
         macro = self.comprehension(open_paren, target, name, args)
         if macro is not None:
             return macro
-        if isinstance(target, ast.Ident) and (
-            target.name in NAMESPACES or f"{target.name}.{name}" in QUALIFIED_FUNCTIONS
-        ):
+        if isinstance(target, ast.Ident) and f"{target.name}.{name}" in GLOBAL_FUNCTIONS:
             return ast.Call(pos, f"{target.name}.{name}", args)
         return ast.Call(pos, name, args, target)
 

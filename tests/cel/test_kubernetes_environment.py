@@ -140,8 +140,14 @@ class TestCollections:
         assert evaluate("[1, 2, 3, 4].slice(1, 3) == [2, 3] && [1, 2].reverse() == [2, 1]")
 
     def test_math_extension_is_not_part_of_the_environment(self) -> None:
-        assert "undeclared reference to 'math.greatest'" in compile_error(
-            "math.greatest(1, 2) == 2"
+        assert compile_error("math.greatest(1, 2) == 2") == (
+            "compilation failed: ERROR: <input>:1:1: undeclared reference to 'math' "
+            "(in container '')\n"
+            " | math.greatest(1, 2) == 2\n"
+            " | ^\n"
+            "ERROR: <input>:1:14: undeclared reference to 'greatest' (in container '')\n"
+            " | math.greatest(1, 2) == 2\n"
+            " | .............^"
         )
 
 
@@ -172,6 +178,39 @@ class TestNetwork:
         assert evaluate(f'url({D}.endpoint).getPort() == "8443"')
         assert evaluate(f'url({D}.endpoint).getQuery()["zone"] == ["a", "b"]')
         assert evaluate('url("/a b").getEscapedPath() == "/a%20b" && !isURL("relative/path")')
+
+
+class TestNamedFormats:
+    def test_valid_strings_give_none(self) -> None:
+        assert evaluate(f"!format.dns1123Label().validate({D}.model).hasValue()")
+        assert evaluate(
+            '!format.named("uuid").value().validate('
+            '"123e4567-e89b-12d3-a456-426614174000").hasValue()'
+        )
+
+    def test_invalid_strings_give_apimachinery_messages(self) -> None:
+        assert evaluate(
+            'format.dns1123Label().validate("My_Name").value() == ["a lowercase RFC 1123 label '
+            "must consist of lower case alphanumeric characters or '-', and must start and end "
+            "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+            "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"]"
+        )
+
+    def test_unknown_format_names_are_none(self) -> None:
+        assert evaluate('!format.named("nope").hasValue()')
+
+
+class TestTimestamps:
+    def test_timestamps_and_durations(self) -> None:
+        assert evaluate(
+            'timestamp("2009-02-13T23:31:30Z") + duration("1h") '
+            '== timestamp("2009-02-14T00:31:30Z")'
+        )
+        assert evaluate('timestamp("2009-02-13T23:31:30Z").getHours("Asia/Kathmandu") == 5')
+        assert evaluate('string(duration("1h30m")) == "5400s"')
+
+    def test_literal_arguments_are_validated_at_compile_time(self) -> None:
+        assert "invalid timestamp argument" in compile_error('timestamp("yesterday") == 1')
 
 
 def test_list_type_attributes_keep_includes() -> None:
