@@ -13,6 +13,7 @@ from functools import cached_property
 
 import orjson
 from aiohttp import web
+from prometheus_client import CollectorRegistry
 
 from fakeapi import errors
 from fakeapi.features import EMULATED_VERSION
@@ -20,6 +21,7 @@ from fakeapi.registry.store import Registry
 from fakeapi.server import discovery, openapi
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
+from fakeapi.server.metrics import add_metrics_route
 
 __all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED"]
 
@@ -110,9 +112,16 @@ async def _ok(_: web.Request) -> web.Response:
     return web.Response(text="ok", content_type="text/plain")
 
 
-def create_app(*, registry: Registry, watch: WatchSettings | None = None) -> web.Application:
+def create_app(
+    *,
+    registry: Registry,
+    watch: WatchSettings | None = None,
+    metrics: CollectorRegistry | None = None,
+) -> web.Application:
+    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None)."""
     app = web.Application(middlewares=[_status_errors], client_max_size=4 * 1024 * 1024)
     app[REGISTRY] = registry
+    add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
     docs = _Documents(registry)
     handlers = ResourceHandlers(registry=registry, watch=watch)
     version_bytes = orjson.dumps(VERSION_INFO)

@@ -10,6 +10,7 @@ import socket
 from types import TracebackType
 
 from aiohttp import web
+from prometheus_client import CollectorRegistry
 
 from fakeapi.registry.store import Registry
 from fakeapi.server.app import create_app
@@ -26,11 +27,13 @@ class ApiServer:
         host: str = "127.0.0.1",
         port: int = 0,
         watch: WatchSettings | None = None,
+        metrics: CollectorRegistry | None = None,
     ) -> None:
         self.registry = registry
         self.host = host
         self.port = port
-        self.app = create_app(registry=registry, watch=watch)
+        self.metrics = metrics if metrics is not None else CollectorRegistry()
+        self.app = create_app(registry=registry, watch=watch, metrics=self.metrics)
         self._runner: web.AppRunner | None = None
 
     @property
