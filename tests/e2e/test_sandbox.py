@@ -1,0 +1,161 @@
+"""``fakeapi sandbox`` as a user runs it: a subprocess, real kubectl, Ctrl-C.
+
+The sandbox prints its banner once every simulated node is Ready and has published its slices,
+so the tests wait for that line (a bounded guard), never for time to pass.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.e2e
+KUBECTL = shutil.which("kubectl")
+BIN = str(Path(sys.executable).parent)
+EXAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "data" / "examples"
+
+OTHER_CONTEXT = {
+    "apiVersion": "v1",
+    "kind": "Config",
+    "clusters": [{"name": "prod", "cluster": {"server": "https://prod.example:6443"}}],
+    "users": [{"name": "prod", "user": {"token": "secret"}}],
+    "contexts": [{"name": "prod", "context": {"cluster": "prod", "user": "prod"}}],
+    "current-context": "prod",
+    "preferences": {},
+}
+
+
+@dataclass
+class Sandbox:
+    process: subprocess.Popen[str]
+    kubeconfig: Path
+    banner: list[str]
+    workdir: Path
+
+    def kubectl(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        assert KUBECTL is not None, "kubectl is not installed (pip install -e '.[test]')"
+        env = {**os.environ, "PATH": BIN + os.pathsep + os.environ.get("PATH", ""),
+               "KUBECONFIG": str(self.kubeconfig)}
+        # kubectl passes nothing before a plugin's name: no --cache-dir for ``kubectl dra``
+        cache = [] if args[0] == "dra" else ["--cache-dir", str(self.workdir / "cache")]
+        result = subprocess.run([KUBECTL, *cache, *args],
+                                capture_output=True, text=True, env=env, timeout=60)
+        if check:
+            assert result.returncode == 0, f"kubectl {' '.join(args)}: {result.stderr}"
+        return result
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(30)
+
+
+def _start(tmp_path: Path, *args: str) -> Sandbox:
+    kubeconfig = tmp_path / "kubeconfig"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fakeapi.cli", "sandbox", "--port", "0",
+         "--kubeconfig", str(kubeconfig), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            raise AssertionError(f"the sandbox exited {process.wait()}:\n{''.join(lines)}")
+        lines.append(line)
+        if line.startswith("Ctrl-C stops"):
+            return Sandbox(process, kubeconfig, lines, tmp_path)
+    process.kill()
+    raise AssertionError("no banner within 60 s:\n" + "".join(lines))
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Iterator[Sandbox]:
+    (tmp_path / "kubeconfig").write_text(yaml.safe_dump(OTHER_CONTEXT))
+    running = _start(tmp_path, "--nodes", "2")
+    yield running
+    if running.process.poll() is None:
+        running.process.kill()
+        running.process.wait()
+
+
+def test_sandbox_serves_ready_gpu_nodes_to_kubectl(sandbox: Sandbox) -> None:
+    assert sandbox.banner[0].startswith("fakeapi sandbox ready at http://127.0.0.1:")
+    nodes = sandbox.kubectl("get", "nodes", "-o",
+                            "jsonpath={range .items[*]}{.metadata.name}={.status.conditions"
+                            "[?(@.type==\"Ready\")].status} {end}").stdout.split()
+    assert nodes == ["node-1=True", "node-2=True"]
+    drivers = sandbox.kubectl("get", "resourceslices", "-o",
+                              "jsonpath={.items[*].spec.driver}").stdout.split()
+    assert drivers == ["gpu.example.com", "gpu.example.com"]
+    assert sandbox.kubectl("get", "deviceclass", "gpu.example.com", "-o", "name").stdout == (
+        "deviceclass.resource.k8s.io/gpu.example.com\n")
+    pools = sandbox.kubectl("dra", "pools").stdout.splitlines()
+    assert [line.split()[0] for line in pools] == [
+        "NAME", "gpu.example.com.node-1", "gpu.example.com.node-2"]
+
+
+def test_the_kubeconfig_context_is_merged_and_removed_on_ctrl_c(sandbox: Sandbox) -> None:
+    merged = yaml.safe_load(sandbox.kubeconfig.read_text())
+    assert merged["current-context"] == "fakeapi"
+    assert [c["name"] for c in merged["contexts"]] == ["prod", "fakeapi"]
+    assert sandbox.stop() == 0
+    assert yaml.safe_load(sandbox.kubeconfig.read_text()) == OTHER_CONTEXT
+
+
+def test_load_applies_manifests_at_start(tmp_path: Path) -> None:
+    running = _start(tmp_path, "--nodes", "0", "--load", str(EXAMPLES / "deviceclasses.yaml"))
+    try:
+        classes = running.kubectl("get", "deviceclasses", "-o", "name").stdout.split()
+        assert "deviceclass.resource.k8s.io/mig.example.com" in classes
+        assert running.kubectl("get", "nodes", "-o", "name").stdout == ""
+    finally:
+        assert running.stop() == 0
+
+
+def test_a_taken_port_is_one_line_and_exit_status_1(sandbox: Sandbox, tmp_path: Path) -> None:
+    url = yaml.safe_load(sandbox.kubeconfig.read_text())["clusters"][-1]["cluster"]["server"]
+    port = url.rsplit(":", 1)[1]
+    result = subprocess.run(
+        [sys.executable, "-m", "fakeapi.cli", "sandbox", "--nodes", "0", "--port", port,
+         "--kubeconfig", str(tmp_path / "other")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"fakeapi sandbox: cannot listen on 127.0.0.1:{port}: the address is already in use "
+        "(try --port 0)\n")
+    assert not (tmp_path / "other").exists()
+
+
+def test_a_bad_manifest_under_load_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Not_Valid}\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "fakeapi.cli", "sandbox", "--nodes", "0", "--port", "0",
+         "--kubeconfig", str(tmp_path / "kc"), "--load", str(bad)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith('fakeapi sandbox: --load: ConfigMap "Not_Valid" is invalid')
+
+
+def test_help_documents_every_option() -> None:
+    result = subprocess.run([sys.executable, "-m", "fakeapi.cli", "sandbox", "--help"],
+                            capture_output=True, text=True, timeout=60)
+    for option in ("--nodes", "--profile", "--feature-gates", "--host", "--port",
+                   "--kubeconfig", "--load"):
+        assert option in result.stdout
