@@ -146,6 +146,6 @@ def _unrecognized(text: str, pos: int) -> str:
     if char in "\"'" or (char in "rRbB" and pos + 1 < len(text) and text[pos + 1] in "\"'"):
         end = text.find("\n", pos)
         return text[pos : end if end >= 0 else len(text)]
-    if char in "&|`" and pos + 1 < len(text):
+    if char in "&|=`" and pos + 1 < len(text):
         return text[pos : pos + 2]
     return char
