@@ -36,6 +36,7 @@ from fakeapi.client import (
     RESOURCE_CLAIM_TEMPLATES,
     RESOURCE_CLAIMS,
     Client,
+    EventRecorder,
     Informer,
     InformerFactory,
     is_already_exists,
@@ -46,14 +47,18 @@ from fakeapi.clock import Clock
 from fakeapi.controllers.claimnames import (
     POD_CLAIM_ANNOTATION,
     PODGROUP_CLAIM_ANNOTATION,
+    SCHEDULING_GROUP,
     admin_access,
     generated_claim_name,
     pod_group_name,
+    pod_group_reference,
+    pod_reference,
 )
 from fakeapi.controllers.objects import (
     as_dict,
     as_list,
     controller_ref,
+    copy_obj,
     ensure_index,
     is_deleting,
     meta,
@@ -73,6 +78,9 @@ _GENERATED_INDEX = "resourceclaim-controller/generated-for"
 _RESERVED_INDEX = "resourceclaim-controller/reserved-for"
 _OWNER_INDEX = "resourceclaim-controller/owner-uid"
 _GROUP_PODS_INDEX = "resourceclaim-controller/pod-group"
+_POD_CLAIMS_INDEX = "resourceclaim-controller/claims"
+#: resource.k8s.io/v1 ResourceClaimReservedForMaxSize
+_MAX_RESERVED_FOR = 256
 
 
 def _generated_for(claim: Obj) -> list[str]:
@@ -98,6 +106,16 @@ def _reserved_for(claim: Obj) -> list[str]:
 def _group_of_pod(pod: Obj) -> list[str]:
     group = pod_group_name(pod)
     return [f"{meta(pod).get('namespace')}/{group}"] if group else []
+
+
+def _claims_of_pod(pod: Obj) -> list[str]:
+    """Index: ``ns/claim`` for the claims a pod names in its spec or its status."""
+    ns = text(meta(pod).get("namespace"))
+    names = {
+        text(as_dict(e).get("resourceClaimName"))
+        for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))
+    } | set(_statuses(pod).values())
+    return sorted(f"{ns}/{n}" for n in names if n)
 
 
 def _statuses(obj: Obj) -> dict[str, str]:
@@ -141,6 +159,7 @@ class ResourceClaimController:
         ensure_index(self.claims, _RESERVED_INDEX, _reserved_for)
         ensure_index(self.claims, _OWNER_INDEX, owner_uids)
         ensure_index(self.pods, _GROUP_PODS_INDEX, _group_of_pod)
+        ensure_index(self.pods, _POD_CLAIMS_INDEX, _claims_of_pod)
         self.controller = Controller(
             name="resource_claim",
             reconcile=self.reconcile,
@@ -151,6 +170,7 @@ class ResourceClaimController:
         self.cleanup = ClaimCleanup(
             client=client, claims=self.claims, pods=self.pods, pod_groups=self.pod_groups
         )
+        self.events = EventRecorder(client, component=self.name, clock=clock)
         #: (owner uid, annotation, entry) -> claim name, for claims created by this process
         self._created: dict[tuple[str, str, str], str] = {}
         self.metrics = metrics
@@ -185,6 +205,7 @@ class ResourceClaimController:
 
     async def stop(self) -> None:
         await self.controller.stop()
+        await self.events.close()
         if self.metrics is not None:
             if self._collector is not None:
                 self.metrics.unregister(self._collector)
@@ -231,6 +252,11 @@ class ResourceClaimController:
             or (m.get("ownerReferences"))
         ):
             self.controller.enqueue("claim:" + meta_key(claim))
+        if status.get("allocation"):  # pods bound without the scheduler may need a reservation
+            for pod_key in self.pods.index_keys(_POD_CLAIMS_INDEX, meta_key(claim)):
+                pod = self.pods.get(pod_key)
+                if pod is not None and as_dict(pod.get("spec")).get("nodeName"):
+                    self.controller.enqueue("pod:" + pod_key)
 
     def _claim_deleted(self, claim: Obj) -> None:
         ref = controller_ref(claim)
@@ -283,7 +309,55 @@ class ResourceClaimController:
                     wanted[entry_name] = claim_name
         if wanted != recorded:
             await self._apply_statuses(PODS, pod, "v1", "Pod", wanted)
+        if as_dict(pod.get("spec")).get("nodeName"):
+            await self._reserve_for_scheduled_pod(pod, wanted)
         return Result(requeue=True) if retry else None
+
+    async def _reserve_for_scheduled_pod(self, pod: Obj, generated: dict[str, str]) -> None:
+        """A pod bound without the scheduler (``spec.nodeName`` set by its creator) whose claim
+        is allocated but not reserved for it gets the reservation the scheduler would have
+        written: the pod, or its PodGroup for a group claim. Claims reserved for any pod or for
+        a non-pod consumer (KEP-5194) and full lists are left alone."""
+        ns = text(meta(pod).get("namespace"))
+        group = (
+            self.pod_groups.get(f"{ns}/{pod_group_name(pod)}")
+            if (self.pod_groups is not None and pod_group_name(pod))
+            else None
+        )
+        for entry in (as_dict(e) for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))):
+            entry_name = text(entry.get("name"))
+            reference = pod_reference(pod)
+            claim_name = text(entry.get("resourceClaimName")) or generated.get(entry_name, "")
+            if entry.get("podGroupResourceClaim"):
+                if group is None:
+                    continue
+                reference = pod_group_reference(group)
+                by_entry = {
+                    text(as_dict(e).get("name")): text(as_dict(e).get("resourceClaimName"))
+                    for e in as_list(as_dict(group.get("spec")).get("resourceClaims"))
+                }
+                claim_name = by_entry.get(text(entry["podGroupResourceClaim"])) or claim_name
+            claim = self.claims.get(f"{ns}/{claim_name}") if claim_name else None
+            if claim is None:
+                continue
+            status = as_dict(claim.get("status"))
+            allocation = status.get("allocation")
+            reserved = [as_dict(r) for r in as_list(status.get("reservedFor"))]
+            if (
+                not isinstance(allocation, dict)
+                or allocation.get("reservedForAnyPod") is True
+                or any(r.get("uid") == reference["uid"] for r in reserved)
+                or any(
+                    (r.get("apiGroup") or "", r.get("resource")) not in (("", "pods"),)
+                    and r.get("apiGroup") != SCHEDULING_GROUP
+                    for r in reserved
+                )
+                or len(reserved) >= _MAX_RESERVED_FOR
+            ):
+                continue
+            updated = copy_obj(claim)
+            updated["status"]["reservedFor"] = [*reserved, reference]
+            await self.client.update_status(RESOURCE_CLAIMS, body=updated)
 
     def _group_claim_for_pod(self, pod: Obj, entry_name: str) -> str:
         if self.pod_groups is None:
@@ -377,15 +451,16 @@ class ResourceClaimController:
                 tmpl = await self.client.get(RESOURCE_CLAIM_TEMPLATES, namespace=ns, name=template)
             except Exception as exc:
                 if is_not_found(exc):
-                    log.info(
-                        "%s/%s: resource claim template %r not found",
-                        ns,
-                        meta(owner).get("name"),
-                        template,
+                    self._creation_failed(
+                        owner, entry_name, f"resource claim template {template!r}: {exc}"
                     )
                     return None
                 raise
         spec = as_dict(as_dict(tmpl.get("spec")).get("spec"))
+        refused = self._gated_out(spec)
+        if refused:
+            self._creation_failed(owner, entry_name, refused)
+            return None
         tmpl_meta = as_dict(as_dict(tmpl.get("spec")).get("metadata"))
         annotations = dict(as_dict(tmpl_meta.get("annotations")))
         annotations[annotation] = entry_name
@@ -427,6 +502,29 @@ class ResourceClaimController:
             self._created[(uid, annotation, entry_name)] = claim_name
             return claim_name
         raise RuntimeError(f"no free name for the claim of {ns}/{meta(owner).get('name')}")
+
+    def _creation_failed(self, owner: Obj, entry_name: str, why: str) -> None:
+        log.info("%s: claim %s: %s", meta_key(owner), entry_name, why)
+        self.events.event(
+            regarding=owner,
+            type="Warning",
+            reason="FailedResourceClaimCreation",
+            action="CreateResourceClaim",
+            note=f"PodResourceClaim {entry_name}: {why}",
+        )
+
+    def _gated_out(self, spec: dict[str, Any]) -> str:
+        """Why a template's claim may not be created with the current gates ("" if it may)."""
+        requests = [as_dict(r) for r in as_list(as_dict(spec.get("devices")).get("requests"))]
+        if not features.enabled(self.gates, "DRAAdminAccess") and admin_access({"spec": spec}):
+            return "admin access is requested, but the feature is disabled"
+        if not features.enabled(self.gates, "DRAPrioritizedList") and any(
+            r.get("firstAvailable") for r in requests
+        ):
+            return (
+                "template includes a prioritized list of subrequests, but the feature is disabled"
+            )
+        return ""
 
     def _count_create(self, status: str, admin: bool) -> None:
         if self._creates is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from prometheus_client import generate_latest
 
-from fakeapi.client import POD_GROUPS, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
+from fakeapi.client import EVENTS, POD_GROUPS, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
 
 POD_CLAIM = "resource.kubernetes.io/pod-claim-name"
 GROUP_CLAIM = "resource.kubernetes.io/podgroup-claim-name"
@@ -380,3 +380,58 @@ async def test_claim_metrics_count_by_source_and_allocation(cluster):
         in body
     )
     assert 'workqueue_adds_total{name="resource_claim"}' in body
+
+
+async def test_a_missing_template_is_reported_and_the_claim_made_once_it_exists(cluster):
+    await cluster.start(["resourceclaim-controller"])
+    await cluster.user.create(
+        PODS,
+        body=cluster.pod("early", claims=[{"name": "gpu", "resourceClaimTemplateName": "later"}]),
+    )
+
+    async def warned() -> bool:
+        events = (await cluster.user.list(EVENTS, namespace="default")).items
+        return any(e.get("reason") == "FailedResourceClaimCreation" for e in events)
+
+    await cluster.eventually(warned)
+    events = (await cluster.user.list(EVENTS, namespace="default")).items
+    event = next(e for e in events if e.get("reason") == "FailedResourceClaimCreation")
+    assert event["type"] == "Warning"
+    assert event["message"].startswith("PodResourceClaim gpu: resource claim template 'later': ")
+    assert not await cluster.claims()
+
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template("later"))
+
+    async def created() -> bool:
+        cluster.clock.advance(1)  # the retry backs off on the fake clock
+        return len(await cluster.claims()) == 1
+
+    await cluster.eventually(created)
+
+
+async def test_a_pod_bound_without_the_scheduler_gets_its_reservation(cluster):
+    await cluster.start(["resourceclaim-controller"])
+    claim = await cluster.user.create(
+        RESOURCE_CLAIMS,
+        body={
+            "metadata": {"name": "pre", "namespace": "default"},
+            "spec": {
+                "devices": {
+                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+                }
+            },
+        },
+    )
+    await cluster.allocate(claim, devices=["gpu-0"], reserved_for=[])
+    pod = await cluster.user.create(
+        PODS,
+        body=cluster.pod(
+            "bound", claims=[{"name": "gpu", "resourceClaimName": "pre"}], node="node-1"
+        ),
+    )
+
+    async def reserved() -> bool:
+        current = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="pre")
+        return current["status"].get("reservedFor") == [_pod_ref(pod)]
+
+    await cluster.eventually(reserved)
