@@ -10,12 +10,20 @@ report health for it, but never publish it).
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any
+
 from fakeapi.client import RESOURCE_SLICES, Client, InformerFactory
 from fakeapi.clock import Clock
+from fakeapi.kubelet.dispatch import Dispatcher, field_key
 from fakeapi.kubelet.dra.driver import SimulatedDriver
 from fakeapi.kubelet.dra.profiles import DriverProfile
 
-__all__ = ["ClusterDriver"]
+__all__ = ["DRIVER_INDEX", "ClusterDriver"]
+
+Obj = dict[str, Any]
+#: index of the shared slices informer by ``spec.driver``
+DRIVER_INDEX = "spec.driver"
 
 
 class ClusterDriver:
@@ -28,22 +36,29 @@ class ClusterDriver:
             raise ValueError(f"profile {profile.name} is node-scoped; kubelets publish it")
         self.profile = profile
         self.informers = informers
-        self._slices = informers.informer(
-            RESOURCE_SLICES, field_selector=f"spec.driver={profile.driver}"
-        )
+        self._slices = informers.informer(RESOURCE_SLICES)
+        with contextlib.suppress(ValueError):  # shared index, maybe added already
+            self._slices.add_index(DRIVER_INDEX, field_key("spec", "driver"))
         self.driver = SimulatedDriver(
-            profile=profile, client=client, clock=clock, slices=self._slices, publish=True
+            profile=profile, client=client, clock=clock, list_slices=self._own_slices,
+            publish=True,
         )
-        self._slices.add_handler(
-            on_add=lambda _obj: self.driver.resync(),
-            on_update=lambda _old, _new: self.driver.resync(),
-            on_delete=lambda _obj: self.driver.resync(),
+        self._dispatch = Dispatcher.of(
+            self._slices, name=DRIVER_INDEX, keys=field_key("spec", "driver")
         )
 
+    def _own_slices(self) -> list[Obj]:
+        return self._slices.by_index(DRIVER_INDEX, self.profile.driver)
+
+    def _changed(self, _slice: Obj) -> None:
+        self.driver.resync()
+
     async def start(self) -> None:
+        self._dispatch.subscribe(self.profile.driver, self._changed)
         self.informers.start()
         await self.informers.wait_for_sync(self._slices)
         self.driver.start()
 
     async def stop(self, *, remove_slices: bool = False) -> None:
+        self._dispatch.unsubscribe(self.profile.driver, self._changed)
         await self.driver.stop(remove_slices=remove_slices)

@@ -54,6 +54,7 @@ from fakeapi.client import (
 from fakeapi.clock import Clock
 from fakeapi.kubelet.admission import NotAdmittedError, check_claim, pod_claim_refs, pod_group_name
 from fakeapi.kubelet.default_stages import DEFAULT_STAGES_YAML
+from fakeapi.kubelet.dispatch import Dispatcher, field_key
 from fakeapi.kubelet.dra.driver import DeviceHealthReport, PrepareError, SimulatedDriver
 from fakeapi.kubelet.dra.health import (
     DEFAULT_HEALTH_TIMEOUT_SECONDS,
@@ -74,7 +75,9 @@ __all__ = ["Kubelet"]
 log = logging.getLogger("fakeapi.kubelet")
 
 Obj = dict[str, Any]
-_CLAIM_INDEX = "kubelet.claims"
+#: index names on the shared informers are shared too: name them by what they index
+NODE_NAME_INDEX = "spec.nodeName"
+_CLAIM_INDEX = "resourceClaimNames"
 _ADMISSION_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
 _HEALTH_CHECK_PERIOD = 1.0
 _STATUS_KEYS = (
@@ -88,6 +91,16 @@ _STATUS_KEYS = (
     "startTime",
     "allocatedResourcesStatus",
 )
+
+
+def _node_name(obj: Obj) -> list[str]:
+    """Index values: the object's ``spec.nodeName`` (pods, ResourceSlices)."""
+    name = (obj.get("spec") or {}).get("nodeName")
+    return [name] if isinstance(name, str) and name else []
+
+
+def _own_key(obj: Obj) -> list[str]:
+    return [object_key(obj)]
 
 
 def _claim_index(pod: Obj) -> list[str]:
@@ -112,6 +125,8 @@ class _PodState:
     released: bool = False
     attempts: int = 0
     pod_ip: str = ""
+    #: the claims (namespace/name) this kubelet listens to on the pod's behalf
+    claim_keys: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -171,12 +186,24 @@ class Kubelet:
         self._tasks: list[asyncio.Task[None]] = []
         self._next_ip = 2
         self.running = False
-        self._pods = informers.informer(PODS, field_selector=f"spec.nodeName={node_name}")
-        self._nodes = informers.informer(NODES, field_selector=f"metadata.name={node_name}")
-        self._slices = informers.informer(
-            RESOURCE_SLICES, field_selector=f"spec.nodeName={node_name}"
-        )
+        # the cluster-wide shared informers, routed to this node by dispatchers (see .dispatch)
+        self._pods = informers.informer(PODS)
+        self._nodes = informers.informer(NODES)
+        self._slices = informers.informer(RESOURCE_SLICES)
         self._claims = informers.informer(RESOURCE_CLAIMS)
+        for informer, index, keys in (
+            (self._pods, NODE_NAME_INDEX, _node_name),
+            (self._pods, _CLAIM_INDEX, _claim_index),
+            (self._slices, NODE_NAME_INDEX, _node_name),
+        ):
+            with contextlib.suppress(ValueError):  # another kubelet added it already
+                informer.add_index(index, keys)
+        self._pod_dispatch = Dispatcher.of(self._pods, name=NODE_NAME_INDEX, keys=_node_name)
+        self._node_dispatch = Dispatcher.of(
+            self._nodes, name="metadata.name", keys=field_key("metadata", "name")
+        )
+        self._slice_dispatch = Dispatcher.of(self._slices, name=NODE_NAME_INDEX, keys=_node_name)
+        self._claim_dispatch = Dispatcher.of(self._claims, name=_CLAIM_INDEX, keys=_own_key)
 
     # --- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -184,24 +211,9 @@ class Kubelet:
             return
         self.running = True
         self._queue = WorkQueue(clock=self.clock, name="kubelet", metrics=self.metrics)
-        with contextlib.suppress(ValueError):  # a restarted kubelet finds its index in place
-            self._pods.add_index(_CLAIM_INDEX, _claim_index)
-        self._pods.add_handler(
-            on_add=self._pod_changed,
-            on_update=lambda _old, new: self._pod_changed(new),
-            on_delete=self._pod_changed,
-        )
-        self._claims.add_handler(
-            on_add=self._claim_changed, on_update=lambda _old, new: self._claim_changed(new)
-        )
-        self._slices.add_handler(
-            on_add=self._slices_changed,
-            on_update=lambda _old, new: self._slices_changed(new),
-            on_delete=self._slices_changed,
-        )
-        self._nodes.add_handler(
-            on_add=self._node_changed, on_update=lambda _old, new: self._node_changed(new)
-        )
+        self._pod_dispatch.subscribe(self.node_name, self._pod_changed)
+        self._slice_dispatch.subscribe(self.node_name, self._slices_changed)
+        self._node_dispatch.subscribe(self.node_name, self._node_changed)
         await self.node.register()
         await self.node.renew_lease()
         await self.client.delete_collection(
@@ -215,7 +227,7 @@ class Kubelet:
                 client=self.client,
                 clock=self.clock,
                 node_name=self.node_name if profile.scope == "node" else "",
-                slices=self._slices if profile.scope == "node" else None,
+                list_slices=self._own_slices if profile.scope == "node" else None,
                 publish=profile.scope == "node",
             )
         await self._apply_faults()
@@ -224,7 +236,10 @@ class Kubelet:
             self._tasks.append(loop.create_task(self._worker(), name=f"kubelet {i}"))
         self._tasks.append(loop.create_task(self._heartbeat(), name="kubelet heartbeat"))
         self._tasks.append(loop.create_task(self._health_expiry(), name="kubelet health"))
-        for key in list(self._pods.keys()):
+        node = self._nodes.get(self.node_name)
+        if node is not None:
+            self._node_changed(node)
+        for key in self._pods.index_keys(NODE_NAME_INDEX, self.node_name):
             self._queue.add(key)
 
     async def stop(self) -> None:
@@ -241,6 +256,11 @@ class Kubelet:
                 await task
         for driver in self.drivers.values():
             await driver.stop(remove_slices=False)
+        for state in self._pods_state.values():
+            self._listen_to_claims(state, frozenset())
+        self._pod_dispatch.unsubscribe(self.node_name, self._pod_changed)
+        self._slice_dispatch.unsubscribe(self.node_name, self._slices_changed)
+        self._node_dispatch.unsubscribe(self.node_name, self._node_changed)
         await self.events.close()
 
     # --- fault injection (Python) ----------------------------------------------------------------
@@ -309,10 +329,13 @@ class Kubelet:
         self._queue.add(object_key(pod))
 
     def _claim_changed(self, claim: Obj) -> None:
-        meta = claim.get("metadata") or {}
-        claim_key = f"{meta.get('namespace')}/{meta.get('name')}"
-        for key in self._pods.index_keys(_CLAIM_INDEX, claim_key):
-            self._queue.add(key)
+        for key in self._pods.index_keys(_CLAIM_INDEX, object_key(claim)):
+            pod = self._pods.get(key)
+            if pod is not None and (pod.get("spec") or {}).get("nodeName") == self.node_name:
+                self._queue.add(key)
+
+    def _own_slices(self) -> list[Obj]:
+        return self._slices.by_index(NODE_NAME_INDEX, self.node_name)
 
     def _slices_changed(self, _slice: Obj) -> None:
         for driver in self.drivers.values():
@@ -371,6 +394,8 @@ class Kubelet:
 
     async def _sync_pod(self, key: str) -> None:
         pod = self._pods.get(key)
+        if pod is not None and (pod.get("spec") or {}).get("nodeName") != self.node_name:
+            pod = None  # not (or no longer) ours
         state = self._pods_state.get(key)
         uid = str(((pod or {}).get("metadata") or {}).get("uid") or "")
         if state is not None and (pod is None or state.uid != uid):
@@ -382,6 +407,7 @@ class Kubelet:
             return
         if state is None:
             state = self._pods_state[key] = _PodState(uid=uid)
+        self._listen_to_claims(state, frozenset(_claim_index(pod)))
         meta = pod.get("metadata") or {}
         phase = (pod.get("status") or {}).get("phase")
         deleting = bool(meta.get("deletionTimestamp"))
@@ -508,7 +534,15 @@ class Kubelet:
                     await driver.unprepare(uid=uid, namespace=namespace, name=name)
         state.released = True
 
+    def _listen_to_claims(self, state: _PodState, keys: frozenset[str]) -> None:
+        for claim_key in keys - state.claim_keys:
+            self._claim_dispatch.subscribe(claim_key, self._claim_changed)
+        for claim_key in state.claim_keys - keys:
+            self._claim_dispatch.unsubscribe(claim_key, self._claim_changed)
+        state.claim_keys = keys
+
     def _forget(self, key: str, state: _PodState) -> None:
+        self._listen_to_claims(state, frozenset())
         for device in state.devices:
             users = self._device_users.get(device.resource_id)
             if users is not None:

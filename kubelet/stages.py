@@ -31,6 +31,7 @@ strings (``true``/``false`` for booleans).
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import zlib
@@ -66,8 +67,9 @@ class StageError(ValueError):
 # --- paths and selectors -------------------------------------------------------------------------
 
 
-def _tokens(path: str) -> list[str | int | None]:
-    """``.a["b.c"][*][0]`` → ["a", "b.c", None, 0] (None = every element)."""
+@functools.lru_cache(maxsize=1024)
+def _tokens(path: str) -> tuple[str | int | None, ...]:
+    """``.a["b.c"][*][0]`` → ("a", "b.c", None, 0) (None = every element)."""
     out: list[str | int | None] = []
     pos = 0
     while pos < len(path):
@@ -82,7 +84,7 @@ def _tokens(path: str) -> list[str | int | None]:
         else:
             out.append(None if index == "*" else int(index))
         pos = found.end()
-    return out
+    return tuple(out)
 
 
 def evaluate_path(obj: Any, path: str) -> list[Any]:

@@ -33,7 +33,6 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
     Client,
-    Informer,
     WorkQueue,
     is_already_exists,
     is_conflict,
@@ -95,7 +94,7 @@ class SimulatedDriver:
         client: Client,
         clock: Clock,
         node_name: str = "",
-        slices: Informer | None = None,
+        list_slices: Callable[[], list[Obj]] | None = None,
         publish: bool = True,
     ) -> None:
         self.profile = profile
@@ -103,8 +102,8 @@ class SimulatedDriver:
         self.client = client
         self.clock = clock
         self.node_name = node_name
-        self._slices = slices
-        self._publish_enabled = publish and slices is not None
+        self._list_slices = list_slices
+        self._publish_enabled = publish and list_slices is not None
         self._pools = profile.render(node=node_name)
         self._devices = {(p.name, d["name"]) for p in self._pools for d in p.devices}
         self._health: dict[tuple[str, str], tuple[str, str]] = {}
@@ -161,10 +160,10 @@ class SimulatedDriver:
         return sorted(self._devices)
 
     def _own_slices(self) -> list[Obj]:
-        assert self._slices is not None
+        assert self._list_slices is not None
         return [
             s
-            for s in self._slices.list()
+            for s in self._list_slices()
             if (s.get("spec") or {}).get("driver") == self.name
             and (s.get("spec") or {}).get("nodeName", "") == self.node_name
         ]
