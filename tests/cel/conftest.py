@@ -1,7 +1,8 @@
 """Collects the CEL conformance results and prints them per area after the run.
 
 The per-area tests in test_conformance.py record every case's outcome here; the terminal
-summary then shows pass counts per area and lists every skipped case's reason (grouped), so
+summary then shows pass counts per area and every reason for skipping, with the cases named
+for the smaller groups (the large ones are whole libraries or protobuf features), so
 the output says what is covered and what is not, with or without ``-s``.
 """
 
@@ -11,6 +12,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
+LIST_NAMES_UP_TO = 60  # smaller groups of skipped cases are listed case by case
 RESULTS = pytest.StashKey[dict[str, list[tuple[str, str, str]]]]()
 
 
@@ -31,6 +33,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.section("CEL conformance (google/cel-spec simple tests)")
     totals: Counter[str] = Counter()
     skip_reasons: dict[str, Counter[str]] = defaultdict(Counter)
+    skipped_names: dict[str, list[str]] = defaultdict(list)
     for area in sorted(results):
         counts = Counter(status for _, status, _ in results[area])
         totals.update(counts)
@@ -39,9 +42,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             f"{area:<16} {counts['pass']:>4}/{ran:<4} passed"
             + (f"  {counts['skip']:>4} skipped" if counts["skip"] else "")
         )
-        for _, status, detail in results[area]:
+        for name, status, detail in results[area]:
             if status == "skip":
                 skip_reasons[detail][area] += 1
+                skipped_names[detail].append(f"{area}/{name}")
+    fully_skipped = {
+        area for area, rows in results.items() if all(status == "skip" for _, status, _ in rows)
+    }
     ran = totals["pass"] + totals["fail"]
     write(f"{'total':<16} {totals['pass']:>4}/{ran:<4} passed  {totals['skip']:>4} skipped")
     if skip_reasons:
@@ -49,3 +56,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         for reason, areas in sorted(skip_reasons.items(), key=lambda item: -sum(item[1].values())):
             where = ", ".join(f"{area} {n}" for area, n in sorted(areas.items()))
             write(f"  {sum(areas.values()):>4}  {reason} ({where})")
+            whole_areas = all(area in fully_skipped for area in areas)
+            if len(skipped_names[reason]) <= LIST_NAMES_UP_TO and not whole_areas:
+                for name in skipped_names[reason]:
+                    write(f"          {name}")
