@@ -1,8 +1,10 @@
 """A simulated kubelet: one node, its pods, its DRA drivers, its device health.
 
-A real actor against the API (only :mod:`fakeapi.client`): it watches the pods bound to its node
-(field selector ``spec.nodeName=<node>``), its own Node (for fault annotations), its node's
-ResourceSlices and the ResourceClaims, and reconciles one pod key at a time from current state:
+A real actor against the API (only :mod:`fakeapi.client`): it follows the pods bound to its node
+(``spec.nodeName``), its own Node (for fault annotations), its node's ResourceSlices and the
+ResourceClaims its pods use — through the cluster's shared informers, with :mod:`.dispatch`
+routing each change to the one kubelet it concerns, which is what a per-node field-selector watch
+would give a real kubelet — and reconciles one pod key at a time from current state:
 
 1. **Admission** (pods not yet running): every claim must exist, be allocated for this node and
    reserved for the pod, its PodGroup, or any pod (:mod:`.admission`). Otherwise the pod stays

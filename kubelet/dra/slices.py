@@ -8,8 +8,8 @@ upstream's resourceslice controller does: consumers that see fewer slices of the
 than the count know the pool is still being updated.
 
 Slice names are deterministic (``<node>-<driver>[-<pool>]-<n>``, sanitised; the pool is left
-out when it is named after the node), so republishing the
-same pool updates the same objects instead of churning names.
+out when it is named after the node), so republishing the same pool updates the same objects
+instead of churning names.
 """
 
 from __future__ import annotations
