@@ -331,9 +331,9 @@ class DynamicResources:
             to_allocate.append(claim)
         if to_allocate:
             s.prepared = self.allocator.prepare(claims=to_allocate)
-            s.signature = orjson.dumps(
-                [[_klog(c), (c.get("spec") or {}).get("devices")] for c in to_allocate]
-            )
+            # what the allocator's answer depends on, besides the node: the requests (a claim's
+            # name only appears in errors, which are never reused)
+            s.signature = orjson.dumps([(c.get("spec") or {}).get("devices") for c in to_allocate])
         return None, None
 
     def _check_classes(self, claim: Obj) -> Status | None:

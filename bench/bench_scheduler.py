@@ -1,0 +1,449 @@
+"""Scheduler benchmark: the scheduler_perf DRA shapes in one process.
+
+``python bench/bench_scheduler.py [--scale 0.2] [--duration 10] [--only NAME] [--profile]``
+
+Workloads (upstream test/integration/scheduler_perf/dra, at full scale):
+
+* SchedulingWithResourceClaimTemplate/5000pods_500nodes — 500 nodes with 10 devices each,
+  2500 initial pods, then 2500 measured pods, one claim each from a template;
+* SteadyStateClusterResourceClaimTemplate empty/half/full_500nodes — 0 / 2500 / 4990 devices
+  already allocated; create 10 pods, wait until they are bound, delete them, repeat;
+* SchedulingWithResourceClaim (shared claims) — 500 nodes with 2 devices, 500 claims each
+  shared by 5 pods (2500 measured pods);
+* SharedPodGroupResourceClaim — 50 nodes, 100 PodGroups of 50 pods, each group sharing one
+  claim through ``podGroupResourceClaim``.
+
+Everything runs in one process over the in-process transport: the API server, the scheduler and
+this driver share one event loop. No resourceclaim controller runs here, so **the benchmark
+creates template claims itself, as the controller would** (owned by the pod, recorded in the
+pod's ``status.resourceClaimStatuses``), and cleans up claims after pods in the steady-state
+runs. Throughput is as scheduler_perf measures it: measured pods divided by the time from the
+first measured pod's creation until the last one is bound. The breakdown shows where the time
+went (inclusive timers: scheduling cycle, allocator, the scheduler's API writes, the queue).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import functools
+import pstats
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fakeapi.bootstrap import new_registry
+from fakeapi.client import (
+    DEVICE_CLASSES,
+    NODES,
+    POD_GROUPS,
+    PODS,
+    RESOURCE_CLAIMS,
+    RESOURCE_SLICES,
+    Client,
+    InformerFactory,
+)
+from fakeapi.clock import RealClock
+from fakeapi.scheduler import Scheduler
+from fakeapi.scheduler.framework.runtime import Framework
+from fakeapi.scheduler.plugins.dynamic_resources import Allocator
+from fakeapi.scheduler.queue import SchedulingQueue
+from fakeapi.server.inprocess import InProcessTransport
+
+DRIVER = "test-driver.cdi.k8s.io"
+CLASS = "test-class"
+NS = "default"
+TIMERS: dict[str, float] = defaultdict(float)
+
+
+def timed(owner: Any, name: str, label: str) -> None:
+    original = getattr(owner, name)
+    if asyncio.iscoroutinefunction(original):
+
+        @functools.wraps(original)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await original(*args, **kwargs)
+            finally:
+                TIMERS[label] += time.perf_counter() - start
+
+        setattr(owner, name, async_wrapper)
+        return
+
+    @functools.wraps(original)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            TIMERS[label] += time.perf_counter() - start
+
+    setattr(owner, name, wrapper)
+
+
+def instrument(scheduler_client: Client) -> None:
+    timed(Scheduler, "schedule_one", "scheduling cycles (PreFilter..Permit)")
+    timed(Allocator, "allocate", "allocator (Filter)")
+    timed(Framework, "run_filters", "filter plugins (incl. allocator)")
+    timed(Framework, "run_score", "score plugins")
+    timed(Framework, "run_pre_bind", "PreBind (claim writes)")
+    timed(Framework, "run_bind", "Bind (pods/binding)")
+    for method in ("add", "update", "on_event", "add_unschedulable_if_not_present", "done"):
+        timed(SchedulingQueue, method, "queue")
+    for method in ("update", "update_status", "patch", "create_subresource"):
+        timed(scheduler_client, method, "scheduler API writes")
+
+
+class Bench:
+    def __init__(self, *, gates: dict[str, bool] | None = None) -> None:
+        self.clock = RealClock()
+        self.registry = new_registry(clock=self.clock, feature_gates=gates)
+        self.client = Client(InProcessTransport(self.registry), field_manager="bench")
+        self.gates = gates
+        self.scheduler: Scheduler | None = None
+
+    async def start(self) -> Scheduler:
+        client = Client(InProcessTransport(self.registry), field_manager="default-scheduler")
+        informers = InformerFactory(client, clock=self.clock)
+        instrument(client)
+        self.scheduler = Scheduler(
+            client=client,
+            informers=informers,
+            clock=self.clock,
+            rng=random.Random(1),
+            feature_gates=self.gates,
+        )
+        await self.scheduler.start()
+        return self.scheduler
+
+    async def stop(self) -> None:
+        if self.scheduler is not None:
+            await self.scheduler.stop()
+            await self.scheduler.informers.stop()
+
+    async def nodes(self, count: int, devices: int) -> None:
+        await self.client.create(
+            DEVICE_CLASSES,
+            body={
+                "metadata": {"name": CLASS},
+                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+            },
+        )
+        for i in range(count):
+            name = f"scheduler-perf-dra-{i}"
+            await self.client.create(
+                NODES,
+                body={
+                    "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                    "status": {
+                        "allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+                        "capacity": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+                    },
+                },
+            )
+            await self.client.create(
+                RESOURCE_SLICES,
+                body={
+                    "metadata": {"name": name},
+                    "spec": {
+                        "driver": DRIVER,
+                        "nodeName": name,
+                        "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                        "devices": [{"name": f"instance-{d}"} for d in range(devices)],
+                    },
+                },
+            )
+
+    async def template_pod(self, name: str) -> None:
+        """A pod using the claim template, plus what the resourceclaim controller would do."""
+        pod = await self.client.create(
+            PODS,
+            body={
+                "metadata": {"name": name, "namespace": NS},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "c",
+                            "image": "pause",
+                            "resources": {"claims": [{"name": "resource"}]},
+                        }
+                    ],
+                    "resourceClaims": [
+                        {"name": "resource", "resourceClaimTemplateName": "test-claim-template"}
+                    ],
+                },
+            },
+        )
+        claim = await self.client.create(
+            RESOURCE_CLAIMS, body=claim_body(f"{name}-resource", owner=pod)
+        )
+        await self.client.patch(
+            PODS,
+            name=name,
+            namespace=NS,
+            subresource="status",
+            patch={
+                "status": {
+                    "resourceClaimStatuses": [
+                        {"name": "resource", "resourceClaimName": claim["metadata"]["name"]}
+                    ]
+                }
+            },
+        )
+
+    async def plain_pod(
+        self, name: str, resource_claims: list[dict[str, Any]], **spec: Any
+    ) -> None:
+        await self.client.create(
+            PODS,
+            body={
+                "metadata": {"name": name, "namespace": NS},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "c",
+                            "image": "pause",
+                            "resources": {"claims": [{"name": "resource"}]},
+                        }
+                    ],
+                    "resourceClaims": resource_claims,
+                    **spec,
+                },
+            },
+        )
+
+    async def wait_bound(self, names: list[str], timeout: float = 600.0) -> None:
+        assert self.scheduler is not None
+        pods = self.scheduler.pods
+        deadline = time.perf_counter() + timeout
+        pending = list(names)
+        while pending:
+            pending = [
+                n
+                for n in pending
+                if not ((pods.get(f"{NS}/{n}") or {}).get("spec") or {}).get("nodeName")
+            ]
+            if not pending:
+                break
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"{len(pending)} pods not bound, e.g. {pending[0]}")
+            await asyncio.sleep(0.005)
+
+    async def delete_pod_and_claim(self, name: str) -> None:
+        """The pod is gone; do what the resourceclaim controller and GC would."""
+        await self.client.delete(PODS, name=name, namespace=NS, grace_period_seconds=0)
+        claim_name = f"{name}-resource"
+        claim = await self.client.get(RESOURCE_CLAIMS, name=claim_name, namespace=NS)
+        claim["status"] = {}
+        claim = await self.client.update_status(RESOURCE_CLAIMS, body=claim)
+        claim["metadata"]["finalizers"] = []
+        await self.client.update(RESOURCE_CLAIMS, body=claim)
+        await self.client.delete(RESOURCE_CLAIMS, name=claim_name, namespace=NS)
+
+
+def claim_body(name: str, *, owner: dict[str, Any] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": NS}
+    if owner is not None:
+        meta["ownerReferences"] = [
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "controller": True,
+                "name": owner["metadata"]["name"],
+                "uid": owner["metadata"]["uid"],
+            }
+        ]
+    return {
+        "metadata": meta,
+        "spec": {
+            "devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": CLASS}}]}
+        },
+    }
+
+
+def report(name: str, pods: int, seconds: float) -> None:
+    print(f"{name}: {pods} pods in {seconds:.2f}s -> {pods / seconds:,.0f} pods/s")
+    cycles = TIMERS.get("scheduling cycles (PreFilter..Permit)", 0.0)
+    if cycles:
+        print(
+            f"    scheduling cycles alone: {pods / cycles:,.0f} pods/s "
+            "(the rest is API server work, shared with this driver, in the same process)"
+        )
+    for label, value in sorted(TIMERS.items(), key=lambda kv: -kv[1]):
+        print(f"    {label:<36} {value:7.2f}s  ({100 * value / seconds:4.0f}% of wall)")
+    TIMERS.clear()
+
+
+async def scheduling_with_template(scale: float) -> None:
+    nodes, initial, measured = max(1, int(500 * scale)), int(2500 * scale), int(2500 * scale)
+    bench = Bench()
+    await bench.nodes(nodes, 10)
+    await bench.start()
+    for i in range(initial):
+        await bench.template_pod(f"init-{i}")
+    await bench.wait_bound([f"init-{i}" for i in range(initial)])
+    TIMERS.clear()
+    start = time.perf_counter()
+    for i in range(measured):
+        await bench.template_pod(f"pod-{i}")
+    await bench.wait_bound([f"pod-{i}" for i in range(measured)])
+    report(
+        f"SchedulingWithResourceClaimTemplate/{measured + initial}pods_{nodes}nodes",
+        measured,
+        time.perf_counter() - start,
+    )
+    await bench.stop()
+
+
+async def steady_state(scale: float, duration: float, fill: str) -> None:
+    nodes = max(1, int(500 * scale))
+    devices = nodes * 10
+    allocated = {"empty": 0, "half": devices // 2, "full": devices - 10}[fill]
+    bench = Bench()
+    await bench.nodes(nodes, 10)
+    for i in range(allocated):
+        node = f"scheduler-perf-dra-{i // 10}"
+        claim = await bench.client.create(RESOURCE_CLAIMS, body=claim_body(f"filler-{i}"))
+        claim["status"] = {
+            "allocation": {
+                "devices": {
+                    "results": [
+                        {
+                            "request": "req-0",
+                            "driver": DRIVER,
+                            "pool": node,
+                            "device": f"instance-{i % 10}",
+                        }
+                    ]
+                }
+            }
+        }
+        await bench.client.update_status(RESOURCE_CLAIMS, body=claim)
+    await bench.start()
+    TIMERS.clear()
+    start = time.perf_counter()
+    done = 0
+    round_ = 0
+    while time.perf_counter() - start < duration:
+        names = [f"steady-{round_}-{i}" for i in range(10)]
+        for name in names:
+            await bench.template_pod(name)
+        await bench.wait_bound(names)
+        done += len(names)
+        for name in names:
+            await bench.delete_pod_and_claim(name)
+        round_ += 1
+    report(
+        f"SteadyStateClusterResourceClaimTemplate/{fill}_{nodes}nodes "
+        f"({allocated} devices pre-allocated; create 10, wait, delete)",
+        done,
+        time.perf_counter() - start,
+    )
+    await bench.stop()
+
+
+async def shared_claims(scale: float) -> None:
+    nodes, claims = max(1, int(500 * scale)), max(1, int(500 * scale))
+    bench = Bench()
+    await bench.nodes(nodes, 2)
+    await bench.start()
+    for c in range(claims):
+        await bench.client.create(RESOURCE_CLAIMS, body=claim_body(f"shared-{c}"))
+    TIMERS.clear()
+    start = time.perf_counter()
+    names = []
+    for c in range(claims):
+        for p in range(5):
+            names.append(f"shared-{c}-{p}")
+            await bench.plain_pod(
+                names[-1], [{"name": "resource", "resourceClaimName": f"shared-{c}"}]
+            )
+    await bench.wait_bound(names)
+    report(
+        f"SchedulingWithResourceClaim/{len(names)}pods_{nodes}nodes ({claims} claims, 5 pods each)",
+        len(names),
+        time.perf_counter() - start,
+    )
+    await bench.stop()
+
+
+async def pod_groups(scale: float) -> None:
+    nodes, groups, per_group = max(1, int(50 * scale)), max(1, int(100 * scale)), 50
+    bench = Bench()
+    await bench.nodes(nodes, 10)
+    await bench.start()
+    for g in range(groups):
+        await bench.client.create(RESOURCE_CLAIMS, body=claim_body(f"group-{g}-claim"))
+        await bench.client.create(
+            POD_GROUPS,
+            body={
+                "metadata": {"name": f"group-{g}", "namespace": NS},
+                "spec": {
+                    "workloadRef": {"name": "workload"},
+                    "podGroupTemplateRef": {"name": "template"},
+                    "resourceClaims": [{"name": "shared", "resourceClaimName": f"group-{g}-claim"}],
+                },
+            },
+        )
+    TIMERS.clear()
+    start = time.perf_counter()
+    names = []
+    for g in range(groups):
+        for p in range(per_group):
+            names.append(f"group-{g}-{p}")
+            await bench.plain_pod(
+                names[-1],
+                [{"name": "resource", "podGroupResourceClaim": "shared"}],
+                workloadRef={"name": "workload", "podGroupName": f"group-{g}"},
+            )
+    await bench.wait_bound(names)
+    report(
+        f"SharedPodGroupResourceClaim/{groups}podgroups_{len(names)}pods ({nodes} nodes)",
+        len(names),
+        time.perf_counter() - start,
+    )
+    await bench.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="shrink every workload")
+    parser.add_argument("--duration", type=float, default=10.0, help="steady-state seconds")
+    parser.add_argument("--only", default="", help="run workloads whose name contains this")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile summary")
+    args = parser.parse_args()
+    print(
+        "Template claims are created by this benchmark the way the resourceclaim controller "
+        "would (no controller runs here)."
+    )
+    workloads: list[tuple[str, Callable[[], Any]]] = [
+        ("template", lambda: scheduling_with_template(args.scale)),
+        ("steady-empty", lambda: steady_state(args.scale, args.duration, "empty")),
+        ("steady-half", lambda: steady_state(args.scale, args.duration, "half")),
+        ("steady-full", lambda: steady_state(args.scale, args.duration, "full")),
+        ("shared", lambda: shared_claims(args.scale)),
+        ("podgroup", lambda: pod_groups(args.scale)),
+    ]
+    profiler = cProfile.Profile() if args.profile else None
+    for name, run in workloads:
+        if args.only and args.only not in name:
+            continue
+        if profiler is not None:
+            profiler.enable()
+        asyncio.run(run())
+        if profiler is not None:
+            profiler.disable()
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(35)
+
+
+if __name__ == "__main__":
+    main()
