@@ -71,8 +71,9 @@ def _consumed_counters(device: dict[str, Any]) -> Iterable[tuple[str, str, Quant
 
 
 def compute_status(view: PoolView, *, old: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """The status for ``view`` (``lastUpdateTime`` = ``now``; condition transition times kept
-    from ``old`` where the status did not change)."""
+    """The status for ``view``: condition transition times (``now`` for a changed condition)
+    and ``lastUpdateTime`` are carried over from ``old``, so the caller can compare the result
+    with ``old`` and stamp ``lastUpdateTime`` only when it writes."""
     newest = max((_generation(s) for s in view.slices), default=0)
     current = sorted(
         (s for s in view.slices if _generation(s) == newest),

@@ -15,8 +15,9 @@ the reconcile ...                  the key ...
 returns ``Result()`` / None        is forgotten (its backoff reset)
 returns ``Result(requeue_after)``  is forgotten and queued again after that many seconds
 returns ``Result(requeue=True)``   is queued again with the rate limiter's backoff
-raises a conflict (409)            is queued again at once, rate limited: someone wrote
-                                   first, the next reconcile reads their version
+raises a conflict (409)            is queued again at once (someone wrote first; the next
+                                   reconcile reads their version), up to five times in a
+                                   row, then with the rate limiter's backoff
 raises not found (404)             is forgotten: the object (or its owner) is gone, and its
                                    deletion event brings whatever follows
 raises anything else               is queued again with the rate limiter's backoff
@@ -43,6 +44,9 @@ from fakeapi.clock import Clock
 __all__ = ["Controller", "Reconciler", "Result", "meta_key"]
 
 log = logging.getLogger("fakeapi.controllers")
+
+#: conflicts in a row that are retried at once before the backoff applies
+IMMEDIATE_CONFLICT_RETRIES = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +149,7 @@ class Controller:
                 self.queue.forget(key)
             elif is_conflict(exc):
                 log.debug("%s %s: conflict, requeued: %s", self.name, key, exc)
-                self.queue.add_rate_limited(key)
+                self._requeue_after_conflict(key)
             else:
                 self.errors += 1
                 log.warning("%s %s: %r; retrying", self.name, key, exc, exc_info=exc)
@@ -158,6 +162,15 @@ class Controller:
             self.queue.add_after(key, result.requeue_after)
         else:
             self.queue.add_rate_limited(key)
+
+    def _requeue_after_conflict(self, key: str) -> None:
+        """Someone wrote first: read their version and try again now. Counted like any
+        failure, so a key that keeps conflicting falls back to the rate limiter's backoff."""
+        delay = self.queue.rate_limiter.when(key)
+        if self.queue.num_requeues(key) <= IMMEDIATE_CONFLICT_RETRIES:
+            self.queue.add(key)
+        else:
+            self.queue.add_after(key, delay)
 
 
 def _new_queue(*, name: str, clock: Clock, metrics: CollectorRegistry | None) -> WorkQueue[str]:

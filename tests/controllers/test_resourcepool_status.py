@@ -1,0 +1,92 @@
+"""ResourcePool status arithmetic on plain data (no cluster)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from fakeapi.controllers.resourcepool_status import PoolView, compute_status, pool_object_name
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _slice(
+    name: str, devices: list[dict[str, Any]], *, generation: int = 1, count: int = 1
+) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "driver": "d",
+            "pool": {"name": "p", "generation": generation, "resourceSliceCount": count},
+            "devices": devices,
+        },
+    }
+
+
+def _shared(name: str, memory: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "allowMultipleAllocations": True,
+        "capacity": {"memory": {"value": memory}},
+    }
+
+
+def test_names_replace_slashes_and_fit_the_length_limit():
+    assert pool_object_name("example.com/gpu", "node-1") == "example.com-gpu.node-1"
+    assert len(pool_object_name("d" * 63, "p" * 253)) == 253
+
+
+def test_multi_allocatable_devices_count_as_partially_allocated_until_full():
+    view = PoolView(
+        driver="d",
+        pool="p",
+        slices=[
+            _slice("s", [_shared("big", "8Gi"), _shared("full", "4Gi"), _shared("idle", "4Gi")])
+        ],
+    )
+    view.allocations = [
+        ("big", {"memory": "2Gi"}),
+        ("big", {"memory": "2Gi"}),
+        ("full", {"memory": "4Gi"}),
+    ]
+    status = compute_status(view, old={}, now=NOW)
+    assert status["summary"] == {
+        "totalDevices": 3,
+        "allocatedDevices": 2,
+        "availableDevices": 1,
+        "partiallyAllocatedDevices": 1,
+    }
+
+
+def test_only_the_newest_generation_counts_and_mixing_is_reported():
+    view = PoolView(
+        driver="d",
+        pool="p",
+        slices=[
+            _slice("old", [{"name": "a"}, {"name": "b"}], generation=1),
+            _slice("new", [{"name": "a"}], generation=2),
+        ],
+    )
+    status = compute_status(view, old={}, now=NOW)
+    assert status["summary"]["totalDevices"] == 1
+    assert status["observedGeneration"] == 2
+    assert status["validationErrors"] == ["ResourceSlices have inconsistent pool generations"]
+    assert status["observedSliceCount"] == 1
+
+
+def test_condition_times_are_kept_while_the_status_does_not_change():
+    view = PoolView(driver="d", pool="p", slices=[_slice("s", [{"name": "a"}])])
+    first = compute_status(view, old={}, now=NOW)
+    later = compute_status(view, old=first, now=datetime(2026, 1, 2, tzinfo=UTC))
+    assert later["conditions"] == first["conditions"]
+
+
+def test_allocations_of_unknown_devices_are_ignored():
+    view = PoolView(
+        driver="d", pool="p", slices=[_slice("s", [{"name": "a"}])], allocations=[("ghost", {})]
+    )
+    assert compute_status(view, old={}, now=NOW)["summary"] == {
+        "totalDevices": 1,
+        "allocatedDevices": 0,
+        "availableDevices": 1,
+    }

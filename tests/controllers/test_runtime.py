@@ -1,0 +1,118 @@
+"""The reconcile runtime's one retry switch, on a FakeClock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+
+from fakeapi.clock import FakeClock
+from fakeapi.controllers import Controller, Result
+from fakeapi.errors import StatusError
+
+
+def _error(code: int, reason: str) -> StatusError:
+    return StatusError(code, reason, f"{reason.lower()}!", {})
+
+
+async def _run(seconds: float = 0.0, clock: FakeClock | None = None) -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+    if clock is not None and seconds:
+        clock.advance(seconds)
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+async def test_a_conflict_is_retried_at_once_then_backs_off(clock):
+    calls: Counter[str] = Counter()
+
+    async def reconcile(key: str) -> Result | None:
+        calls[key] += 1
+        raise _error(409, "Conflict")
+
+    controller = Controller(name="t", reconcile=reconcile, clock=clock)
+    controller.start()
+    controller.enqueue("k")
+    await _run()
+    assert calls["k"] == 6  # the first attempt and five immediate retries
+    await _run(1.0, clock)
+    assert calls["k"] > 6
+    await controller.stop()
+
+
+async def test_not_found_is_forgotten(clock):
+    calls: Counter[str] = Counter()
+
+    async def reconcile(key: str) -> Result | None:
+        calls[key] += 1
+        raise _error(404, "NotFound")
+
+    controller = Controller(name="t", reconcile=reconcile, clock=clock)
+    controller.start()
+    controller.enqueue("k")
+    await _run(3600, clock)
+    assert calls["k"] == 1
+    assert controller.queue.num_requeues("k") == 0
+    await controller.stop()
+
+
+async def test_other_errors_back_off_on_the_clock(clock):
+    calls: Counter[str] = Counter()
+
+    async def reconcile(key: str) -> Result | None:
+        calls[key] += 1
+        if calls[key] < 3:
+            raise RuntimeError("boom")
+        return None
+
+    controller = Controller(name="t", reconcile=reconcile, clock=clock)
+    controller.start()
+    controller.enqueue("k")
+    await _run()
+    assert calls["k"] == 1
+    await _run(0.005, clock)
+    assert calls["k"] == 2
+    await _run(0.010, clock)
+    assert calls["k"] == 3
+    assert controller.errors == 2
+    assert controller.queue.num_requeues("k") == 0  # success forgets the backoff
+    await controller.stop()
+
+
+async def test_requeue_after_revisits_the_key_at_that_time(clock):
+    calls: Counter[str] = Counter()
+
+    async def reconcile(key: str) -> Result | None:
+        calls[key] += 1
+        return Result(requeue_after=30) if calls[key] == 1 else None
+
+    controller = Controller(name="t", reconcile=reconcile, clock=clock)
+    controller.start()
+    controller.enqueue("k")
+    await _run(29, clock)
+    assert calls["k"] == 1
+    await _run(1, clock)
+    assert calls["k"] == 2
+    await controller.stop()
+
+
+async def test_keys_added_after_stop_are_ignored(clock):
+    calls: Counter[str] = Counter()
+
+    async def reconcile(key: str) -> Result | None:
+        calls[key] += 1
+        return None
+
+    controller = Controller(name="t", reconcile=reconcile, clock=clock)
+    controller.start()
+    await controller.stop()
+    controller.enqueue("k")
+    await _run()
+    assert not calls
