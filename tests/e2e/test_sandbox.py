@@ -159,3 +159,24 @@ def test_help_documents_every_option() -> None:
     for option in ("--nodes", "--profile", "--feature-gates", "--host", "--port",
                    "--kubeconfig", "--load"):
         assert option in result.stdout
+
+
+def test_kep_5729_pods_of_a_podgroup_run_on_one_shared_claim(sandbox: Sandbox) -> None:
+    sandbox.kubectl("apply", "-f", str(EXAMPLES / "podgroup-claim.yaml"))
+    sandbox.kubectl("wait", "--for=jsonpath={.status.phase}=Running", "--timeout=60s",
+                    "pod/worker-0", "pod/worker-1", "pod/worker-2")
+    claims = sandbox.kubectl("get", "resourceclaims", "-o", "json").stdout
+    items = yaml.safe_load(claims)["items"]
+    assert len(items) == 1, "one claim per PodGroup"
+    [claim] = items
+    assert claim["metadata"]["name"].startswith("trainer-workers-0-shared-gpu-")
+    assert claim["status"]["reservedFor"] == [{
+        "apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "trainer-workers-0",
+        "uid": claim["metadata"]["ownerReferences"][0]["uid"]}]
+    [result] = claim["status"]["allocation"]["devices"]["results"]
+    nodes = sandbox.kubectl("get", "pods", "-o",
+                            "jsonpath={.items[*].spec.nodeName}").stdout.split()
+    assert nodes == [result["pool"]] * 3
+    usage = sandbox.kubectl("dra", "pool", f"gpu.example.com.{result['pool']}").stdout
+    [row] = [line for line in usage.splitlines() if f" {result['device']} " in line]
+    assert row.split()[2:] == ["Allocated", f"default/{claim['metadata']['name']}"]
