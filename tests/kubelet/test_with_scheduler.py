@@ -1,0 +1,88 @@
+"""The whole path on a FakeClock: claim template → resourceclaim controller → scheduler →
+kubelet. A pod asks for a GPU, runs with the prepared device, and gives it back when deleted."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from fakeapi.client import DEVICE_CLASSES, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
+from fakeapi.controllers import ControllerManager
+from fakeapi.scheduler import Scheduler
+
+from .conftest import Cluster
+
+
+@pytest.fixture
+async def control_plane(cluster: Cluster) -> AsyncIterator[None]:
+    await cluster.client.create(DEVICE_CLASSES, body={
+        "metadata": {"name": "gpu.example.com"},
+        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+    })
+    controllers = ControllerManager(
+        client=cluster.client, informers=cluster.informers, clock=cluster.clock,
+        rng=random.Random(1), controllers=["resourceclaim-controller",
+                                           "garbage-collector-controller"],
+    )
+    scheduler = Scheduler(client=cluster.client, informers=cluster.informers,
+                          clock=cluster.clock, rng=random.Random(2))
+    await controllers.start()
+    await scheduler.start()
+    yield
+    await scheduler.stop()
+    await controllers.stop()
+
+
+def _pod(name: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
+            "containers": [{"name": "app", "image": "registry.example/app:1.0",
+                            "resources": {"claims": [{"name": "gpu"}]}}],
+        },
+    }
+
+
+async def test_template_claim_pod_is_scheduled_runs_and_releases_its_gpu(
+    cluster: Cluster, control_plane: None
+) -> None:
+    kubelets = [await cluster.kubelet("node-1"), await cluster.kubelet("node-2")]
+    await cluster.advance(1)
+    await cluster.client.create(RESOURCE_CLAIM_TEMPLATES, namespace="default", body={
+        "metadata": {"name": "one-gpu"},
+        "spec": {"spec": {"devices": {"requests": [
+            {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}},
+    })
+    await cluster.client.create(PODS, namespace="default", body=_pod("trainer"))
+
+    async def running() -> bool:
+        pod = await cluster.pod("trainer")
+        return bool(pod and pod["status"].get("phase") == "Running")
+
+    await cluster.eventually(running, seconds=30)
+    pod = await cluster.pod("trainer")
+    assert pod is not None
+    claim_name = pod["status"]["resourceClaimStatuses"][0]["resourceClaimName"]
+    claim = await cluster.claim(claim_name)
+    (result,) = claim["status"]["allocation"]["devices"]["results"]
+    assert result["pool"] == pod["spec"]["nodeName"]
+    (device,) = claim["status"]["devices"]
+    assert device["data"] == {"cdiDeviceIDs": [f"k8s.gpu.example.com/gpu={result['device']}"]}
+    health = pod["status"]["containerStatuses"][0]["allocatedResourcesStatus"]
+    assert health[0]["resources"][0]["resourceID"] == (
+        f"gpu.example.com/{result['pool']}/{result['device']}"
+    )
+
+    await cluster.client.delete(PODS, namespace="default", name="trainer")
+
+    async def released() -> bool:
+        names = [c["metadata"]["name"] for c in
+                 (await cluster.client.list(RESOURCE_CLAIMS, namespace="default")).items]
+        return await cluster.pod("trainer") is None and claim_name not in names
+
+    await cluster.eventually(released, seconds=30)
+    assert all(k.prepared_claims() == {} for k in kubelets)
