@@ -23,12 +23,14 @@ from fakeapi.client import (
     NAMESPACES,
     RESOURCE_CLAIMS,
     Client,
+    HttpTransport,
     InformerFactory,
 )
 from fakeapi.clock import FakeClock
 from fakeapi.controllers import ControllerManager
 from fakeapi.registry.store import Registry
 from fakeapi.server.inprocess import InProcessTransport
+from fakeapi.server.runner import ApiServer
 
 DRIVER = "gpu.example.com"
 
@@ -48,6 +50,18 @@ class Cluster:
         self.informers = InformerFactory(self.client, clock=self.clock)
         self.metrics = CollectorRegistry()
         self.manager: ControllerManager | None = None
+        self.server: ApiServer | None = None
+
+    async def over_http(self) -> None:
+        """Serve the registry over HTTP and give the controllers an HTTP client (call before
+        :meth:`start`): the controllers must behave the same over either transport."""
+        self.server = ApiServer(registry=self.registry, port=0, metrics=self.metrics)
+        await self.server.start()
+        await self.informers.stop()
+        self.client = Client(
+            HttpTransport(self.server.url), field_manager="kube-controller-manager"
+        )
+        self.informers = InformerFactory(self.client, clock=self.clock)
 
     async def start(self, controllers: Collection[str] | None = None) -> ControllerManager:
         self.manager = ControllerManager(
@@ -70,6 +84,9 @@ class Cluster:
     async def close(self) -> None:
         await self.stop()
         await self.informers.stop()
+        if self.server is not None:
+            await self.client.close()
+            await self.server.stop()
 
     async def eventually(self, check: Check, *, timeout: float = 10.0, message: str = "") -> None:
         """Run the loop until ``check()`` holds (a guard against hanging, not a delay)."""
@@ -210,10 +227,14 @@ def make_cluster() -> Callable[..., Cluster]:
     return Cluster
 
 
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
+@pytest.fixture(params=["in-process", "http"])
+async def cluster(request: pytest.FixtureRequest) -> AsyncIterator[Cluster]:
+    """A cluster whose controllers use the in-process transport or HTTP (each test runs
+    with both: a controller must not depend on which one carries its requests)."""
     c = Cluster()
     try:
+        if request.param == "http":
+            await c.over_http()
         yield c
     finally:
         await c.close()

@@ -106,16 +106,25 @@ async def test_a_retried_pod_sync_never_creates_a_second_claim(cluster):
         ),
     )
 
-    async def one() -> bool:
-        return len(await cluster.claims()) == 1
+    async def recorded() -> bool:
+        pod = await cluster.user.get(PODS, namespace="default", name="web-0")
+        return bool((pod.get("status") or {}).get("resourceClaimStatuses"))
 
-    await cluster.eventually(one)
+    await cluster.eventually(recorded)
     controller = cluster.manager.controllers["resourceclaim-controller"]
-    # the status write is lost (someone clears it): the next syncs must reuse the claim
+    # the workers stop (reconciles below are ours alone); the record of the claim is lost
+    await controller.controller.stop()
     pod = await cluster.user.get(PODS, namespace="default", name="web-0")
+    pod["status"].pop("resourceClaimStatuses")
+    cleared = await cluster.user.update_status(PODS, body=pod)
+    await cluster.eventually(
+        lambda: (
+            controller.pods.get("default/web-0")["metadata"]["resourceVersion"]
+            == cleared["metadata"]["resourceVersion"]
+        )
+    )
     for _ in range(3):
         await controller.reconcile("pod:default/web-0")
-    await cluster.settle()
     claims = await cluster.claims()
     assert len(claims) == 1
     pod = await cluster.user.get(PODS, namespace="default", name="web-0")
