@@ -108,6 +108,12 @@ class Framework:
                     state.skip_filter_plugins.add(plugin.name)
                     continue
                 if status.code is not Code.SUCCESS:
+                    if not status.rejected:
+                        status = Status(
+                            Code.ERROR,
+                            (f'running PreFilter plugin "{plugin.name}": {status.message}',),
+                            error=status.error,
+                        )
                     return None, status.with_plugin(plugin.name)
             if result is not None and result.node_names is not None:
                 if merged is None or merged.node_names is None:
@@ -128,7 +134,12 @@ class Framework:
                 status = as_error(exc)
             if status is not None and status.code is not Code.SUCCESS:
                 if not status.rejected:
-                    status.code = Code.ERROR
+                    return Status(
+                        Code.ERROR,
+                        (f'running "{plugin.name}" filter plugin: {status.message}',),
+                        plugin=plugin.name,
+                        error=status.error,
+                    )
                 return status.with_plugin(plugin.name)
         return None
 
