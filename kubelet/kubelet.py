@@ -186,6 +186,9 @@ class Kubelet:
         self._local = _LocalFaults()
         self._api = NodeFaults()
         self._tasks: list[asyncio.Task[None]] = []
+        self._fault_tasks: set[asyncio.Task[None]] = set()
+        self._faults_lock = asyncio.Lock()
+        self._events_closed = False
         self._next_ip = 2
         self.running = False
         # the cluster-wide shared informers, routed to this node by dispatchers (see .dispatch)
@@ -213,6 +216,11 @@ class Kubelet:
             return
         self.running = True
         self._queue = WorkQueue(clock=self.clock, name="kubelet", metrics=self.metrics)
+        if self._events_closed:  # started again after stop(): a fresh recorder
+            self._events_closed = False
+            self.events = EventRecorder(
+                self.client, component="kubelet", clock=self.clock, instance=self.node_name
+            )
         self._pod_dispatch.subscribe(self.node_name, self._pod_changed)
         self._slice_dispatch.subscribe(self.node_name, self._slices_changed)
         self._node_dispatch.subscribe(self.node_name, self._node_changed)
@@ -250,7 +258,7 @@ class Kubelet:
             return
         self.running = False
         self._queue.shutdown()
-        tasks, self._tasks = self._tasks, []
+        tasks, self._tasks = [*self._tasks, *self._fault_tasks], []
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -264,6 +272,7 @@ class Kubelet:
         self._slice_dispatch.unsubscribe(self.node_name, self._slices_changed)
         self._node_dispatch.unsubscribe(self.node_name, self._node_changed)
         await self.events.close()
+        self._events_closed = True
 
     # --- fault injection (Python) ----------------------------------------------------------------
     async def mark_device_unhealthy(self, *, driver: str, device: str, message: str = "") -> None:
@@ -309,7 +318,17 @@ class Kubelet:
     def node_stopped(self) -> bool:
         return self._local.node_stopped or self._api.node_stopped
 
+    async def _apply_faults_logged(self) -> None:
+        try:
+            await self._apply_faults()
+        except Exception as exc:
+            log.warning("node %s: applying faults failed: %s", self.node_name, exc)
+
     async def _apply_faults(self) -> None:
+        async with self._faults_lock:  # one at a time: drivers stop and start in order
+            await self._apply_faults_locked()
+
+    async def _apply_faults_locked(self) -> None:
         for name, driver in self.drivers.items():
             unhealthy = {
                 device: message
@@ -347,7 +366,9 @@ class Kubelet:
         faults = faults_from_node(node)
         if faults != self._api:
             self._api = faults
-            asyncio.get_running_loop().create_task(self._apply_faults())
+            task = asyncio.get_running_loop().create_task(self._apply_faults_logged())
+            self._fault_tasks.add(task)
+            task.add_done_callback(self._fault_tasks.discard)
 
     # --- health -------------------------------------------------------------------------------
     def _on_health(self, driver: str, reports: Sequence[DeviceHealthReport]) -> None:

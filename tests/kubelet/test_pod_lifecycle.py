@@ -136,3 +136,32 @@ async def test_failing_container_fails_the_pod_under_restart_policy_never(
         return await _phase(cluster, "once") == "Failed"
 
     await cluster.eventually(failed, seconds=20)
+
+
+async def test_restarted_kubelet_adopts_running_pods_and_still_deletes_them(
+    cluster: Cluster,
+) -> None:
+    first = await cluster.kubelet("node-1")
+    claim = await make_claim(cluster.client, "gpu-claim")
+    pod = await make_pod(cluster.client, "web", claim="gpu-claim")
+    await allocate(cluster.client, claim, node="node-1", devices=["gpu-4"],
+                   reserved_for=[pod_ref(pod)])
+    await bind(cluster.client, pod, "node-1")
+
+    async def running() -> bool:
+        return await _phase(cluster, "web") == "Running"
+
+    await cluster.eventually(running, seconds=10)
+    await first.stop()
+    cluster.kubelets.remove(first)
+    second = await cluster.kubelet("node-1")
+    await cluster.advance(1)
+    assert await _phase(cluster, "web") == "Running"
+    assert list(second.prepared_claims().values()) == [("k8s.gpu.example.com/gpu=gpu-4",)]
+    await cluster.client.delete(PODS, namespace="default", name="web")
+
+    async def gone() -> bool:
+        return await cluster.pod("web") is None
+
+    await cluster.eventually(gone, seconds=5)
+    assert second.prepared_claims() == {}
