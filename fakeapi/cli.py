@@ -148,7 +148,8 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
     nodes = f"{cluster.nodes} node{'s' if cluster.nodes != 1 else ''}"
     if cluster.nodes:
         nodes += f" ({', '.join(cluster.profiles)})"
-    flag = "" if default_config else f" --kubeconfig {kubeconfig}"
+    # kubectl takes no flag before a plugin's name (kubectl dra), so point KUBECONFIG at the file
+    export = "" if default_config else f"  export KUBECONFIG={kubeconfig}\n"
     examples = _examples_dir()
     return (
         f"fakeapi sandbox ready at {cluster.url} in {seconds:.2f}s: {nodes}, "
@@ -156,11 +157,12 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
         f'kubeconfig: {kubeconfig} (context "{SANDBOX_CONTEXT}", now current)\n'
         "\n"
         "Try:\n"
-        f"  kubectl{flag} get nodes\n"
-        f"  kubectl{flag} get deviceclasses,resourceslices\n"
-        f"  kubectl{flag} apply -f {examples / 'template-claim-pod.yaml'}\n"
-        f"  kubectl{flag} get pods,resourceclaims -o wide\n"
-        f"  kubectl{flag} dra pools\n"
+        f"{export}"
+        "  kubectl get nodes\n"
+        "  kubectl get deviceclasses,resourceslices\n"
+        f"  kubectl apply -f {examples / 'template-claim-pod.yaml'}\n"
+        "  kubectl get pods,resourceclaims -o wide\n"
+        "  kubectl dra pools\n"
         "\n"
         "Ctrl-C stops the sandbox and removes its context from the kubeconfig.\n"
     )
@@ -234,7 +236,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         return asyncio.run(_serve(args))
     if args.command == "sandbox":
-        return asyncio.run(_sandbox(args))
+        try:
+            return asyncio.run(_sandbox(args))
+        except KeyboardInterrupt:  # Ctrl-C before the sandbox was up: nothing to clean
+            return 130
     return 2
 
 
