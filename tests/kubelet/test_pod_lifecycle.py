@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from fakeapi.client import PODS
+from fakeapi.client import PODS, RESOURCE_CLAIMS
+from fakeapi.fixtures.profiles import load_profile
 
 from .conftest import Cluster
-from .helpers import allocate, bind, make_claim, make_pod, pod_ref
+from .helpers import allocate, bind, make_claim, make_pod, node_selector_for, pod_ref
 
 
 async def _phase(cluster: Cluster, name: str) -> str | None:
@@ -165,3 +166,34 @@ async def test_restarted_kubelet_adopts_running_pods_and_still_deletes_them(
 
     await cluster.eventually(gone, seconds=5)
     assert second.prepared_claims() == {}
+
+
+async def test_shared_device_claims_report_their_share_ids(cluster: Cluster) -> None:
+    kubelet = await cluster.kubelet("node-1", drivers=[load_profile("consumable-capacity")])
+    share_ids = ["8c9a1bd2-0f3e-4b57-9d4e-2a6b7c8d9e01", "1f2e3d4c-5b6a-4978-8a9b-0c1d2e3f4a5b"]
+    for i, share in enumerate(share_ids):
+        claim = await make_claim(cluster.client, f"slice-{i}")
+        pod = await make_pod(cluster.client, f"user-{i}", claim=f"slice-{i}")
+        claim = await cluster.claim(f"slice-{i}")
+        claim["status"] = {
+            "allocation": {
+                "devices": {"results": [{
+                    "request": "gpu", "driver": "shared.example.com", "pool": "node-1",
+                    "device": "accel-0", "shareID": share,
+                    "consumedCapacity": {"memory": "4Gi", "bandwidth": "10"},
+                }]},
+                "nodeSelector": node_selector_for("node-1"),
+            },
+            "reservedFor": [pod_ref(pod)],
+        }
+        await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+        await bind(cluster.client, pod, "node-1")
+
+    async def both_running() -> bool:
+        return all([await _phase(cluster, f"user-{i}") == "Running" for i in range(2)])
+
+    await cluster.eventually(both_running, seconds=10)
+    for i, share in enumerate(share_ids):
+        (entry,) = (await cluster.claim(f"slice-{i}"))["status"]["devices"]
+        assert (entry["device"], entry["shareID"]) == ("accel-0", share)
+    assert len(kubelet.prepared_claims()) == 2

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.client import RESOURCE_SLICES
+from fakeapi.client import NODES, RESOURCE_SLICES
 from fakeapi.fixtures.profiles import PROFILE_NAMES, load_profile
 from fakeapi.kubelet import ClusterDriver, DriverProfile
 
@@ -130,3 +130,18 @@ async def test_cluster_driver_publishes_the_network_attached_pool_once(cluster: 
     assert len(only["spec"]["devices"]) == 16
     await driver.stop(remove_slices=True)
     assert await _slices(cluster, **{"spec.driver": profile.driver}) == []
+
+
+async def test_stopped_driver_annotation_unpublishes_until_removed(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1")
+    await cluster.advance(1)
+    assert len(await _slices(cluster, **{"spec.nodeName": "node-1"})) == 1
+    annotation = "fakeapi.dev/fault-stopped-drivers"
+    await cluster.client.patch(NODES, name="node-1",
+                               patch={"metadata": {"annotations": {annotation: "gpu.example.com"}}})
+    await cluster.advance(1)
+    assert await _slices(cluster, **{"spec.nodeName": "node-1"}) == []
+    await cluster.client.patch(NODES, name="node-1",
+                               patch={"metadata": {"annotations": {annotation: None}}})
+    await cluster.advance(1)
+    assert len(await _slices(cluster, **{"spec.nodeName": "node-1"})) == 1
