@@ -400,7 +400,7 @@ class Event(K8sModel):
     """The versioned schema of this object, e.g. v1."""
     kind: str | None = None
     """The REST resource type this object represents, in CamelCase."""
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta
     """Standard object metadata."""
     involved_object: Annotated[ObjectReference, atomic_map()]
     """The object this event is about."""

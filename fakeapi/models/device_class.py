@@ -42,5 +42,5 @@ class DeviceClass(K8sModel):
     """The REST resource this object represents."""
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    spec: DeviceClassSpec | None = None
+    spec: DeviceClassSpec
     """Selectors and configuration."""

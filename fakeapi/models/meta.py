@@ -117,11 +117,11 @@ class Condition(K8sModel):
     """Status of the condition: True, False or Unknown."""
     observed_generation: int | None = None
     """The metadata.generation the condition was set based upon."""
-    last_transition_time: Time | None = None
+    last_transition_time: Time
     """Last time the condition transitioned from one status to another."""
-    reason: str | None = None
+    reason: str
     """A programmatic identifier for the reason of the last transition."""
-    message: str | None = None
+    message: str
     """A human readable message about the transition."""
 
 

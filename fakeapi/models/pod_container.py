@@ -228,7 +228,7 @@ class ContainerResizePolicy(K8sModel):
 class ContainerRestartRuleOnExitCodes(K8sModel):
     """Exit codes a restart rule matches."""
 
-    operator: str | None = None
+    operator: str
     """In or NotIn."""
     values: Annotated[list[int] | None, ListMeta_("set")] = None
     """Exit codes to compare with."""
@@ -237,7 +237,7 @@ class ContainerRestartRuleOnExitCodes(K8sModel):
 class ContainerRestartRule(K8sModel):
     """A rule deciding whether a container restarts after it exits."""
 
-    action: str | None = None
+    action: str
     """What to do when the rule matches; only Restart exists."""
     exit_codes: ContainerRestartRuleOnExitCodes | None = None
     """Exit codes the rule matches."""

@@ -131,7 +131,7 @@ class ContainerState(K8sModel):
 class ImageVolumeStatus(K8sModel):
     """Details of a mounted image volume."""
 
-    image_ref: str | None = None
+    image_ref: str
     """Digest of the image that was mounted."""
 
 

@@ -208,9 +208,9 @@ class ClusterTrustBundleProjection(K8sModel):
 class PodCertificateProjection(K8sModel):
     """A private key and certificate chain issued for the pod."""
 
-    signer_name: str | None = None
+    signer_name: str
     """Name of the signer."""
-    key_type: str | None = None
+    key_type: str
     """Type of the generated key pair."""
     max_expiration_seconds: int | None = None
     """Longest certificate lifetime to request."""

@@ -266,7 +266,7 @@ class ResourceClaim(K8sModel):
     """The REST resource this object represents."""
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    spec: ResourceClaimSpec | None = None
+    spec: ResourceClaimSpec
     """What is requested; immutable."""
     status: ResourceClaimStatus | None = None
     """What was allocated and who uses it."""
@@ -277,7 +277,7 @@ class ResourceClaimTemplateSpec(K8sModel):
 
     metadata: ObjectMeta | None = None
     """Labels and annotations copied into each generated claim (nothing else may be set)."""
-    spec: ResourceClaimSpec | None = None
+    spec: ResourceClaimSpec
     """The spec of each generated claim."""
 
 
@@ -290,5 +290,5 @@ class ResourceClaimTemplate(K8sModel):
     """The REST resource this object represents."""
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    spec: ResourceClaimTemplateSpec | None = None
+    spec: ResourceClaimTemplateSpec
     """The claim to generate; immutable."""

@@ -69,7 +69,7 @@ class DeviceAttribute(K8sModel):
 class CapacityRequestPolicyRange(K8sModel):
     """A range of valid capacity requests: min, optionally max, optionally a step."""
 
-    min: Quantity | None = None
+    min: Quantity
     """The smallest valid request; smaller requests are raised to it."""
     max: Quantity | None = None
     """The largest valid request."""
@@ -109,7 +109,7 @@ class CounterSet(K8sModel):
 
     name: str
     """The counter set name (DNS label), unique within the slice."""
-    counters: dict[str, Counter] | None = None
+    counters: dict[str, Counter]
     """The counters by name (DNS labels); at most 32."""
 
 
@@ -118,7 +118,7 @@ class DeviceCounterConsumption(K8sModel):
 
     counter_set: str
     """The counter set consumed from."""
-    counters: dict[str, Counter] | None = None
+    counters: dict[str, Counter]
     """The amounts consumed, by counter name."""
 
 

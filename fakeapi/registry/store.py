@@ -21,6 +21,7 @@ from fakeapi.clock import Clock, RealClock
 from fakeapi.features import default_gates
 from fakeapi.objects import deep_copy, key_for, object_key
 from fakeapi.registry import metadata as md
+from fakeapi.registry.admission import default_admission
 from fakeapi.registry.decode import check_types, decode_object
 from fakeapi.registry.deletion import begin_deletion, check_preconditions, finalized
 from fakeapi.registry.fields import ManagedFieldsTracker
@@ -79,6 +80,7 @@ class Registry:
         self._random = random or _random_suffix
         self._fields = ManagedFieldsTracker()
         self._namespaces = self.resources.lookup("", "v1", "namespaces")
+        self.admission = default_admission(resources=self.resources, storage=self.storage)
 
     # --- helpers -----------------------------------------------------------------------------
     def context(
@@ -189,6 +191,10 @@ class Registry:
         if generated:
             meta["name"] = meta["generateName"] + self._random(5)
         missing = check_types(rt, obj)
+        self.admission.admit(
+            rt, obj, operation="CREATE", namespace=ns, dry_run=ctx.dry_run,
+            name=meta["generateName"] if generated else meta.get("name") or "",
+        )
         rt.strategy.prepare_for_create(obj, ctx)
         errs = md.merge_errors(
             self._validate_meta(rt, obj) + rt.strategy.validate(obj, ctx), missing
@@ -355,6 +361,10 @@ class Registry:
                     new["status"] = deep_copy(old["status"])
                 else:
                     new.pop("status", None)
+            self.admission.admit(
+                rt, new, operation="UPDATE", old=old, subresource=subresource,
+                namespace=old_meta.get("namespace"), dry_run=ctx.dry_run, name=name,
+            )
             strategy.prepare_for_update(new, old, ctx)
             errs = self._validate_meta(rt, new)
             errs += validate_object_meta_update(meta, old_meta, fe.Path("metadata"))

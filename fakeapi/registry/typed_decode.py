@@ -191,7 +191,7 @@ class TypedDecoder:
                     out[key] = sub
                 continue
             if sub is None:
-                if keep_nulls:
+                if keep_nulls and child.kind != "object":
                     out[key] = None
                 continue
             new = self._value(

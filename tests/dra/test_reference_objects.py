@@ -292,7 +292,11 @@ status:
     device: gpu-0
     shareID: 0b8a6c52-6a53-4b8e-9d33-9a4f3e2f6a11
     conditions:
-    - {type: Ready, status: "True", reason: Prepared, lastTransitionTime: "2026-01-01T00:00:00Z"}
+    - type: Ready
+      status: "True"
+      reason: Prepared
+      message: ""
+      lastTransitionTime: "2026-01-01T00:00:00Z"
     data: {health: ok}
     networkData: {interfaceName: eth1, ips: [10.0.0.1/24], hardwareAddress: "00:11:22:33:44:55"}
 ---
@@ -320,6 +324,7 @@ status:
   - type: EvictionInProgress
     status: "False"
     reason: Completed
+    message: ""
     lastTransitionTime: "2026-01-01T00:00:00Z"
 ---
 apiVersion: scheduling.k8s.io/v1alpha1
@@ -384,10 +389,12 @@ status:
   - type: Complete
     status: "True"
     reason: AllSlicesPresent
+    message: All slices of the pool are present
     lastTransitionTime: "2026-01-01T00:00:00Z"
   - type: Valid
     status: "True"
     reason: ValidationPassed
+    message: ""
     lastTransitionTime: "2026-01-01T00:00:00Z"
   validationErrors: []
   truncatedErrorCount: 0

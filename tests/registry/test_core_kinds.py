@@ -1105,6 +1105,8 @@ class TestThroughTheStore:
 
     def test_a_strict_create_of_a_realistic_pod_succeeds(self, registry: Any) -> None:
         pods = registry.resources.lookup("", "v1", "pods")
+        classes = registry.resources.lookup("scheduling.k8s.io", "v1", "priorityclasses")
+        registry.create(classes, None, {"metadata": {"name": "high"}, "value": 1000}, _write())
         body = copy.deepcopy(REALISTIC_POD)
         result = registry.create(pods, "default", body, _write(field_validation="Strict"))
         assert result.obj["status"] == {"phase": "Pending", "qosClass": "Burstable"}

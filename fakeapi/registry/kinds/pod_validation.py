@@ -20,6 +20,11 @@ from typing import Any
 import orjson
 
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.registry.kinds.pod_resources import (
+    validate_env,
+    validate_ports,
+    validate_resource_requirements,
+)
 from fakeapi.validation.field import (
     FieldError,
     Path,
@@ -48,7 +53,6 @@ UPDATABLE_POD_SPEC_FIELDS = (
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 DNS_POLICIES = ("ClusterFirst", "ClusterFirstWithHostNet", "Default", "None")
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
-PROTOCOLS = ("SCTP", "TCP", "UDP")
 TERMINATION_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
 TOLERATION_OPERATORS = ("Equal", "Exists")
 _CLAIM_SOURCES = ("resourceClaimName", "resourceClaimTemplateName", "podGroupResourceClaim")
@@ -200,17 +204,13 @@ def _validate_container(
     errors.extend(
         _validate_choice(container, "terminationMessagePolicy", TERMINATION_MESSAGE_POLICIES, path)
     )
-    for i, port in enumerate(as_list(container.get("ports"))):
-        port = as_dict(port)
-        at = path.child("ports").index(i)
-        number = port.get("containerPort")
-        if isinstance(number, int) and not 1 <= number <= 65535:
-            errors.append(
-                invalid(at.child("containerPort"), number, "must be between 1 and 65535, inclusive")
-            )
-        protocol = port.get("protocol")
-        if isinstance(protocol, str) and protocol not in PROTOCOLS:
-            errors.append(not_supported(at.child("protocol"), protocol, PROTOCOLS))
+    errors.extend(validate_ports(as_list(container.get("ports")), path.child("ports")))
+    errors.extend(validate_env(as_list(container.get("env")), path.child("env")))
+    errors.extend(
+        validate_resource_requirements(
+            as_dict(container.get("resources")), path.child("resources")
+        )
+    )
     errors.extend(
         _validate_claim_refs(
             as_list(dig(container, "resources", "claims")),

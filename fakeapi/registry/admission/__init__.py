@@ -1,0 +1,23 @@
+"""Mutating admission as kube-apiserver runs it: Priority, then DefaultTolerationSeconds."""
+
+from fakeapi.registry.admission.chain import AdmissionChain, RegistryReader, default_admission
+from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
+from fakeapi.registry.admission.interface import (
+    AdmissionPlugin,
+    Attributes,
+    ObjectReader,
+    Operation,
+)
+from fakeapi.registry.admission.priority import Priority
+
+__all__ = [
+    "AdmissionChain",
+    "AdmissionPlugin",
+    "Attributes",
+    "DefaultTolerationSeconds",
+    "ObjectReader",
+    "Operation",
+    "Priority",
+    "RegistryReader",
+    "default_admission",
+]

@@ -1,0 +1,79 @@
+"""The admission chain the registry runs on every create and update, before the strategy.
+
+Upstream's default plugin order puts ``Priority`` before ``DefaultTolerationSeconds``; the chain
+keeps that order. :class:`RegistryReader` gives plugins read access to stored objects through the
+registry's own resource table, so a plugin reads the same objects a ``GET`` would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
+from fakeapi.registry.admission.interface import AdmissionPlugin, Attributes, Obj, Operation
+from fakeapi.registry.admission.priority import Priority
+
+if TYPE_CHECKING:
+    from fakeapi.registry.resource_table import ResourceTable, ResourceType
+    from fakeapi.storage.interface import Storage
+
+__all__ = ["AdmissionChain", "RegistryReader", "default_admission"]
+
+
+class RegistryReader:
+    """Reads cluster-scoped objects from storage through a resource table."""
+
+    def __init__(self, *, resources: ResourceTable, storage: Storage) -> None:
+        self._resources = resources
+        self._storage = storage
+
+    def list_objects(self, *, group: str, version: str, resource: str) -> list[Obj]:
+        rt = self._resources.lookup(group, version, resource)
+        if rt is None:
+            return []
+        return [stored.obj for stored in rt.store(self._storage).scan("", None, None)]
+
+
+class AdmissionChain:
+    """Runs each plugin that handles a write, in order; the first refusal ends the write."""
+
+    def __init__(self, plugins: Sequence[AdmissionPlugin]) -> None:
+        self.plugins = tuple(plugins)
+
+    def admit(
+        self,
+        rt: ResourceType,
+        obj: Obj,
+        *,
+        operation: Operation,
+        old: Obj | None = None,
+        subresource: str = "",
+        namespace: str | None = None,
+        dry_run: bool = False,
+        name: str = "",
+    ) -> None:
+        """Let every plugin that handles this write change ``obj`` or raise a ``StatusError``."""
+        if not self.plugins:
+            return
+        attrs = Attributes(
+            group=rt.group,
+            resource=rt.plural,
+            kind=rt.kind,
+            operation=operation,
+            obj=obj,
+            old=old,
+            subresource=subresource,
+            namespace=namespace,
+            dry_run=dry_run,
+            name=name or "Unknown",
+        )
+        for plugin in self.plugins:
+            if plugin.handles(attrs):
+                plugin.admit(attrs)
+
+
+def default_admission(*, resources: ResourceTable, storage: Storage, **_: Any) -> AdmissionChain:
+    """The plugins upstream enables by default that change what DRA users see, in its order."""
+    reader = RegistryReader(resources=resources, storage=storage)
+    return AdmissionChain([Priority(reader=reader), DefaultTolerationSeconds()])
