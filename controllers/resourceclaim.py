@@ -181,7 +181,8 @@ class ResourceClaimController:
             metrics.register(self._collector)
             self._creates = Counter(
                 "resourceclaim_controller_creates",
-                "Number of ResourceClaims creation requests",
+                "Number of ResourceClaims creation requests, categorized by creation status and "
+                "admin access",
                 ["status", "admin_access"],
                 registry=metrics,
             )

@@ -1,10 +1,10 @@
 """The claim gauges of the resourceclaim controller, computed from the claim cache when scraped.
 
-KEP-4381 names them ``resourceclaim_controller_resource_claims`` and
-``resourceclaim_controller_allocated_resource_claims``; like upstream's newer
-``dynamic_resource_allocation_resource_claims`` they are split by ``admin_access`` and by
-``source`` (``resource_claim_template`` for generated claims, ``extended_resource`` for the
-scheduler's extended-resource claims, empty otherwise). Counting at scrape time from the informer
+``resourceclaim_controller_resource_claims`` is upstream's gauge, split by ``allocated``,
+``admin_access`` and ``source`` (``resource_claim_template`` for generated claims,
+``extended_resource`` for the scheduler's extended-resource claims, empty otherwise);
+``resourceclaim_controller_allocated_resource_claims`` (KEP-4381's name) counts the allocated
+ones by ``admin_access`` and ``source``. Counting at scrape time from the informer
 cache means the figures are always exactly what the cache holds: there is no increment or
 decrement to get wrong across missed events and restarts.
 """
@@ -23,7 +23,14 @@ from fakeapi.controllers.objects import as_dict
 
 __all__ = ["ClaimCollector"]
 
-_LABELS = ["admin_access", "source"]
+_CLAIMS = "resourceclaim_controller_resource_claims"
+_CLAIMS_HELP = (
+    "Number of ResourceClaims, categorized by allocation status, admin access, and source. "
+    "Source can be 'resource_claim_template' (created from a template), "
+    "'extended_resource' (extended resources), or empty (manually created by a user)."
+)
+_ALLOCATED = "resourceclaim_controller_allocated_resource_claims"
+_ALLOCATED_HELP = "Number of allocated ResourceClaims, categorized by admin access and source."
 
 
 class ClaimCollector(Collector):
@@ -31,36 +38,30 @@ class ClaimCollector(Collector):
         self.claims = claims
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        total: Counter[tuple[str, str]] = Counter()
-        allocated: Counter[tuple[str, str]] = Counter()
+        counts: Counter[tuple[str, str, str]] = Counter()
         for claim in self.claims.list():
-            labels = (str(admin_access(claim)).lower(), claim_source(claim))
-            total[labels] += 1
-            if as_dict(claim.get("status")).get("allocation") is not None:
-                allocated[labels] += 1
+            allocated = as_dict(claim.get("status")).get("allocation") is not None
+            counts[
+                (str(allocated).lower(), str(admin_access(claim)).lower(), claim_source(claim))
+            ] += 1
         claims = GaugeMetricFamily(
-            "resourceclaim_controller_resource_claims",
-            "Number of ResourceClaims",
-            labels=_LABELS,
+            _CLAIMS, _CLAIMS_HELP, labels=["allocated", "admin_access", "source"]
         )
         allocated_claims = GaugeMetricFamily(
-            "resourceclaim_controller_allocated_resource_claims",
-            "Number of allocated ResourceClaims",
-            labels=_LABELS,
+            _ALLOCATED, _ALLOCATED_HELP, labels=["admin_access", "source"]
         )
-        for labels, count in sorted(total.items()):
-            claims.add_metric(list(labels), count)
-        for labels, count in sorted(allocated.items()):
+        by_source: Counter[tuple[str, str]] = Counter()
+        for (allocated, admin, source), count in sorted(counts.items()):
+            claims.add_metric([allocated, admin, source], count)
+            if allocated == "true":
+                by_source[(admin, source)] += count
+        for labels, count in sorted(by_source.items()):
             allocated_claims.add_metric(list(labels), count)
         yield claims
         yield allocated_claims
 
     def describe(self) -> Iterator[GaugeMetricFamily]:
         yield GaugeMetricFamily(
-            "resourceclaim_controller_resource_claims", "Number of ResourceClaims", labels=_LABELS
+            _CLAIMS, _CLAIMS_HELP, labels=["allocated", "admin_access", "source"]
         )
-        yield GaugeMetricFamily(
-            "resourceclaim_controller_allocated_resource_claims",
-            "Number of allocated ResourceClaims",
-            labels=_LABELS,
-        )
+        yield GaugeMetricFamily(_ALLOCATED, _ALLOCATED_HELP, labels=["admin_access", "source"])

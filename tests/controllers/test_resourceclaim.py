@@ -381,12 +381,20 @@ async def test_claim_metrics_count_by_source_and_allocation(cluster):
         )
     )
     body = text()
-    template_claims = 'admin_access="false",source="resource_claim_template"'
-    assert f"resourceclaim_controller_resource_claims{{{template_claims}}} 1.0" in body
-    assert 'resourceclaim_controller_resource_claims{admin_access="false",source=""} 1.0' in body
+    assert (
+        "resourceclaim_controller_resource_claims"
+        '{admin_access="false",allocated="false",source="resource_claim_template"} 1.0'
+    ) in body
+    assert (
+        "resourceclaim_controller_resource_claims"
+        '{admin_access="false",allocated="true",source=""} 1.0'
+    ) in body
     assert (
         'resourceclaim_controller_allocated_resource_claims{admin_access="false",source=""} 1.0'
         in body
+    )
+    assert (
+        'resourceclaim_controller_creates_total{admin_access="false",status="success"} 1.0' in body
     )
     assert 'workqueue_adds_total{name="resource_claim"}' in body
 
