@@ -76,8 +76,13 @@ class ClusterView:
         self.claims_namespace = claims_namespace
 
     def pools(self) -> list[PoolUsage]:
+        # Claims of every namespace are the truth; a ResourcePool's counts lag behind them (its
+        # controller is rate-limited), so they only fill in what a partial claim list hides.
+        partial = self.claims_namespace is not None
         return pool_usage(
-            slices=self.slices, claims=self.claims, resource_pools=self.resource_pools
+            slices=self.slices,
+            claims=self.claims,
+            resource_pools=self.resource_pools if partial else (),
         )
 
 

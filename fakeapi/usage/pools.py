@@ -280,9 +280,10 @@ def pool_usage(
     """The usage of every pool the slices describe, sorted by driver then pool name.
 
     ``claims`` are the ResourceClaims the reader could list (all namespaces, or fewer).
-    ``resource_pools`` are ResourcePool objects, when readable: a pool whose status reports more
-    allocated devices than the readable claims explain gets ``allocated_without_reference`` set,
-    and its otherwise available devices turn Unknown.
+    ``resource_pools`` are ResourcePool objects, to pass when ``claims`` are not all of them: a
+    pool whose status reports more allocated devices than the readable claims explain gets
+    ``allocated_without_reference`` set, and its otherwise available devices turn Unknown. (With
+    every claim at hand, leave them out: their counts trail the claims by a controller's delay.)
     """
     held = _allocations(claims)
     reported = {

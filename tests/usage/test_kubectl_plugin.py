@@ -61,3 +61,14 @@ async def test_claims_fall_back_to_the_namespace_when_listing_all_is_forbidden()
         assert states["gpu-0"] == ("Allocated", ["default/mine"])
         assert states["gpu-1"][0] == UNKNOWN
         assert (pool.allocated, pool.allocated_without_reference, pool.available) == (2, 1, 6)
+
+
+async def test_with_every_claim_readable_stale_pool_counts_are_ignored() -> None:
+    async with Cluster(nodes=1, components=["kubelets"]) as cluster:
+        view = await read_cluster(cluster.client, namespace="default")
+        stale = {"spec": {"driver": "gpu.example.com", "poolName": "node-1"},
+                 "status": {"summary": {"allocatedDevices": 3}}}
+        view.resource_pools = [stale]
+        [pool] = view.pools()
+        assert view.claims_namespace is None
+        assert (pool.allocated, pool.available, pool.allocated_without_reference) == (0, 8, 0)
