@@ -51,9 +51,9 @@ class ClaimCollector(Collector):
             _ALLOCATED, _ALLOCATED_HELP, labels=["admin_access", "source"]
         )
         by_source: Counter[tuple[str, str]] = Counter()
-        for (allocated, admin, source), count in sorted(counts.items()):
-            claims.add_metric([allocated, admin, source], count)
-            if allocated == "true":
+        for (is_allocated, admin, source), count in sorted(counts.items()):
+            claims.add_metric([is_allocated, admin, source], count)
+            if is_allocated == "true":
                 by_source[(admin, source)] += count
         for labels, count in sorted(by_source.items()):
             allocated_claims.add_metric(list(labels), count)
