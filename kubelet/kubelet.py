@@ -86,6 +86,7 @@ _STATUS_KEYS = (
     "phase",
     "conditions",
     "containerStatuses",
+    "initContainerStatuses",
     "hostIP",
     "hostIPs",
     "podIP",
@@ -604,6 +605,9 @@ class Kubelet:
     async def _write_status(self, pod: Obj, status: Obj) -> Obj:
         meta = pod.get("metadata") or {}
         patch = {"status": {k: status[k] for k in _STATUS_KEYS if k in status}}
+        generation = meta.get("generation")
+        if isinstance(generation, int):  # as kubelets since PodObservedGenerationTracking
+            patch["status"]["observedGeneration"] = generation
         return await self.client.patch(
             PODS,
             name=str(meta.get("name")),

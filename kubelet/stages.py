@@ -259,11 +259,13 @@ def _container_names(pod: Obj) -> list[str]:
     return [str(c.get("name")) for c in (pod.get("spec") or {}).get("containers") or []]
 
 
-def _container_status(pod: Obj, name: str, existing: Obj | None, ctx: StageContext) -> Obj:
+def _container_status(
+    pod: Obj, name: str, existing: Obj | None, ctx: StageContext, *, key: str = "containers"
+) -> Obj:
     if existing is not None:
         return dict(existing)
     image = ""
-    for container in (pod.get("spec") or {}).get("containers") or []:
+    for container in (pod.get("spec") or {}).get(key) or []:
         if container.get("name") == name:
             image = str(container.get("image") or "")
     return {
@@ -283,8 +285,31 @@ def _container_id(ctx: StageContext, pod: Obj, name: str, restarts: int) -> str:
     return f"{ctx.runtime}://{uid.replace('-', '')[:24]}{digest:08x}"
 
 
+def _init_containers_done(pod: Obj, status: Obj, ctx: StageContext) -> None:
+    """Init containers as a started pod shows them: completed, or running for sidecars
+    (``restartPolicy: Always``)."""
+    inits = (pod.get("spec") or {}).get("initContainers") or []
+    if not inits or status.get("initContainerStatuses"):
+        return
+    out = []
+    for container in inits:
+        name = str(container.get("name"))
+        entry = _container_status(pod, name, None, ctx, key="initContainers")
+        entry["containerID"] = _container_id(ctx, pod, name, 0)
+        if container.get("restartPolicy") == "Always":
+            entry.update(ready=True, started=True, state={"running": {"startedAt": ctx.now}})
+        else:
+            entry.update(ready=True, started=False, state={"terminated": {
+                "exitCode": 0, "reason": "Completed", "startedAt": ctx.now,
+                "finishedAt": ctx.now, "containerID": entry["containerID"]}})
+        out.append(entry)
+    status["initContainerStatuses"] = out
+
+
 def _step_containers(pod: Obj, status: Obj, args: Mapping[str, Any], ctx: StageContext) -> None:
     state = args.get("state")
+    if state == "running":
+        _init_containers_done(pod, status, ctx)
     existing = {c.get("name"): c for c in status.get("containerStatuses") or []}
     out = []
     for name in _container_names(pod):

@@ -197,3 +197,23 @@ async def test_shared_device_claims_report_their_share_ids(cluster: Cluster) -> 
         (entry,) = (await cluster.claim(f"slice-{i}"))["status"]["devices"]
         assert (entry["device"], entry["shareID"]) == ("accel-0", share)
     assert len(kubelet.prepared_claims()) == 2
+
+
+async def test_init_containers_complete_and_sidecars_keep_running(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1")
+    pod = await make_pod(cluster.client, "with-init", extra_spec={"initContainers": [
+        {"name": "setup", "image": "registry.example/setup:1.0"},
+        {"name": "proxy", "image": "registry.example/proxy:1.0", "restartPolicy": "Always"},
+    ]})
+    await bind(cluster.client, pod, "node-1")
+
+    async def running() -> bool:
+        return await _phase(cluster, "with-init") == "Running"
+
+    await cluster.eventually(running, seconds=10)
+    current = await cluster.pod("with-init")
+    assert current is not None
+    inits = {s["name"]: s["state"] for s in current["status"]["initContainerStatuses"]}
+    assert inits["setup"]["terminated"]["reason"] == "Completed"
+    assert "running" in inits["proxy"]
+    assert current["status"]["observedGeneration"] == current["metadata"]["generation"]
