@@ -13,11 +13,9 @@ Three kinds of keys share one queue, as upstream's ``pkg/controller/resourceclai
 - ``claim:<ns>/<name>`` — reservations, deallocation, the finalizer, vanished owners
   (:mod:`fakeapi.controllers.resourceclaim_cleanup`).
 
-**Never two claims for one owner's entry.** Before creating, the controller looks the claim up
-by (owner uid, annotation) through an informer index; the informer factory puts the controller's
-own writes into that index at once, and a small memo of claims created by this process covers
-the moment between the create and its arrival in the cache. A retry after a failed status write
-therefore finds the claim it made instead of making another one.
+**Never two claims for one owner's entry**: see :mod:`fakeapi.controllers.resourceclaim_generate`
+(look up by recorded name, owner index and a memo before creating). A retry after a failed status
+write therefore finds the claim it made instead of making another one.
 """
 
 from __future__ import annotations
@@ -39,8 +37,6 @@ from fakeapi.client import (
     EventRecorder,
     Informer,
     InformerFactory,
-    is_already_exists,
-    is_not_found,
 )
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
@@ -48,8 +44,6 @@ from fakeapi.controllers.claimnames import (
     POD_CLAIM_ANNOTATION,
     PODGROUP_CLAIM_ANNOTATION,
     SCHEDULING_GROUP,
-    admin_access,
-    generated_claim_name,
     pod_group_name,
     pod_group_reference,
     pod_reference,
@@ -66,6 +60,11 @@ from fakeapi.controllers.objects import (
     text,
 )
 from fakeapi.controllers.resourceclaim_cleanup import ClaimCleanup, pod_is_done
+from fakeapi.controllers.resourceclaim_generate import (
+    GENERATED_INDEX,
+    ClaimGenerator,
+    generated_for,
+)
 from fakeapi.controllers.resourceclaim_metrics import ClaimCollector
 from fakeapi.controllers.runtime import Controller, Result, meta_key
 
@@ -74,26 +73,12 @@ __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
 log = logging.getLogger("fakeapi.controllers.resourceclaim")
 
 FIELD_MANAGER = "ResourceClaimController"
-_GENERATED_INDEX = "resourceclaim-controller/generated-for"
 _RESERVED_INDEX = "resourceclaim-controller/reserved-for"
 _OWNER_INDEX = "resourceclaim-controller/owner-uid"
 _GROUP_PODS_INDEX = "resourceclaim-controller/pod-group"
 _POD_CLAIMS_INDEX = "resourceclaim-controller/claims"
 #: resource.k8s.io/v1 ResourceClaimReservedForMaxSize
 _MAX_RESERVED_FOR = 256
-
-
-def _generated_for(claim: Obj) -> list[str]:
-    """Index: ``<owner uid>/<annotation>/<entry name>`` of a generated claim."""
-    ref = controller_ref(claim)
-    if ref is None:
-        return []
-    annotations = as_dict(meta(claim).get("annotations"))
-    return [
-        f"{ref.get('uid')}/{key}/{annotations[key]}"
-        for key in (POD_CLAIM_ANNOTATION, PODGROUP_CLAIM_ANNOTATION)
-        if key in annotations
-    ]
 
 
 def _reserved_for(claim: Obj) -> list[str]:
@@ -155,7 +140,7 @@ class ResourceClaimController:
             informers.informer(POD_GROUPS) if self.groups_enabled else None
         )
         self.informers = [i for i in (self.pods, self.claims, self.templates, self.pod_groups) if i]
-        ensure_index(self.claims, _GENERATED_INDEX, _generated_for)
+        ensure_index(self.claims, GENERATED_INDEX, generated_for)
         ensure_index(self.claims, _RESERVED_INDEX, _reserved_for)
         ensure_index(self.claims, _OWNER_INDEX, owner_uids)
         ensure_index(self.pods, _GROUP_PODS_INDEX, _group_of_pod)
@@ -171,8 +156,6 @@ class ResourceClaimController:
             client=client, claims=self.claims, pods=self.pods, pod_groups=self.pod_groups
         )
         self.events = EventRecorder(client, component=self.name, clock=clock)
-        #: (owner uid, annotation, entry) -> claim name, for claims created by this process
-        self._created: dict[tuple[str, str, str], str] = {}
         self.metrics = metrics
         self._collector: ClaimCollector | None = None
         self._creates: Counter | None = None
@@ -186,6 +169,15 @@ class ResourceClaimController:
                 ["status", "admin_access"],
                 registry=metrics,
             )
+        self.generator = ClaimGenerator(
+            client=client,
+            claims=self.claims,
+            templates=self.templates,
+            rng=rng,
+            gates=self.gates,
+            events=self.events,
+            creates=self._creates,
+        )
         self.pods.add_handler(
             on_add=self._pod_added, on_update=self._pod_updated, on_delete=self._pod_deleted
         )
@@ -292,7 +284,7 @@ class ResourceClaimController:
         for entry in (as_dict(e) for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))):
             entry_name = text(entry.get("name"))
             if entry.get("resourceClaimTemplateName"):
-                claim_name = await self._ensure_claim(
+                claim_name = await self.generator.ensure(
                     owner=pod,
                     owner_kind=("v1", "Pod"),
                     annotation=POD_CLAIM_ANNOTATION,
@@ -368,7 +360,7 @@ class ResourceClaimController:
             return ""
         for entry in as_list(as_dict(group.get("spec")).get("resourceClaims")):
             if as_dict(entry).get("name") == entry_name and entry.get("resourceClaimTemplateName"):
-                found = self._find_generated(group, PODGROUP_CLAIM_ANNOTATION, entry_name)
+                found = self.generator.find(group, PODGROUP_CLAIM_ANNOTATION, entry_name)
                 return found or _statuses(group).get(entry_name, "")
         return ""
 
@@ -387,7 +379,7 @@ class ResourceClaimController:
             template = text(entry.get("resourceClaimTemplateName"))
             if not template:
                 continue
-            claim_name = await self._ensure_claim(
+            claim_name = await self.generator.ensure(
                 owner=group,
                 owner_kind=(POD_GROUPS.api_version, "PodGroup"),
                 annotation=PODGROUP_CLAIM_ANNOTATION,
@@ -406,130 +398,6 @@ class ResourceClaimController:
         for key in self.pods.index_keys(_GROUP_PODS_INDEX, f"{ns}/{name}"):
             self.controller.enqueue("pod:" + key)
         return Result(requeue=True) if retry else None
-
-    # --- generated claims ------------------------------------------------------------------------
-    def _find_generated(self, owner: Obj, annotation: str, entry_name: str) -> str:
-        uid = text(meta(owner).get("uid"))
-        found = self.claims.index_keys(_GENERATED_INDEX, f"{uid}/{annotation}/{entry_name}")
-        if found:
-            return found[0].partition("/")[2]
-        return self._created.get((uid, annotation, entry_name), "")
-
-    async def _owned_claim_exists(self, ns: str, claim_name: str, owner_uid: str) -> bool:
-        claim = self.claims.get(f"{ns}/{claim_name}")
-        if claim is None:
-            try:
-                claim = await self.client.get(RESOURCE_CLAIMS, namespace=ns, name=claim_name)
-            except Exception as exc:
-                if is_not_found(exc):
-                    return False
-                raise
-        ref = controller_ref(claim)
-        return ref is not None and ref.get("uid") == owner_uid
-
-    async def _ensure_claim(
-        self,
-        *,
-        owner: Obj,
-        owner_kind: tuple[str, str],
-        annotation: str,
-        entry_name: str,
-        template: str,
-        recorded: str | None,
-    ) -> str | None:
-        """The name of the owner's claim for ``entry_name``, created if needed; None when the
-        template is missing (the caller retries with backoff)."""
-        ns, uid = text(meta(owner).get("namespace")), text(meta(owner).get("uid"))
-        if recorded and await self._owned_claim_exists(ns, recorded, uid):
-            return recorded
-        found = self._find_generated(owner, annotation, entry_name)
-        if found and await self._owned_claim_exists(ns, found, uid):
-            return found
-        self._created.pop((uid, annotation, entry_name), None)
-        tmpl = self.templates.get(f"{ns}/{template}")
-        if tmpl is None:
-            try:
-                tmpl = await self.client.get(RESOURCE_CLAIM_TEMPLATES, namespace=ns, name=template)
-            except Exception as exc:
-                if is_not_found(exc):
-                    self._creation_failed(
-                        owner, entry_name, f"resource claim template {template!r}: {exc}"
-                    )
-                    return None
-                raise
-        spec = as_dict(as_dict(tmpl.get("spec")).get("spec"))
-        refused = self._gated_out(spec)
-        if refused:
-            self._creation_failed(owner, entry_name, refused)
-            return None
-        tmpl_meta = as_dict(as_dict(tmpl.get("spec")).get("metadata"))
-        annotations = dict(as_dict(tmpl_meta.get("annotations")))
-        annotations[annotation] = entry_name
-        claim_meta: dict[str, Any] = {
-            "namespace": ns,
-            "annotations": annotations,
-            "ownerReferences": [
-                {
-                    "apiVersion": owner_kind[0],
-                    "kind": owner_kind[1],
-                    "name": meta(owner).get("name"),
-                    "uid": uid,
-                    "controller": True,
-                }
-            ],
-        }
-        if tmpl_meta.get("labels"):
-            claim_meta["labels"] = dict(as_dict(tmpl_meta.get("labels")))
-        admin = admin_access({"spec": spec})
-        for _attempt in range(5):
-            claim_meta["name"] = generated_claim_name(
-                owner=text(meta(owner).get("name")), claim=entry_name, rng=self.rng
-            )
-            body = {
-                "apiVersion": RESOURCE_CLAIMS.api_version,
-                "kind": "ResourceClaim",
-                "metadata": claim_meta,
-                "spec": spec,
-            }
-            try:
-                created = await self.client.create(RESOURCE_CLAIMS, namespace=ns, body=body)
-            except Exception as exc:
-                if is_already_exists(exc):
-                    continue
-                self._count_create("failure", admin)
-                raise
-            self._count_create("success", admin)
-            claim_name = text(meta(created).get("name"))
-            self._created[(uid, annotation, entry_name)] = claim_name
-            return claim_name
-        raise RuntimeError(f"no free name for the claim of {ns}/{meta(owner).get('name')}")
-
-    def _creation_failed(self, owner: Obj, entry_name: str, why: str) -> None:
-        log.info("%s: claim %s: %s", meta_key(owner), entry_name, why)
-        self.events.event(
-            regarding=owner,
-            type="Warning",
-            reason="FailedResourceClaimCreation",
-            action="CreateResourceClaim",
-            note=f"PodResourceClaim {entry_name}: {why}",
-        )
-
-    def _gated_out(self, spec: dict[str, Any]) -> str:
-        """Why a template's claim may not be created with the current gates ("" if it may)."""
-        requests = [as_dict(r) for r in as_list(as_dict(spec.get("devices")).get("requests"))]
-        if not features.enabled(self.gates, "DRAAdminAccess") and admin_access({"spec": spec}):
-            return "admin access is requested, but the feature is disabled"
-        if not features.enabled(self.gates, "DRAPrioritizedList") and any(
-            r.get("firstAvailable") for r in requests
-        ):
-            return (
-                "template includes a prioritized list of subrequests, but the feature is disabled"
-            )
-        return ""
-
-    def _count_create(self, status: str, admin: bool) -> None:
-        if self._creates is not None:
-            self._creates.labels(status=status, admin_access=str(admin).lower()).inc()
 
     async def _apply_statuses(
         self, resource: Any, owner: Obj, api_version: str, kind: str, wanted: dict[str, str]
