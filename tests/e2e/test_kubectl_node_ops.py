@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -37,7 +38,7 @@ def k(sandbox: Server, tmp_path: Path) -> Kubectl:
     return Kubectl(server=sandbox, namespace="default", workdir=tmp_path)
 
 
-def _pod(name: str, node: str) -> dict[str, object]:
+def _pod(name: str, node: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -126,3 +127,45 @@ def test_eviction_of_a_missing_pod_is_not_found(sandbox: Server) -> None:
     reply = httpx.post(url, json=body, timeout=10)
     assert reply.status_code == 404
     assert reply.json()["reason"] == "NotFound"
+
+
+def test_device_fault_injected_with_kubectl_reaches_the_pod_status(k: Kubectl) -> None:
+    """A claim allocated by hand (as a scheduler would), a pod placed on node-1: the kubelet
+    prepares it; a fault annotation on the Node shows up in the pod's device health."""
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "gpu-claim", "namespace": "default"},
+             "spec": {"devices": {"requests": [
+                 {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}
+    k("apply", "-f", str(k.write("claim.yaml", claim)))
+    allocation = {"status": {"allocation": {
+        "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com",
+                                 "pool": "node-1", "device": "gpu-6"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}}}}
+    k("patch", "resourceclaim", "gpu-claim", "--subresource=status", "--type=merge",
+      "-p", json.dumps(allocation))
+    pod = _pod("gpu-user", "node-1")
+    pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu-claim"}]
+    pod["spec"]["containers"][0]["resources"] = {"claims": [{"name": "gpu"}]}
+    k("apply", "-f", str(k.write("gpu-pod.yaml", pod)))
+
+    def cdi_ids() -> str:
+        return k("get", "resourceclaim", "gpu-claim",
+                 "-o", "jsonpath={.status.devices[0].data.cdiDeviceIDs[0]}")
+
+    assert wait_until(cdi_ids, timeout=20, message="the claim prepared") == (
+        "k8s.gpu.example.com/gpu=gpu-6"
+    )
+    k("annotate", "node", "node-1",
+      "fakeapi.dev/fault-unhealthy-devices=gpu.example.com/gpu-6=ECC errors", namespaced=False)
+
+    def health() -> str:
+        return k("get", "pod", "gpu-user", "-o", "jsonpath={.status.containerStatuses[0]"
+                 ".allocatedResourcesStatus[0].resources[0].health}")
+
+    try:
+        wait_until(lambda: health() == "Unhealthy", timeout=15, message="Unhealthy in the pod")
+    finally:
+        k("annotate", "node", "node-1", "fakeapi.dev/fault-unhealthy-devices-", namespaced=False)
+    k("delete", "pod", "gpu-user", "--wait=true", "--timeout=30s")
+    assert k("get", "resourceclaim", "gpu-claim", "-o", "jsonpath={.status.devices}") == ""
