@@ -81,14 +81,25 @@ def _start(tmp_path: Path, *args: str) -> Sandbox:
     raise AssertionError("no banner within 60 s:\n" + "".join(lines))
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Iterator[Sandbox]:
+def _with_other_context(tmp_path: Path) -> Iterator[Sandbox]:
     (tmp_path / "kubeconfig").write_text(yaml.safe_dump(OTHER_CONTEXT))
     running = _start(tmp_path, "--nodes", "2")
     yield running
     if running.process.poll() is None:
         running.process.kill()
         running.process.wait()
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    """One sandbox with two GPU nodes shared by the tests that leave it running."""
+    yield from _with_other_context(tmp_path_factory.mktemp("sandbox"))
+
+
+@pytest.fixture
+def own_sandbox(tmp_path: Path) -> Iterator[Sandbox]:
+    """A sandbox of the test's own, for tests that stop it."""
+    yield from _with_other_context(tmp_path)
 
 
 def test_sandbox_serves_ready_gpu_nodes_to_kubectl(sandbox: Sandbox) -> None:
@@ -107,12 +118,12 @@ def test_sandbox_serves_ready_gpu_nodes_to_kubectl(sandbox: Sandbox) -> None:
         "NAME", "gpu.example.com.node-1", "gpu.example.com.node-2"]
 
 
-def test_the_kubeconfig_context_is_merged_and_removed_on_ctrl_c(sandbox: Sandbox) -> None:
-    merged = yaml.safe_load(sandbox.kubeconfig.read_text())
+def test_the_kubeconfig_context_is_merged_and_removed_on_ctrl_c(own_sandbox: Sandbox) -> None:
+    merged = yaml.safe_load(own_sandbox.kubeconfig.read_text())
     assert merged["current-context"] == "fakeapi"
     assert [c["name"] for c in merged["contexts"]] == ["prod", "fakeapi"]
-    assert sandbox.stop() == 0
-    assert yaml.safe_load(sandbox.kubeconfig.read_text()) == OTHER_CONTEXT
+    assert own_sandbox.stop() == 0
+    assert yaml.safe_load(own_sandbox.kubeconfig.read_text()) == OTHER_CONTEXT
 
 
 def test_load_applies_manifests_at_start(tmp_path: Path) -> None:
