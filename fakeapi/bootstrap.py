@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from fakeapi.clock import Clock
 from fakeapi.registry.kinds.priorityclass import SYSTEM_PRIORITY_CLASSES
 from fakeapi.registry.options import WriteOptions
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import default_resources
 from fakeapi.storage.interface import Storage
 
@@ -26,9 +26,9 @@ def new_registry(
     feature_gates: Mapping[str, bool] | None = None,
     clock: Clock | None = None,
     storage: Storage | None = None,
-) -> Registry:
+) -> GenericStore:
     """A registry serving every kind, with the system namespaces created."""
-    registry = Registry(
+    registry = GenericStore(
         resources=default_resources(), storage=storage, clock=clock, feature_gates=feature_gates
     )
     namespaces = registry.resources.lookup("", "v1", "namespaces")

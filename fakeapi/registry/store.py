@@ -39,7 +39,7 @@ from fakeapi.validation import field as fe
 from fakeapi.validation.meta import validate_object_meta, validate_object_meta_update
 from fakeapi.validation.names import is_dns1123_label, is_dns1123_subdomain
 
-__all__ = ["Registry", "WriteResult", "DeleteResult"]
+__all__ = ["GenericStore", "WriteResult", "DeleteResult"]
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_ATTEMPTS = 8
@@ -61,8 +61,11 @@ class DeleteResult:
     deleted: bool
 
 
-class Registry:
-    """All kinds of one cluster, over one storage."""
+class GenericStore:
+    """The generic store of one cluster: every kind's CRUD, list and watch, over one storage.
+
+    Kinds differ only by their strategy (``rt.strategy``); this class holds no kind-specific code.
+    """
 
     def __init__(
         self,

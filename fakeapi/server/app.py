@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry
 
 from fakeapi import errors
 from fakeapi.features import EMULATED_VERSION
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.server import discovery, openapi
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
@@ -27,7 +27,7 @@ __all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED"]
 
 log = logging.getLogger("fakeapi.server")
 
-REGISTRY = web.AppKey("registry", Registry)
+REGISTRY = web.AppKey("registry", GenericStore)
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 VERSION_INFO = {
     "major": str(EMULATED_VERSION.major),
@@ -80,7 +80,7 @@ async def _status_errors(request: web.Request, handler: Handler) -> web.StreamRe
 class _Documents:
     """Discovery and OpenAPI bytes, computed on first use."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: GenericStore) -> None:
         self.resources = registry.resources
         self._openapi: dict[str, bytes | None] = {}
 
@@ -114,7 +114,7 @@ async def _ok(_: web.Request) -> web.Response:
 
 def create_app(
     *,
-    registry: Registry,
+    registry: GenericStore,
     watch: WatchSettings | None = None,
     metrics: CollectorRegistry | None = None,
 ) -> web.Application:

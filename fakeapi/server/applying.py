@@ -16,7 +16,7 @@ from fakeapi import errors
 from fakeapi.patch.apply import apply_patch
 from fakeapi.registry.decode import decode_object
 from fakeapi.registry.options import WriteOptions
-from fakeapi.registry.store import Registry, WriteResult
+from fakeapi.registry.store import GenericStore, WriteResult
 from fakeapi.server.routing import Target
 from fakeapi.timefmt import format_time
 
@@ -32,7 +32,7 @@ def _set_managed(obj: dict[str, Any], managed: list[dict[str, Any]]) -> None:
 
 
 def server_side_apply(
-    registry: Registry, target: Target, *, config: Any, options: WriteOptions
+    registry: GenericStore, target: Target, *, config: Any, options: WriteOptions
 ) -> WriteResult:
     rt = target.resource
     assert target.name is not None

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from fakeapi import errors
 from fakeapi.registry.options import WatchOptions, WriteOptions
-from fakeapi.registry.store import DeleteResult, Registry, WriteResult
+from fakeapi.registry.store import DeleteResult, GenericStore, WriteResult
 from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
@@ -51,7 +51,7 @@ class WatchSettings:
 
 
 class ResourceHandlers:
-    def __init__(self, *, registry: Registry, watch: WatchSettings | None = None) -> None:
+    def __init__(self, *, registry: GenericStore, watch: WatchSettings | None = None) -> None:
         self.registry = registry
         self.resources: ResourceTable = registry.resources
         # URL → target depends only on the (immutable) resource table: cache recent paths

@@ -45,7 +45,7 @@ from fakeapi.client.transport import (
     WriteParams,
 )
 from fakeapi.clock import Clock
-from fakeapi.registry.store import DeleteResult, Registry
+from fakeapi.registry.store import DeleteResult, GenericStore
 from fakeapi.resources import ResourceType
 from fakeapi.server import query
 from fakeapi.server.patching import apply_patch_request
@@ -78,7 +78,7 @@ class InProcessTransport:
     follows a fake clock in tests.
     """
 
-    def __init__(self, registry: Registry, *, clock: Clock | None = None) -> None:
+    def __init__(self, registry: GenericStore, *, clock: Clock | None = None) -> None:
         self.registry = registry
         self.clock = clock or registry.clock
 

@@ -15,7 +15,7 @@ from fakeapi import errors
 from fakeapi.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
 from fakeapi.registry.decode import decode_patched
 from fakeapi.registry.options import WriteOptions
-from fakeapi.registry.store import Registry, WriteResult
+from fakeapi.registry.store import GenericStore, WriteResult
 from fakeapi.server.encoding import media_type
 from fakeapi.server.routing import Target
 
@@ -29,7 +29,7 @@ PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC, APPLY)
 
 
 def apply_patch_request(
-    registry: Registry,
+    registry: GenericStore,
     target: Target,
     *,
     content_type: str,

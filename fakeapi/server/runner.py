@@ -12,7 +12,7 @@ from types import TracebackType
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.app import create_app
 from fakeapi.server.handlers import WatchSettings
 
@@ -23,7 +23,7 @@ class ApiServer:
     def __init__(
         self,
         *,
-        registry: Registry,
+        registry: GenericStore,
         host: str = "127.0.0.1",
         port: int = 0,
         watch: WatchSettings | None = None,

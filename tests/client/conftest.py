@@ -18,15 +18,15 @@ import pytest
 from fakeapi.client import Client, HttpTransport
 from fakeapi.clock import FakeClock
 from fakeapi.fixtures.testkinds import widget_table
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
 from fakeapi.storage.memory import MemoryStorage
 
 
-def _make_registry(*, history_size: int = 1000, watch_queue: int = 1000) -> Registry:
-    return Registry(
+def _make_registry(*, history_size: int = 1000, watch_queue: int = 1000) -> GenericStore:
+    return GenericStore(
         resources=widget_table(),
         storage=MemoryStorage(history_size=history_size, watch_queue=watch_queue),
         clock=FakeClock(),
@@ -44,7 +44,7 @@ async def _eventually(check: Callable[[], bool], *, timeout: float = 5.0) -> Non
 
 
 @pytest.fixture
-def make_registry() -> Callable[..., Registry]:
+def make_registry() -> Callable[..., GenericStore]:
     """A registry over the widget table; ``history_size``/``watch_queue`` shrink the storage."""
     return _make_registry
 
@@ -56,12 +56,12 @@ def eventually() -> Callable[..., Any]:
 
 
 @pytest.fixture
-def registry() -> Registry:
+def registry() -> GenericStore:
     return _make_registry()
 
 
 @pytest.fixture
-async def server(registry: Registry) -> AsyncIterator[ApiServer]:
+async def server(registry: GenericStore) -> AsyncIterator[ApiServer]:
     async with ApiServer(
         registry=registry, watch=WatchSettings(min_timeout=30.0, bookmark_interval=30.0)
     ) as running:
@@ -69,7 +69,7 @@ async def server(registry: Registry) -> AsyncIterator[ApiServer]:
 
 
 @pytest.fixture
-def inprocess_client(registry: Registry) -> Client:
+def inprocess_client(registry: GenericStore) -> Client:
     return Client(InProcessTransport(registry), field_manager="test-client")
 
 
@@ -80,7 +80,7 @@ async def http_client(server: ApiServer) -> AsyncIterator[Client]:
 
 
 @pytest.fixture(params=["inprocess", "http"])
-async def client(request: pytest.FixtureRequest, registry: Registry) -> AsyncIterator[Client]:
+async def client(request: pytest.FixtureRequest, registry: GenericStore) -> AsyncIterator[Client]:
     """A client over each transport in turn, against the same kind of registry."""
     if request.param == "inprocess":
         yield Client(InProcessTransport(registry), field_manager="test-client")

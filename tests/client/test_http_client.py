@@ -38,7 +38,7 @@ from fakeapi.client import (
     StatusError,
 )
 from fakeapi.client.http import parse_warning_header
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.inprocess import InProcessTransport
 
 GROUP = "example.fakeapi.dev"
@@ -97,7 +97,7 @@ def test_every_resource_constant_is_served_by_the_default_table() -> None:
 
 
 async def test_failures_read_the_same_through_both_transports(
-    registry: Registry, http_client: Client
+    registry: GenericStore, http_client: Client
 ) -> None:
     local = Client(InProcessTransport(registry))
     created = await local.create(WIDGETS, body=widget("w", size=1))
@@ -223,7 +223,7 @@ async def test_a_stream_the_server_ends_stops_the_iteration() -> None:
 
 
 async def test_delete_of_a_kind_that_returns_status_gives_none(
-    registry: Registry, http_client: Client
+    registry: GenericStore, http_client: Client
 ) -> None:
     await http_client.create(WIDGETS, body=widget("w"))
     assert await http_client.delete(WIDGETS, namespace="default", name="w") is None

@@ -22,7 +22,7 @@ from fakeapi.client import (
     object_key,
 )
 from fakeapi.clock import FakeClock
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.inprocess import InProcessTransport
 
 GROUP = "example.fakeapi.dev"
@@ -68,7 +68,7 @@ def sizes(informer: Informer) -> dict[str, Any]:
 
 
 @pytest.fixture
-def writer(registry: Registry) -> Client:
+def writer(registry: GenericStore) -> Client:
     return Client(InProcessTransport(registry), field_manager="writer")
 
 
@@ -176,7 +176,7 @@ async def test_a_failing_handler_does_not_stop_the_informer(
 
 
 async def test_relists_after_410_and_reports_what_changed_meanwhile(
-    make_registry: Callable[..., Registry], eventually: Eventually
+    make_registry: Callable[..., GenericStore], eventually: Eventually
 ) -> None:
     registry = make_registry(history_size=3)
     writer = Client(InProcessTransport(registry))
@@ -213,7 +213,7 @@ async def test_relists_after_410_and_reports_what_changed_meanwhile(
 
 
 async def test_resumes_without_relisting_when_a_watch_stream_ends(
-    make_registry: Callable[..., Registry], eventually: Eventually
+    make_registry: Callable[..., GenericStore], eventually: Eventually
 ) -> None:
     registry = make_registry(watch_queue=2)
     writer = Client(InProcessTransport(registry))
@@ -234,7 +234,7 @@ async def test_resumes_without_relisting_when_a_watch_stream_ends(
 
 
 async def test_a_watch_timeout_resumes_without_relisting(
-    registry: Registry, eventually: Eventually
+    registry: GenericStore, eventually: Eventually
 ) -> None:
     watch_clock = FakeClock()
     reader = Client(InProcessTransport(registry, clock=watch_clock))
@@ -261,7 +261,7 @@ class CountingTransport(InProcessTransport):
 
 
 async def test_backs_off_on_the_clock_when_the_server_fails(
-    registry: Registry, eventually: Eventually
+    registry: GenericStore, eventually: Eventually
 ) -> None:
     unserved = Resource(GROUP, "v9", "widgets", "Widget", namespaced=True)
     clock = FakeClock()

@@ -25,7 +25,7 @@ from fakeapi.client import (
 )
 from fakeapi.clock import FakeClock
 from fakeapi.registry.options import WriteOptions
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
 
@@ -448,7 +448,7 @@ async def test_watch_selectors_turn_transitions_into_adds_and_deletes(client: Cl
 async def test_watch_from_a_compacted_version_raises_410(
     make_registry: Any,
 ) -> None:
-    registry: Registry = make_registry(history_size=2)
+    registry: GenericStore = make_registry(history_size=2)
     inprocess = Client(InProcessTransport(registry))
     first = await inprocess.create(WIDGETS, body=widget("w", size=0))
     for size in range(1, 8):
@@ -468,7 +468,7 @@ async def test_watch_from_a_compacted_version_raises_410(
 # --- in-process only ---------------------------------------------------------------------------
 
 
-async def test_results_are_private_copies(inprocess_client: Client, registry: Registry) -> None:
+async def test_results_are_private_copies(inprocess_client: Client, registry: GenericStore) -> None:
     created = await inprocess_client.create(WIDGETS, body=widget("w", size=1))
     created["spec"]["size"] = 99
     fetched = await inprocess_client.get(WIDGETS, namespace="default", name="w")
@@ -487,7 +487,7 @@ async def test_an_unserved_resource_is_404(inprocess_client: Client) -> None:
     )
 
 
-async def test_watch_timeout_follows_the_injected_clock(registry: Registry) -> None:
+async def test_watch_timeout_follows_the_injected_clock(registry: GenericStore) -> None:
     clock = FakeClock()
     client = Client(InProcessTransport(registry, clock=clock))
     received: list[str] = []
@@ -512,7 +512,7 @@ async def test_watch_timeout_follows_the_injected_clock(registry: Registry) -> N
 async def test_a_watcher_that_falls_behind_gets_its_events_then_an_end(
     make_registry: Any,
 ) -> None:
-    registry: Registry = make_registry(watch_queue=3)
+    registry: GenericStore = make_registry(watch_queue=3)
     client = Client(InProcessTransport(registry))
     stream = client.watch(WIDGETS, resource_version=str(registry.resource_version))
     first = asyncio.ensure_future(stream.__anext__())

@@ -33,7 +33,7 @@ from fakeapi.client import (
 )
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError, conflict, expired, not_found
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
@@ -47,12 +47,12 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def cluster(clock: FakeClock) -> Registry:
+def cluster(clock: FakeClock) -> GenericStore:
     return new_registry(clock=clock)
 
 
 @pytest.fixture(params=["inprocess", "http"])
-async def client(request: pytest.FixtureRequest, cluster: Registry) -> AsyncIterator[Client]:
+async def client(request: pytest.FixtureRequest, cluster: GenericStore) -> AsyncIterator[Client]:
     if request.param == "inprocess":
         yield Client(InProcessTransport(cluster), field_manager="toolkit-test")
         return

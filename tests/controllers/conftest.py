@@ -28,7 +28,7 @@ from fakeapi.client import (
 )
 from fakeapi.clock import FakeClock
 from fakeapi.controllers import ControllerManager
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
 
@@ -41,7 +41,9 @@ class Cluster:
     def __init__(self, *, feature_gates: Mapping[str, bool] | None = None) -> None:
         self.clock = FakeClock()
         self.gates = dict(feature_gates or {})
-        self.registry: Registry = new_registry(clock=self.clock, feature_gates=self.gates or None)
+        self.registry: GenericStore = new_registry(
+            clock=self.clock, feature_gates=self.gates or None
+        )
         self.client = Client(
             InProcessTransport(self.registry), field_manager="kube-controller-manager"
         )

@@ -21,7 +21,7 @@ from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
 from fakeapi.fixtures.samples import SAMPLE_FIELD_MANAGERS, sample
 from fakeapi.registry.options import WriteOptions
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType, default_resources
 from fakeapi.server.patching import apply_patch_request
 from fakeapi.server.routing import Target
@@ -76,12 +76,14 @@ def _options(rt: ResourceType, **kw: Any) -> WriteOptions:
     return WriteOptions(field_manager=manager, **kw)
 
 
-def _snapshot(registry: Registry, rt: ResourceType) -> tuple[int, list[bytes]]:
+def _snapshot(registry: GenericStore, rt: ResourceType) -> tuple[int, list[bytes]]:
     table = registry.storage.resource(rt.key)
     return registry.resource_version, [s.raw for s in table.scan("", None, None)]
 
 
-def _attempt(registry: Registry, rt: ResourceType, call: Any, *args: Any, **kwargs: Any) -> None:
+def _attempt(
+    registry: GenericStore, rt: ResourceType, call: Any, *args: Any, **kwargs: Any
+) -> None:
     """Run ``call(*args, **kwargs)``: success, or a client error that left storage untouched.
 
     Callers pass bodies they do not reuse, so a call may consume (or change) what it is given.

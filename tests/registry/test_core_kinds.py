@@ -1094,10 +1094,10 @@ class TestThroughTheStore:
     @pytest.fixture
     def registry(self) -> Any:
         from fakeapi.clock import FakeClock
-        from fakeapi.registry.store import Registry
+        from fakeapi.registry.store import GenericStore
         from fakeapi.resources import default_resources
 
-        registry = Registry(resources=default_resources(), clock=FakeClock())
+        registry = GenericStore(resources=default_resources(), clock=FakeClock())
         namespaces = registry.resources.lookup("", "v1", "namespaces")
         assert namespaces is not None
         registry.create(namespaces, None, {"metadata": {"name": "default"}}, _write())

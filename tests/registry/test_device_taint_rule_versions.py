@@ -15,7 +15,7 @@ from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
 from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType
 from fakeapi.server import discovery
 
@@ -23,11 +23,11 @@ W = WriteOptions(field_manager="tests")
 
 
 @pytest.fixture
-def registry() -> Registry:
+def registry() -> GenericStore:
     return new_registry(clock=FakeClock())
 
 
-def _versions(registry: Registry) -> tuple[ResourceType, ResourceType]:
+def _versions(registry: GenericStore) -> tuple[ResourceType, ResourceType]:
     v1 = registry.resources.lookup("resource.k8s.io", "v1", "devicetaintrules")
     v1beta2 = registry.resources.lookup("resource.k8s.io", "v1beta2", "devicetaintrules")
     assert v1 is not None and v1beta2 is not None
@@ -44,7 +44,7 @@ def _rule(name: str, effect: str = "NoSchedule") -> dict[str, Any]:
     }
 
 
-def test_a_rule_written_at_v1beta2_reads_at_v1_with_its_apiversion(registry: Registry) -> None:
+def test_a_rule_written_at_v1beta2_reads_at_v1_with_its_apiversion(registry: GenericStore) -> None:
     v1, v1beta2 = _versions(registry)
     created = registry.create(v1beta2, None, _rule("r1"), W).obj
     assert created["apiVersion"] == "resource.k8s.io/v1beta2"
@@ -54,7 +54,7 @@ def test_a_rule_written_at_v1beta2_reads_at_v1_with_its_apiversion(registry: Reg
     assert read["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
 
 
-def test_both_versions_list_the_same_objects(registry: Registry) -> None:
+def test_both_versions_list_the_same_objects(registry: GenericStore) -> None:
     v1, v1beta2 = _versions(registry)
     registry.create(v1, None, _rule("a"), W)
     registry.create(v1beta2, None, _rule("b"), W)
@@ -69,7 +69,7 @@ def test_both_versions_list_the_same_objects(registry: Registry) -> None:
 
 
 def test_an_update_through_one_version_conflicts_with_a_stale_read_of_the_other(
-    registry: Registry,
+    registry: GenericStore,
 ) -> None:
     v1, v1beta2 = _versions(registry)
     registry.create(v1, None, _rule("r1"), W)
@@ -81,7 +81,7 @@ def test_an_update_through_one_version_conflicts_with_a_stale_read_of_the_other(
     assert info.value.code == 409
 
 
-def test_a_watch_at_either_version_sees_writes_through_the_other(registry: Registry) -> None:
+def test_a_watch_at_either_version_sees_writes_through_the_other(registry: GenericStore) -> None:
     v1, v1beta2 = _versions(registry)
     since = str(registry.resource_version)
     watch_v1 = registry.watch(v1, None, WatchOptions(resource_version=since))
@@ -102,7 +102,7 @@ def test_a_watch_at_either_version_sees_writes_through_the_other(registry: Regis
     ]
 
 
-def test_discovery_serves_both_versions_and_prefers_v1(registry: Registry) -> None:
+def test_discovery_serves_both_versions_and_prefers_v1(registry: GenericStore) -> None:
     doc = discovery.aggregated_discovery(registry.resources, core=False)
     (group,) = [g for g in doc["items"] if g["metadata"]["name"] == "resource.k8s.io"]
     versions = [v["version"] for v in group["versions"]]

@@ -14,7 +14,7 @@ import pytest
 from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType
 from fakeapi.selectors import parse_field_selector
 
@@ -22,11 +22,11 @@ W = WriteOptions(field_manager="tests")
 
 
 @pytest.fixture
-def registry() -> Registry:
+def registry() -> GenericStore:
     return new_registry(clock=FakeClock())
 
 
-def _kinds(registry: Registry) -> tuple[ResourceType, ResourceType]:
+def _kinds(registry: GenericStore) -> tuple[ResourceType, ResourceType]:
     core = registry.resources.lookup("", "v1", "events")
     new = registry.resources.lookup("events.k8s.io", "v1", "events")
     assert core is not None and new is not None
@@ -59,7 +59,7 @@ def _core_event(name: str) -> dict[str, Any]:
     }
 
 
-def test_event_recorded_through_events_api_reads_as_core_event(registry: Registry) -> None:
+def test_event_recorded_through_events_api_reads_as_core_event(registry: GenericStore) -> None:
     core, new = _kinds(registry)
     registry.create(new, "default", _new_event("e1"), W)
     obj = registry.get(core, "default", "e1").obj
@@ -70,7 +70,7 @@ def test_event_recorded_through_events_api_reads_as_core_event(registry: Registr
     assert "regarding" not in obj and "note" not in obj
 
 
-def test_core_event_reads_through_events_api_with_new_field_names(registry: Registry) -> None:
+def test_core_event_reads_through_events_api_with_new_field_names(registry: GenericStore) -> None:
     core, new = _kinds(registry)
     registry.create(core, "default", _core_event("e2"), W)
     obj = registry.get(new, "default", "e2").obj
@@ -79,7 +79,7 @@ def test_core_event_reads_through_events_api_with_new_field_names(registry: Regi
     assert obj["deprecatedSource"] == {"component": "scheduler"} and obj["deprecatedCount"] == 3
 
 
-def test_both_apis_list_the_same_objects_and_versions(registry: Registry) -> None:
+def test_both_apis_list_the_same_objects_and_versions(registry: GenericStore) -> None:
     core, new = _kinds(registry)
     registry.create(new, "default", _new_event("e1"), W)
     registry.create(core, "default", _core_event("e2"), W)
@@ -90,7 +90,7 @@ def test_both_apis_list_the_same_objects_and_versions(registry: Registry) -> Non
     assert [name for name, _ in versions] == ["e1", "e2"]
 
 
-def test_field_selectors_use_each_shape_s_own_labels(registry: Registry) -> None:
+def test_field_selectors_use_each_shape_s_own_labels(registry: GenericStore) -> None:
     core, new = _kinds(registry)
     registry.create(new, "default", _new_event("e1"), W)
     registry.create(core, "default", _core_event("e2"), W)
@@ -104,7 +104,7 @@ def test_field_selectors_use_each_shape_s_own_labels(registry: Registry) -> None
     assert [s.obj["metadata"]["name"] for s in by_new.items] == ["e2"]
 
 
-def test_a_watch_on_either_api_sees_writes_through_the_other(registry: Registry) -> None:
+def test_a_watch_on_either_api_sees_writes_through_the_other(registry: GenericStore) -> None:
     core, new = _kinds(registry)
     since = str(registry.resource_version)
     core_watch = registry.watch(core, "default", WatchOptions(resource_version=since))
@@ -121,7 +121,7 @@ def test_a_watch_on_either_api_sees_writes_through_the_other(registry: Registry)
 
 
 def test_update_through_one_api_is_a_conflict_for_a_stale_write_through_the_other(
-    registry: Registry,
+    registry: GenericStore,
 ) -> None:
     core, new = _kinds(registry)
     created = registry.create(new, "default", _new_event("e1"), W).obj

@@ -14,7 +14,7 @@ from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
 from fakeapi.fixtures.samples import SAMPLE_FIELD_MANAGERS, SAMPLE_KINDS, sample
 from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType, default_resources
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.server.printing import render_table
@@ -30,8 +30,8 @@ def _id(rt: ResourceType) -> str:
 
 
 @pytest.fixture
-def registry() -> Registry:
-    registry = Registry(resources=RESOURCES, clock=FakeClock())
+def registry() -> GenericStore:
+    registry = GenericStore(resources=RESOURCES, clock=FakeClock())
     namespaces = RESOURCES.lookup("", "v1", "namespaces")
     assert namespaces is not None
     registry.create(namespaces, None, {"metadata": {"name": NS}}, WriteOptions())
@@ -47,7 +47,7 @@ def _ns(rt: ResourceType) -> str | None:
     return NS if rt.namespaced else None
 
 
-def _create(registry: Registry, rt: ResourceType, **kw: Any) -> dict[str, Any]:
+def _create(registry: GenericStore, rt: ResourceType, **kw: Any) -> dict[str, Any]:
     body = sample(rt.api_version, rt.kind)
     if rt.kind == "Namespace":
         body["metadata"]["name"] = "sample-ns"
@@ -60,7 +60,9 @@ def test_every_served_kind_has_a_sample() -> None:
 
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
-def test_create_then_get_returns_the_stored_object(registry: Registry, rt: ResourceType) -> None:
+def test_create_then_get_returns_the_stored_object(
+    registry: GenericStore, rt: ResourceType
+) -> None:
     created = _create(registry, rt)
     meta = created["metadata"]
     assert created["kind"] == rt.kind and created["apiVersion"] == rt.api_version
@@ -71,7 +73,7 @@ def test_create_then_get_returns_the_stored_object(registry: Registry, rt: Resou
 
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
-def test_list_and_selectors_find_the_object(registry: Registry, rt: ResourceType) -> None:
+def test_list_and_selectors_find_the_object(registry: GenericStore, rt: ResourceType) -> None:
     name = _create(registry, rt)["metadata"]["name"]
     listed = registry.list(rt, _ns(rt), ListOptions())
     assert name in [s.obj["metadata"]["name"] for s in listed.items]
@@ -86,7 +88,7 @@ def test_list_and_selectors_find_the_object(registry: Registry, rt: ResourceType
 
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
-def test_stale_update_is_a_conflict(registry: Registry, rt: ResourceType) -> None:
+def test_stale_update_is_a_conflict(registry: GenericStore, rt: ResourceType) -> None:
     created = _create(registry, rt)
     name = created["metadata"]["name"]
     labelled = {**created, "metadata": {**created["metadata"], "labels": {"round": "1"}}}
@@ -100,7 +102,7 @@ def test_stale_update_is_a_conflict(registry: Registry, rt: ResourceType) -> Non
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
 def test_strict_field_validation_rejects_unknown_fields(
-    registry: Registry, rt: ResourceType
+    registry: GenericStore, rt: ResourceType
 ) -> None:
     body = sample(rt.api_version, rt.kind)
     body["bogusField"] = 1
@@ -111,7 +113,7 @@ def test_strict_field_validation_rejects_unknown_fields(
 
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
-def test_dry_run_create_stores_nothing(registry: Registry, rt: ResourceType) -> None:
+def test_dry_run_create_stores_nothing(registry: GenericStore, rt: ResourceType) -> None:
     before = registry.resource_version
     body = sample(rt.api_version, rt.kind)
     registry.create(rt, _ns(rt), body, _options(rt, dry_run=True))
@@ -123,7 +125,7 @@ def test_dry_run_create_stores_nothing(registry: Registry, rt: ResourceType) -> 
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
 def test_delete_removes_the_object_or_marks_it_deleting(
-    registry: Registry, rt: ResourceType
+    registry: GenericStore, rt: ResourceType
 ) -> None:
     name = _create(registry, rt)["metadata"]["name"]
     result = registry.delete(rt, _ns(rt), name, DeleteOptions())
@@ -136,7 +138,7 @@ def test_delete_removes_the_object_or_marks_it_deleting(
 
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
-def test_watch_sees_every_change_in_order(registry: Registry, rt: ResourceType) -> None:
+def test_watch_sees_every_change_in_order(registry: GenericStore, rt: ResourceType) -> None:
     since = str(registry.resource_version)
     watcher = registry.watch(rt, _ns(rt), WatchOptions(resource_version=since))
     created = _create(registry, rt)
@@ -150,7 +152,7 @@ def test_watch_sees_every_change_in_order(registry: Registry, rt: ResourceType) 
 
 @pytest.mark.parametrize("rt", [k for k in KINDS if "status" in k.subresources], ids=_id)
 def test_status_subresource_is_split_from_the_main_resource(
-    registry: Registry, rt: ResourceType
+    registry: GenericStore, rt: ResourceType
 ) -> None:
     created = _create(registry, rt)
     name = created["metadata"]["name"]
@@ -171,7 +173,7 @@ def test_status_subresource_is_split_from_the_main_resource(
 
 
 @pytest.mark.parametrize("rt", KINDS, ids=_id)
-def test_table_has_one_cell_per_column(registry: Registry, rt: ResourceType) -> None:
+def test_table_has_one_cell_per_column(registry: GenericStore, rt: ResourceType) -> None:
     created = _create(registry, rt)
     body = render_table(rt, [created], now=registry.clock.now(), include="Metadata")
     assert len(body["rows"][0]["cells"]) == len(body["columnDefinitions"])

@@ -22,7 +22,7 @@ from fakeapi.registry.options import (
     WatchOptions,
     WriteOptions,
 )
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.storage.memory import MemoryStorage
@@ -30,8 +30,8 @@ from fakeapi.storage.memory import MemoryStorage
 W = WriteOptions()
 
 
-def make_registry(**storage_args: Any) -> Registry:
-    return Registry(
+def make_registry(**storage_args: Any) -> GenericStore:
+    return GenericStore(
         resources=ResourceTable([WIDGETS]), storage=MemoryStorage(**storage_args), clock=FakeClock()
     )
 
@@ -46,11 +46,11 @@ def widget(name: str, **spec: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def registry() -> Registry:
+def registry() -> GenericStore:
     return make_registry()
 
 
-def test_create_sets_server_metadata(registry: Registry) -> None:
+def test_create_sets_server_metadata(registry: GenericStore) -> None:
     obj = registry.create(WIDGETS, "ns", widget("a", size=1), W).obj
     meta = obj["metadata"]
     assert meta["namespace"] == "ns"
@@ -59,7 +59,7 @@ def test_create_sets_server_metadata(registry: Registry) -> None:
     assert int(meta["resourceVersion"]) > 0
 
 
-def test_resource_versions_strictly_increase_across_writes(registry: Registry) -> None:
+def test_resource_versions_strictly_increase_across_writes(registry: GenericStore) -> None:
     rvs = [
         int(registry.create(WIDGETS, "ns", widget(f"w{i}"), W).obj["metadata"]["resourceVersion"])
         for i in range(5)
@@ -69,13 +69,13 @@ def test_resource_versions_strictly_increase_across_writes(registry: Registry) -
 
 def test_generate_name_appends_five_characters_and_retries_on_collision() -> None:
     suffixes = iter(["aaaaa", "aaaaa", "bbbbb"])
-    registry = Registry(resources=ResourceTable([WIDGETS]), random=lambda n: next(suffixes))
+    registry = GenericStore(resources=ResourceTable([WIDGETS]), random=lambda n: next(suffixes))
     body = {"metadata": {"generateName": "w-"}}
     assert registry.create(WIDGETS, "ns", dict(body), W).obj["metadata"]["name"] == "w-aaaaa"
     assert registry.create(WIDGETS, "ns", dict(body), W).obj["metadata"]["name"] == "w-bbbbb"
 
 
-def test_duplicate_create_is_already_exists(registry: Registry) -> None:
+def test_duplicate_create_is_already_exists(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a"), W)
     with pytest.raises(StatusError) as err:
         registry.create(WIDGETS, "ns", widget("a"), W)
@@ -83,7 +83,7 @@ def test_duplicate_create_is_already_exists(registry: Registry) -> None:
     assert err.value.message == 'widgets.example.fakeapi.dev "a" already exists'
 
 
-def test_stale_resource_version_is_a_conflict_and_changes_nothing(registry: Registry) -> None:
+def test_stale_resource_version_is_a_conflict_and_changes_nothing(registry: GenericStore) -> None:
     created = registry.create(WIDGETS, "ns", widget("a", size=1), W).obj
     stale = created["metadata"]["resourceVersion"]
     registry.update(
@@ -106,7 +106,7 @@ def test_stale_resource_version_is_a_conflict_and_changes_nothing(registry: Regi
     assert registry.get(WIDGETS, "ns", "a").obj["spec"]["size"] == 2
 
 
-def test_generation_bumps_only_on_spec_change(registry: Registry) -> None:
+def test_generation_bumps_only_on_spec_change(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a", size=1), W)
     labelled = widget("a", size=1)
     labelled["metadata"]["labels"] = {"x": "y"}
@@ -117,7 +117,7 @@ def test_generation_bumps_only_on_spec_change(registry: Registry) -> None:
     )
 
 
-def test_main_update_keeps_status_and_status_update_keeps_spec(registry: Registry) -> None:
+def test_main_update_keeps_status_and_status_update_keeps_spec(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a", size=1), W)
     with_status = {**widget("a", size=1), "status": {"phase": "Ready"}}
     registry.update(WIDGETS, "ns", "a", with_status, W, subresource="status")
@@ -129,7 +129,7 @@ def test_main_update_keeps_status_and_status_update_keeps_spec(registry: Registr
     assert obj["status"] == {"phase": "Done"} and obj["spec"]["size"] == 9
 
 
-def test_no_op_update_keeps_resource_version_and_sends_no_event(registry: Registry) -> None:
+def test_no_op_update_keeps_resource_version_and_sends_no_event(registry: GenericStore) -> None:
     rv = registry.create(WIDGETS, "ns", widget("a", size=1), W).obj["metadata"]["resourceVersion"]
     watcher = registry.watch(WIDGETS, "ns", WatchOptions(resource_version=rv))
     again = registry.update(WIDGETS, "ns", "a", widget("a", size=1), W).obj
@@ -137,7 +137,7 @@ def test_no_op_update_keeps_resource_version_and_sends_no_event(registry: Regist
     assert watcher.drain() == []
 
 
-def test_invalid_object_is_422_with_field_cause_and_nothing_stored(registry: Registry) -> None:
+def test_invalid_object_is_422_with_field_cause_and_nothing_stored(registry: GenericStore) -> None:
     with pytest.raises(StatusError) as err:
         registry.create(WIDGETS, "ns", widget("a", size=-1), W)
     assert err.value.code == 422
@@ -152,7 +152,7 @@ def test_invalid_object_is_422_with_field_cause_and_nothing_stored(registry: Reg
     assert registry.list(WIDGETS, "ns", ListOptions()).items == []
 
 
-def test_wrong_type_is_a_bad_request(registry: Registry) -> None:
+def test_wrong_type_is_a_bad_request(registry: GenericStore) -> None:
     with pytest.raises(StatusError) as err:
         registry.create(WIDGETS, "ns", widget("a", size="big"), W)
     assert err.value.code == 400
@@ -164,7 +164,7 @@ def test_wrong_type_is_a_bad_request(registry: Registry) -> None:
     [("Strict", True, []), ("Warn", False, ['unknown field "spec.bogus"']), ("Ignore", False, [])],
 )
 def test_unknown_fields_follow_field_validation(
-    registry: Registry, mode: Any, raises: bool, warnings: list[str]
+    registry: GenericStore, mode: Any, raises: bool, warnings: list[str]
 ) -> None:
     body = widget("a", size=1, bogus=True)
     options = WriteOptions(field_validation=mode)
@@ -179,7 +179,7 @@ def test_unknown_fields_follow_field_validation(
 
 
 def test_dry_run_create_stores_nothing_and_consumes_no_resource_version(
-    registry: Registry,
+    registry: GenericStore,
 ) -> None:
     before = registry.resource_version
     result = registry.create(WIDGETS, "ns", widget("a"), WriteOptions(dry_run=True))
@@ -190,7 +190,7 @@ def test_dry_run_create_stores_nothing_and_consumes_no_resource_version(
         registry.get(WIDGETS, "ns", "a")
 
 
-def test_finalizers_hold_deletion_until_removed(registry: Registry) -> None:
+def test_finalizers_hold_deletion_until_removed(registry: GenericStore) -> None:
     body = widget("a")
     body["metadata"]["finalizers"] = ["example.com/hold"]
     registry.create(WIDGETS, "ns", body, W)
@@ -217,14 +217,14 @@ def test_finalizers_hold_deletion_until_removed(registry: Registry) -> None:
     ("policy", "finalizer"), [("Foreground", "foregroundDeletion"), ("Orphan", "orphan")]
 )
 def test_propagation_policy_records_its_finalizer(
-    registry: Registry, policy: Any, finalizer: str
+    registry: GenericStore, policy: Any, finalizer: str
 ) -> None:
     registry.create(WIDGETS, "ns", widget("a"), W)
     result = registry.delete(WIDGETS, "ns", "a", DeleteOptions(propagation_policy=policy))
     assert result.obj["metadata"]["finalizers"] == [finalizer]
 
 
-def test_delete_preconditions_are_conflicts(registry: Registry) -> None:
+def test_delete_preconditions_are_conflicts(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a"), W)
     with pytest.raises(StatusError) as err:
         registry.delete(WIDGETS, "ns", "a", DeleteOptions(preconditions=Preconditions(uid="x")))
@@ -233,7 +233,7 @@ def test_delete_preconditions_are_conflicts(registry: Registry) -> None:
     )
 
 
-def test_paged_list_is_a_consistent_snapshot(registry: Registry) -> None:
+def test_paged_list_is_a_consistent_snapshot(registry: GenericStore) -> None:
     for i in range(5):
         registry.create(WIDGETS, "ns", widget(f"w{i}"), W)
     page = registry.list(WIDGETS, "ns", ListOptions(limit=2))
@@ -261,7 +261,7 @@ def test_continue_token_older_than_history_is_410() -> None:
     assert err.value.code == 410 and err.value.reason == "Expired"
 
 
-def test_list_filters_by_label_and_field_selectors(registry: Registry) -> None:
+def test_list_filters_by_label_and_field_selectors(registry: GenericStore) -> None:
     for name, color, tier in [("a", "red", "x"), ("b", "blue", "x"), ("c", "red", "y")]:
         body = widget(name, color=color)
         body["metadata"]["labels"] = {"tier": tier}
@@ -273,13 +273,13 @@ def test_list_filters_by_label_and_field_selectors(registry: Registry) -> None:
     assert [s.obj["metadata"]["name"] for s in registry.list(WIDGETS, None, options).items] == ["a"]
 
 
-def test_unsupported_field_selector_is_400(registry: Registry) -> None:
+def test_unsupported_field_selector_is_400(registry: GenericStore) -> None:
     with pytest.raises(StatusError) as err:
         registry.list(WIDGETS, "ns", ListOptions(field_selector=parse_field_selector("spec.x=1")))
     assert err.value.code == 400 and err.value.message == "field label not supported: spec.x"
 
 
-def test_watch_resumes_from_resource_version_in_order(registry: Registry) -> None:
+def test_watch_resumes_from_resource_version_in_order(registry: GenericStore) -> None:
     rv = registry.create(WIDGETS, "ns", widget("a"), W).obj["metadata"]["resourceVersion"]
     registry.update(WIDGETS, "ns", "a", widget("a", size=1), W)
     registry.delete(WIDGETS, "ns", "a", DeleteOptions())
@@ -299,7 +299,7 @@ def test_watch_from_expired_version_is_410() -> None:
     assert err.value.code == 410 and err.value.message.startswith("too old resource version: 2")
 
 
-def test_watch_selector_transitions_send_added_and_deleted(registry: Registry) -> None:
+def test_watch_selector_transitions_send_added_and_deleted(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a", color="blue"), W)
     watcher = registry.watch(
         WIDGETS,
@@ -315,7 +315,7 @@ def test_watch_selector_transitions_send_added_and_deleted(registry: Registry) -
     assert [e[0] for e in watcher.drain()] == ["ADDED", "MODIFIED", "DELETED"]
 
 
-def test_watch_list_sends_initial_state_then_annotated_bookmark(registry: Registry) -> None:
+def test_watch_list_sends_initial_state_then_annotated_bookmark(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a"), W)
     registry.create(WIDGETS, "ns", widget("b"), W)
     watcher = registry.watch(

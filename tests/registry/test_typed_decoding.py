@@ -14,7 +14,7 @@ from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
 from fakeapi.registry.options import WriteOptions
-from fakeapi.registry.store import Registry
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType, default_resources
 from fakeapi.server.patching import apply_patch_request
 from fakeapi.server.routing import Target
@@ -28,7 +28,7 @@ CANNOT = 'ResourceClaim in version "v1" cannot be handled as a ResourceClaim: '
 
 
 @pytest.fixture
-def registry() -> Registry:
+def registry() -> GenericStore:
     return new_registry(clock=FakeClock())
 
 
@@ -41,13 +41,13 @@ def _claim(name: str = "c", **exactly: Any) -> dict[str, Any]:
     return {"metadata": {"name": name}, "spec": {"devices": {"requests": [request]}}}
 
 
-def _create_error(registry: Registry, rt: ResourceType, body: Any) -> StatusError:
+def _create_error(registry: GenericStore, rt: ResourceType, body: Any) -> StatusError:
     with pytest.raises(StatusError) as caught:
         registry.create(rt, NS, body, _opts())
     return caught.value
 
 
-def test_a_string_count_is_a_400_with_the_go_decoder_text(registry: Registry) -> None:
+def test_a_string_count_is_a_400_with_the_go_decoder_text(registry: GenericStore) -> None:
     err = _create_error(registry, CLAIM, _claim(count="2"))
     assert err.code == 400
     assert err.message == CANNOT + (
@@ -56,7 +56,7 @@ def test_a_string_count_is_a_400_with_the_go_decoder_text(registry: Registry) ->
     )
 
 
-def test_a_fractional_count_names_the_number(registry: Registry) -> None:
+def test_a_fractional_count_names_the_number(registry: GenericStore) -> None:
     err = _create_error(registry, CLAIM, _claim(count=1.5))
     assert err.message.endswith(
         "json: cannot unmarshal number 1.5 into Go struct field "
@@ -64,7 +64,7 @@ def test_a_fractional_count_names_the_number(registry: Registry) -> None:
     )
 
 
-def test_a_non_object_spec_names_the_struct_type(registry: Registry) -> None:
+def test_a_non_object_spec_names_the_struct_type(registry: GenericStore) -> None:
     err = _create_error(registry, CLAIM, {"metadata": {"name": "c"}, "spec": "x"})
     assert err.message == CANNOT + (
         "json: cannot unmarshal string into Go struct field ResourceClaim.spec of type "
@@ -72,7 +72,7 @@ def test_a_non_object_spec_names_the_struct_type(registry: Registry) -> None:
     )
 
 
-def test_a_list_item_of_the_wrong_type_names_the_item_type(registry: Registry) -> None:
+def test_a_list_item_of_the_wrong_type_names_the_item_type(registry: GenericStore) -> None:
     body = {"metadata": {"name": "c"}, "spec": {"devices": {"requests": ["gpu"]}}}
     err = _create_error(registry, CLAIM, body)
     assert err.message == CANNOT + (
@@ -86,7 +86,7 @@ def test_a_list_item_of_the_wrong_type_names_the_item_type(registry: Registry) -
     [("namespace", 5, "number"), ("generateName", 5, "number"), ("name", ["x"], "array")],
 )
 def test_metadata_strings_of_another_type_are_400(
-    registry: Registry, field: str, value: Any, json_type: str
+    registry: GenericStore, field: str, value: Any, json_type: str
 ) -> None:
     body = _claim()
     body["metadata"][field] = value
@@ -98,7 +98,7 @@ def test_metadata_strings_of_another_type_are_400(
     )
 
 
-def test_a_label_value_of_another_type_names_the_map_value_type(registry: Registry) -> None:
+def test_a_label_value_of_another_type_names_the_map_value_type(registry: GenericStore) -> None:
     body = _claim()
     body["metadata"]["labels"] = {"a": 1}
     err = _create_error(registry, CLAIM, body)
@@ -108,13 +108,13 @@ def test_a_label_value_of_another_type_names_the_map_value_type(registry: Regist
     )
 
 
-def test_the_first_type_error_is_reported(registry: Registry) -> None:
+def test_the_first_type_error_is_reported(registry: GenericStore) -> None:
     body = _claim(count="2", adminAccess="yes")
     err = _create_error(registry, CLAIM, body)
     assert "exactly.count of type int64" in err.message
 
 
-def test_a_time_error_wins_over_an_earlier_type_error(registry: Registry) -> None:
+def test_a_time_error_wins_over_an_earlier_type_error(registry: GenericStore) -> None:
     body = _claim(count="2")
     body["metadata"]["creationTimestamp"] = "yesterday"
     err = _create_error(registry, CLAIM, body)
@@ -136,7 +136,7 @@ def test_a_time_error_wins_over_an_earlier_type_error(registry: Registry) -> Non
     ],
 )
 def test_bad_timestamps_fail_with_go_parse_errors(
-    registry: Registry, sent: str, message: str
+    registry: GenericStore, sent: str, message: str
 ) -> None:
     body = {
         "metadata": {"name": "p"},
@@ -148,7 +148,7 @@ def test_bad_timestamps_fail_with_go_parse_errors(
     assert err.message == f'Pod in version "v1" cannot be handled as a Pod: {message}'
 
 
-def test_a_timestamp_of_another_type_is_a_string_type_error(registry: Registry) -> None:
+def test_a_timestamp_of_another_type_is_a_string_type_error(registry: GenericStore) -> None:
     body = {"metadata": {"name": "l"}, "spec": {"renewTime": 5}}
     err = _create_error(registry, LEASE, body)
     assert err.message.endswith(
@@ -156,7 +156,7 @@ def test_a_timestamp_of_another_type_is_a_string_type_error(registry: Registry) 
     )
 
 
-def test_times_are_stored_in_utc_to_the_second(registry: Registry) -> None:
+def test_times_are_stored_in_utc_to_the_second(registry: GenericStore) -> None:
     update = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a", "image": "i"}]}}
     registry.create(POD, NS, update, _opts())
     current = registry.get(POD, NS, "p").obj
@@ -176,7 +176,7 @@ def test_times_are_stored_in_utc_to_the_second(registry: Registry) -> None:
     assert stored["status"]["conditions"][0]["lastTransitionTime"] == "2026-01-01T00:00:00Z"
 
 
-def test_micro_times_keep_six_digits_and_require_them(registry: Registry) -> None:
+def test_micro_times_keep_six_digits_and_require_them(registry: GenericStore) -> None:
     body = {"metadata": {"name": "l"}, "spec": {"renewTime": "2026-01-01T01:00:00.123456+01:00"}}
     stored = registry.create(LEASE, NS, body, _opts()).obj
     assert stored["spec"]["renewTime"] == "2026-01-01T00:00:00.123456Z"
@@ -189,7 +189,7 @@ def test_micro_times_keep_six_digits_and_require_them(registry: Registry) -> Non
     )
 
 
-def test_quantities_are_stored_canonical_and_bad_ones_fail_decoding(registry: Registry) -> None:
+def test_quantities_are_stored_canonical_and_bad_ones_fail_decoding(registry: GenericStore) -> None:
     container = {
         "name": "a",
         "image": "i",
@@ -207,7 +207,7 @@ def test_quantities_are_stored_canonical_and_bad_ones_fail_decoding(registry: Re
     )
 
 
-def test_nulls_leave_fields_unset(registry: Registry) -> None:
+def test_nulls_leave_fields_unset(registry: GenericStore) -> None:
     body = _claim(count=None)
     body["metadata"]["labels"] = None
     stored = registry.create(CLAIM, NS, body, _opts()).obj
@@ -215,7 +215,7 @@ def test_nulls_leave_fields_unset(registry: Registry) -> None:
     assert stored["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1  # defaulted
 
 
-def test_a_merge_patch_that_renames_the_object_is_a_400(registry: Registry) -> None:
+def test_a_merge_patch_that_renames_the_object_is_a_400(registry: GenericStore) -> None:
     registry.create(CLAIM, NS, _claim("c"), _opts())
     with pytest.raises(StatusError) as caught:
         apply_patch_request(
@@ -231,7 +231,7 @@ def test_a_merge_patch_that_renames_the_object_is_a_400(registry: Registry) -> N
     )
 
 
-def test_a_patch_that_breaks_a_type_is_a_422_on_the_patch_field(registry: Registry) -> None:
+def test_a_patch_that_breaks_a_type_is_a_422_on_the_patch_field(registry: GenericStore) -> None:
     registry.create(CLAIM, NS, _claim("c"), _opts())
     with pytest.raises(StatusError) as caught:
         apply_patch_request(
@@ -251,7 +251,7 @@ def test_a_patch_that_breaks_a_type_is_a_422_on_the_patch_field(registry: Regist
     assert err.details is not None and err.details["causes"][0]["field"] == "patch"
 
 
-def test_a_strategic_patch_error_shows_the_patch_as_go_prints_it(registry: Registry) -> None:
+def test_a_strategic_patch_error_shows_the_patch_as_go_prints_it(registry: GenericStore) -> None:
     registry.create(CLAIM, NS, _claim("c"), _opts())
     with pytest.raises(StatusError) as caught:
         apply_patch_request(
@@ -268,7 +268,7 @@ def test_a_strategic_patch_error_shows_the_patch_as_go_prints_it(registry: Regis
 
 
 def test_an_apply_with_a_wrong_type_uses_structured_merge_diff_text_and_paths(
-    registry: Registry,
+    registry: GenericStore,
 ) -> None:
     config = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", **_claim("c", count="2")}
     config["metadata"]["namespace"] = NS

@@ -20,15 +20,17 @@ instead of computing a new object, because the outcome is a deletion, not an upd
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from fakeapi import errors
 from fakeapi.registry.options import DeleteOptions, Preconditions, WriteOptions
+from fakeapi.timefmt import format_time
 
 if TYPE_CHECKING:
     from fakeapi.registry.resource_table import ResourceType
-    from fakeapi.registry.store import Registry, WriteResult
+    from fakeapi.registry.store import GenericStore, WriteResult
 
 __all__ = ["EVICTION_GROUP_VERSIONS", "delete_options_of", "evict_pod"]
 
@@ -86,27 +88,37 @@ def _check_eviction(eviction: dict[str, Any], name: str) -> None:
         raise errors.bad_request("name in URL does not match name in Eviction object")
 
 
-def _with_disruption_condition(pod: dict[str, Any]) -> dict[str, Any]:
-    status = pod.setdefault("status", {})
-    conditions = [
-        c
-        for c in status.get("conditions") or []
-        if not (isinstance(c, dict) and c.get("type") == "DisruptionTarget")
-    ]
-    conditions.append(
-        {
-            "type": "DisruptionTarget",
-            "status": "True",
-            "reason": "EvictionByEvictionAPI",
-            "message": "Eviction API: evicting",
-        }
-    )
-    status["conditions"] = conditions
-    return pod
+def _disruption_condition(now: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Set ``DisruptionTarget=True`` (its transition time kept if it already was True)."""
+
+    def mutate(pod: dict[str, Any]) -> dict[str, Any]:
+        status = pod.setdefault("status", {})
+        conditions = []
+        transition = now
+        for condition in status.get("conditions") or []:
+            if isinstance(condition, dict) and condition.get("type") == "DisruptionTarget":
+                if condition.get("status") == "True" and condition.get("lastTransitionTime"):
+                    transition = condition["lastTransitionTime"]
+                continue
+            conditions.append(condition)
+        conditions.append(
+            {
+                "type": "DisruptionTarget",
+                "status": "True",
+                "lastProbeTime": None,
+                "lastTransitionTime": transition,
+                "reason": "EvictionByEvictionAPI",
+                "message": "Eviction API: evicting",
+            }
+        )
+        status["conditions"] = conditions
+        return pod
+
+    return mutate
 
 
 def evict_pod(
-    registry: Registry,
+    registry: GenericStore,
     rt: ResourceType,
     namespace: str | None,
     name: str,
@@ -133,8 +145,9 @@ def evict_pod(
     phase = (current.obj.get("status") or {}).get("phase")
     if not dry_run and phase not in _TERMINAL:
         status_options = WriteOptions(field_manager=options.field_manager or "kube-apiserver")
+        mark = _disruption_condition(format_time(registry.clock.now()))
         written = registry.guaranteed_update(
-            rt, namespace, name, _with_disruption_condition, status_options, subresource="status"
+            rt, namespace, name, mark, status_options, subresource="status"
         )
         if pre is not None and pre.resource_version:  # we moved the version ourselves
             new_rv = str(written.obj["metadata"].get("resourceVersion") or "")
