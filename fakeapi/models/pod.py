@@ -283,7 +283,8 @@ class PodResourceClaim(K8sModel):
     resource_claim_template_name: str | None = None
     """A ResourceClaimTemplate from which a claim is generated for the pod."""
     pod_group_resource_claim: str | None = None
-    """A resource claim of the pod's PodGroup, by its name there (KEP-5729 seed)."""
+    """PodGroupResourceClaim is the name of a resource claim of the PodGroup this pod belongs to.
+    The pod shares the claim with the other pods of its group."""
 
 
 class PodSchedulingGroup(K8sModel):
@@ -294,7 +295,8 @@ class PodSchedulingGroup(K8sModel):
 
 
 class WorkloadReference(K8sModel):
-    """The Workload and PodGroup a pod belongs to (KEP-5729 seed shape)."""
+    """WorkloadReference identifies the Workload object and the PodGroup within it that a pod
+    belongs to."""
 
     name: str
     """Name of the Workload in the pod's namespace."""
@@ -405,7 +407,8 @@ class PodSpec(K8sModel):
     scheduling_group: PodSchedulingGroup | None = None
     """The PodGroup the pod is scheduled with (upstream form)."""
     workload_ref: WorkloadReference | None = None
-    """The Workload and PodGroup this pod belongs to (KEP-5729 seed shape)."""
+    """WorkloadRef provides a reference to the Workload object that this Pod belongs to. It is
+    used by the scheduler to schedule the pods of a PodGroup together."""
     eviction_responders: Annotated[list[EvictionResponder] | None, map_list("name")] = None
     """Components that take part in evicting this pod."""
 

@@ -225,7 +225,8 @@ class ContainerStatus(K8sModel):
     user: ContainerUser | None = None
     """Identity of the container's first process."""
     allocated_resources_status: Annotated[list[ResourceStatus] | None, map_list("name")] = None
-    """Health of the devices allocated to the container (KEP-4680)."""
+    """AllocatedResourcesStatus represents the status of the resources allocated to this
+    container, for example the health of DRA devices."""
     stop_signal: str | None = None
     """Signal that will stop the container."""
 
@@ -358,7 +359,8 @@ class PodStatus(K8sModel):
     ] = None
     """The ResourceClaims generated for the pod's claims; one entry per claim from a template."""
     allocated_resources_status: Annotated[list[ResourceStatus] | None, map_list("name")] = None
-    """Health of allocated devices that are not tied to a container (KEP-4680 seed)."""
+    """AllocatedResourcesStatus represents the status of resources allocated to the pod that
+    are not tied to one container, for example the health of DRA devices."""
     extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
     """The claim generated for extended resources backed by DRA."""
     allocated_resources: dict[str, Quantity] | None = None

@@ -150,7 +150,9 @@ class ResourceClaimSpec(K8sModel):
     devices: DeviceClaim | None = None
     """The devices requested."""
     reserved_for: ResourceClaimConsumerReference | None = None
-    """KEP-5194: the non-pod consumer the claim is reserved for once allocated."""
+    """ReservedFor names a consumer other than a pod (for example a workload) for which the
+    claim is reserved once it is allocated. Pods of that consumer may then use the claim without
+    being listed in status.reservedFor."""
 
 
 class DeviceRequestAllocationResult(K8sModel):
@@ -210,7 +212,8 @@ class AllocationResult(K8sModel):
     allocation_timestamp: Time | None = None
     """When allocation happened (set for devices with binding conditions)."""
     reserved_for_any_pod: bool | None = None
-    """KEP-5194: any pod may use the claim without being listed in reservedFor."""
+    """ReservedForAnyPod is set when any pod may use the allocated devices without being
+    listed in status.reservedFor."""
 
 
 class NetworkDeviceData(K8sModel):

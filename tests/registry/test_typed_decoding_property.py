@@ -18,8 +18,9 @@ server-side apply. Whatever happens:
   versions) nor for the seed KEP's ``resource.k8s.io/v1beta2`` ResourcePool kind; for those the
   read-back is skipped, everything else is still checked.
 
-Runs are derandomized and bounded for CI; ``FAKEAPI_PROPERTY_EXAMPLES`` raises the number of
-examples per kind (``bench/bench_bad_input.py`` runs it long).
+Runs are derandomized and bounded for CI (about 30 examples per kind). ``FAKEAPI_PROPERTY_EXAMPLES``
+raises the number of examples per kind and ``FAKEAPI_PROPERTY_SEED`` makes a run random but
+repeatable; ``bench/bench_bad_input.py`` runs it long and prints what happened.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 import kubernetes.client
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from fakeapi.bootstrap import new_registry
@@ -51,6 +52,8 @@ from fakeapi.server.routing import Target
 KINDS = list(default_resources())
 NS = "default"
 EXAMPLES = int(os.environ.get("FAKEAPI_PROPERTY_EXAMPLES", "30"))
+#: a seed for a random (not derandomized) run; unset, every run tries the same examples
+SEED = os.environ.get("FAKEAPI_PROPERTY_SEED")
 SCHEMA_DEPTH = int(os.environ.get("FAKEAPI_PROPERTY_DEPTH", "8"))
 CLIENT_ERRORS = {400, 403, 404, 409, 413, 415, 422}
 OPERATIONS = ("create", "update", "status", "json-patch", "merge-patch", "strategic", "apply")
@@ -286,7 +289,7 @@ def test_every_json_type_in_every_field_is_stored_typed_or_rejected_cleanly(
 
     @settings(
         max_examples=EXAMPLES,
-        derandomize=True,
+        derandomize=SEED is None,
         deadline=None,
         database=None,
         suppress_health_check=[HealthCheck.too_slow],
@@ -299,6 +302,8 @@ def test_every_json_type_in_every_field_is_stored_typed_or_rejected_cleanly(
     def check(path: Path, value: Any, operation: str) -> None:
         check_one_write(cluster, operation, path, value)
 
+    if SEED is not None:
+        check = seed(int(SEED))(check)
     check()
 
 

@@ -3,8 +3,9 @@
 What the API server itself does to a pod, as upstream's defaulting and pod strategy do it:
 defaults the spec (restart and DNS policy, scheduler, grace period, container pull policy,
 termination message, port protocol, requests from limits), computes ``status.qosClass`` once, and
-starts the pod ``Pending``. Admission plugins (service accounts, default tolerations, priority)
-are not applied here. ``spec.nodeName`` is set only by :func:`bind_pod` (``POST
+starts the pod ``Pending``. Priority and the default tolerations are added before these hooks
+run, by the registry's admission chain (``fakeapi.registry.admission``); service accounts are
+not modelled. ``spec.nodeName`` is set only by :func:`bind_pod` (``POST
 pods/{name}/binding``); a scheduled pod lingers ``terminationGracePeriodSeconds`` after deletion
 until its kubelet confirms, an unscheduled or finished one goes at once.
 """
