@@ -40,6 +40,7 @@ async def test_eviction_marks_the_pod_and_its_kubelet_removes_it(cluster: Cluste
     assert evicted is not None and evicted["metadata"]["deletionTimestamp"]
     conditions = {c["type"]: c for c in evicted["status"]["conditions"]}
     assert conditions["DisruptionTarget"]["reason"] == "EvictionByEvictionAPI"
+    assert conditions["DisruptionTarget"]["lastTransitionTime"]
 
     async def gone() -> bool:
         return await cluster.pod("web") is None

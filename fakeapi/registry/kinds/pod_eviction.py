@@ -5,8 +5,8 @@ PodDisruptionBudgets, so no budget ever blocks and upstream's 429 TooManyRequest
 pod as it would violate the pod's disruption budget.") never arises; everything else follows
 kube-apiserver's eviction REST (``pkg/registry/core/pod/storage/eviction.go``):
 
-- the body is an ``Eviction`` (``policy/v1``, or ``policy/v1beta1``) whose ``metadata.name``, if
-  set, is the pod's: otherwise 400 ``name in URL does not match name in Eviction object``;
+- the body is an ``Eviction`` (``policy/v1``, or ``policy/v1beta1``) whose ``metadata.name`` is
+  the pod's: otherwise 400 ``name in URL does not match name in Eviction object``;
 - unless it is a dry run, a pod that has not finished gets the condition
   ``DisruptionTarget=True`` (reason ``EvictionByEvictionAPI``, message ``Eviction API:
   evicting``) in a status write, then it is deleted with the Eviction's ``deleteOptions`` — a
@@ -84,7 +84,7 @@ def _check_eviction(eviction: dict[str, Any], name: str) -> None:
         )
     meta = eviction.get("metadata")
     body_name = meta.get("name") if isinstance(meta, dict) else None
-    if body_name and body_name != name:
+    if body_name != name:  # a missing name does not match either, as upstream
         raise errors.bad_request("name in URL does not match name in Eviction object")
 
 
