@@ -86,8 +86,11 @@ def _with_other_context(tmp_path: Path) -> Iterator[Sandbox]:
     running = _start(tmp_path, "--nodes", "2")
     yield running
     if running.process.poll() is None:
-        running.process.kill()
-        running.process.wait()
+        # whatever the tests left running, Ctrl-C stops it cleanly
+        code = running.stop()
+        assert running.process.stdout is not None
+        rest = running.process.stdout.read()
+        assert (code, rest.strip()) == (0, "fakeapi sandbox: stopping")
 
 
 @pytest.fixture(scope="module")
