@@ -41,6 +41,8 @@ class ClaimRef:
 
     pod_claim: str
     claim_name: str  # "" when no claim is needed (a template entry the controller skipped)
+    #: generated from a template for this pod: the claim must be owned by the pod
+    must_check_owner: bool = False
 
 
 def pod_group_name(pod: Obj) -> str:
@@ -71,7 +73,8 @@ def pod_claim_refs(pod: Obj, *, pod_group_claim: Callable[[str], str | None]) ->
             refs.append(ClaimRef(name, str(entry["resourceClaimName"])))
             continue
         if name in generated:
-            refs.append(ClaimRef(name, str(generated[name] or "")))
+            owned = bool(entry.get("resourceClaimTemplateName"))
+            refs.append(ClaimRef(name, str(generated[name] or ""), must_check_owner=owned))
             continue
         if entry.get("podGroupResourceClaim"):
             resolved = pod_group_claim(str(entry["podGroupResourceClaim"]))
@@ -79,8 +82,7 @@ def pod_claim_refs(pod: Obj, *, pod_group_claim: Callable[[str], str | None]) ->
                 refs.append(ClaimRef(name, resolved))
                 continue
         raise NotAdmittedError(
-            f'pod "{meta.get("namespace")}/{meta.get("name")}": ResourceClaim for '
-            f'"{name}" not created yet'
+            f'pod "{meta.get("namespace")}/{meta.get("name")}": ResourceClaim not created yet'
         )
     return refs
 
@@ -126,37 +128,58 @@ def node_selector_matches(selector: Mapping[str, Any] | None, node: Obj) -> bool
     return False
 
 
-def check_claim(*, pod: Obj, claim: Obj | None, claim_name: str, node: Obj) -> None:
-    """NotAdmittedError unless ``claim`` is allocated for ``node`` and reserved for ``pod``."""
+def check_claim(*, pod: Obj, claim: Obj | None, ref: ClaimRef, node: Obj) -> None:
+    """NotAdmittedError unless ``claim`` may be used by ``pod`` on ``node``.
+
+    The checks and messages follow the kubelet's DRA manager, in its order: the claim exists,
+    a template-generated claim is owned by the pod, the claim is reserved for the pod, it is
+    allocated; fakeapi adds that the allocation is for this node.
+    """
     meta = pod.get("metadata") or {}
     namespace = meta.get("namespace")
+    name = ref.claim_name
     if claim is None:
-        raise NotAdmittedError(f'resourceclaim "{namespace}/{claim_name}" not found')
+        raise NotAdmittedError(
+            f'fetch ResourceClaim {name}: resourceclaims.resource.k8s.io "{name}" not found'
+        )
     claim_meta = claim.get("metadata") or {}
+    if ref.must_check_owner and not any(
+        owner.get("uid") == meta.get("uid") for owner in claim_meta.get("ownerReferences") or []
+    ):
+        raise NotAdmittedError(
+            f"ResourceClaim {namespace}/{name} was not created for pod "
+            f"{namespace}/{meta.get('name')} (pod is not owner)"
+        )
     status = claim.get("status") or {}
-    allocation = status.get("allocation")
+    allocation = status.get("allocation") or {}
+    if not _reserved_for(pod, status, allocation):
+        raise NotAdmittedError(
+            f"pod {meta.get('name')} ({meta.get('uid')}) is not allowed to use ResourceClaim "
+            f"{name} ({claim_meta.get('uid')})"
+        )
     if not allocation:
-        raise NotAdmittedError(f'resourceclaim "{namespace}/{claim_name}" is not allocated')
+        raise NotAdmittedError(f"ResourceClaim {name}: not allocated")
     if not node_selector_matches(allocation.get("nodeSelector"), node):
         raise NotAdmittedError(
-            f'resourceclaim "{namespace}/{claim_name}" is allocated for other nodes, not for '
-            f'node "{(node.get("metadata") or {}).get("name")}"'
+            f"ResourceClaim {name}: allocated for other nodes, not for node "
+            f'"{(node.get("metadata") or {}).get("name")}"'
         )
+
+
+def _reserved_for(pod: Obj, status: Obj, allocation: Obj) -> bool:
     if allocation.get("reservedForAnyPod") is True:
-        return
+        return True
+    uid = (pod.get("metadata") or {}).get("uid")
     group = pod_group_name(pod)
     for ref in status.get("reservedFor") or []:
         if ref.get("resource") == "pods" and not ref.get("apiGroup"):
-            if ref.get("uid") == meta.get("uid"):
-                return
+            if ref.get("uid") == uid:
+                return True
         elif (
             ref.get("resource") == "podgroups"
             and ref.get("apiGroup") == "scheduling.k8s.io"
             and group
             and ref.get("name") == group
         ):
-            return
-    raise NotAdmittedError(
-        f"pod {meta.get('name')}({meta.get('uid')}) is not allowed to use ResourceClaim "
-        f"{claim_name}({claim_meta.get('uid')})"
-    )
+            return True
+    return False

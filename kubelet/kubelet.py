@@ -508,7 +508,7 @@ class Kubelet:
             if not ref.claim_name:
                 continue
             claim = self._claims.get(f"{namespace}/{ref.claim_name}")
-            check_claim(pod=pod, claim=claim, claim_name=ref.claim_name, node=node)
+            check_claim(pod=pod, claim=claim, ref=ref, node=node)
             assert claim is not None
             checked.append((ref.pod_claim, claim))
         key = object_key(pod)

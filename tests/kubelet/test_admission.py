@@ -35,7 +35,12 @@ async def test_pod_without_reservation_stays_pending_with_a_warning(cluster: Clu
     await kubelet.events.flush()
     warnings = await _warnings(cluster, "sneaky")
     assert warnings, "expected a FailedPrepareDynamicResources event"
-    assert "is not allowed to use ResourceClaim gpu-claim" in warnings[0]
+    uid = pod["metadata"]["uid"]
+    claim_uid = claim["metadata"]["uid"]
+    assert warnings[0] == (
+        f"Failed to prepare dynamic resources: pod sneaky ({uid}) is not allowed to use "
+        f"ResourceClaim gpu-claim ({claim_uid})"
+    )
     assert kubelet.prepared_claims() == {}
 
 
@@ -62,7 +67,8 @@ async def test_missing_claim_keeps_the_pod_pending(cluster: Cluster) -> None:
     await cluster.advance(5)
     assert await _phase(cluster, "orphan") == "Pending"
     await kubelet.events.flush()
-    assert any('resourceclaim "default/does-not-exist" not found' in w
+    assert any('fetch ResourceClaim does-not-exist: resourceclaims.resource.k8s.io '
+               '"does-not-exist" not found' in w
                for w in await _warnings(cluster, "orphan"))
 
 
