@@ -62,8 +62,10 @@ def test_claim_reserved_for_another_pod_is_refused() -> None:
 @pytest.mark.parametrize(
     ("term", "matches"),
     [
-        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}, True),
-        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-2"]}]}, False),
+        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]},
+         True),
+        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-2"]}]},
+         False),
         ({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}, True),
         ({"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a"]}]}, False),
         ({"matchExpressions": [{"key": "gpus", "operator": "Gt", "values": ["4"]}]}, True),
