@@ -54,6 +54,7 @@ from fakeapi.client import (
     object_key,
 )
 from fakeapi.clock import Clock
+from fakeapi.features import enabled
 from fakeapi.kubelet.admission import NotAdmittedError, check_claim, pod_claim_refs, pod_group_name
 from fakeapi.kubelet.default_stages import DEFAULT_STAGES_YAML
 from fakeapi.kubelet.dispatch import Dispatcher, field_key
@@ -167,6 +168,8 @@ class Kubelet:
         self.rng = rng
         self.node_name = node_name
         self.feature_gates = dict(feature_gates or {})
+        #: KEP-4680: without the gate the kubelet reports no device health in pod status
+        self.reports_health = enabled(self.feature_gates, "ResourceHealthStatus")
         self.metrics = metrics
         self.workers = workers
         self.engine = StageEngine(
@@ -584,7 +587,7 @@ class Kubelet:
         return state.pod_ip
 
     def _overlay_health(self, pod: Obj, status: Obj, state: _PodState) -> None:
-        if not state.devices:
+        if not state.devices or not self.reports_health:
             return
         names = [c.get("name") for c in status.get("containerStatuses") or []]
         per_container, pod_level = pod_health_status(
@@ -618,7 +621,7 @@ class Kubelet:
         )
 
     async def _sync_health(self, pod: Obj, state: _PodState) -> None:
-        if not state.devices:
+        if not state.devices or not self.reports_health:
             return
         status = dict(pod.get("status") or {})
         self._overlay_health(pod, status, state)

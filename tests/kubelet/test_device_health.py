@@ -151,3 +151,10 @@ async def test_pod_level_health_for_claims_no_container_uses(cluster: Cluster) -
         {"name": "claim:gpu/gpu", "resources": [{"resourceID": RID, "health": "Healthy"}]}
     ]
     assert "allocatedResourcesStatus" not in current["status"]["containerStatuses"][0]
+
+
+async def test_no_health_in_pod_status_with_the_gate_off(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1", feature_gates={"ResourceHealthStatus": False})
+    await _running_pod_with_gpu(cluster)
+    await cluster.advance(6)
+    assert await _health(cluster) is None
