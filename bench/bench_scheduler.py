@@ -92,8 +92,8 @@ def timed(owner: Any, name: str, label: str) -> None:
 def instrument(scheduler_client: Client) -> None:
     timed(Scheduler, "schedule_one", "scheduling cycles (PreFilter..Permit)")
     timed(Allocator, "allocate", "allocator (Filter)")
-    timed(Framework, "run_filters", "filter plugins (incl. allocator)")
-    timed(Framework, "run_score", "score plugins")
+    timed(Scheduler, "_find_feasible", "Filter, all nodes (incl. allocator)")
+    timed(Scheduler, "_prioritize", "PreScore + Score")
     timed(Framework, "run_pre_bind", "PreBind (claim writes)")
     timed(Framework, "run_bind", "Bind (pods/binding)")
     for method in ("add", "update", "on_event", "add_unschedulable_if_not_present", "done"):

@@ -395,24 +395,12 @@ class Scheduler:
     ) -> list[NodeInfo] | Status:
         total = len(nodes)
         wanted = num_feasible_nodes_to_find(total, self.profile.percentage_of_nodes_to_score)
-        feasible: list[NodeInfo] = []
         start = self._next_start_node % total if total else 0
-        run_filters = self.framework.run_filters
-        processed = 0
-        for i in range(total):
-            node = nodes[(start + i) % total]
-            processed += 1
-            status = run_filters(state, pod, node)
-            if status is None:
-                feasible.append(node)
-                if len(feasible) >= wanted:
-                    break
-            elif status.code is Code.ERROR:
-                return status
-            else:
-                diagnosis.statuses[node.name] = status
+        feasible, processed, error = self.framework.find_feasible(
+            state, pod, nodes, start=start, wanted=wanted, statuses=diagnosis.statuses
+        )
         self._next_start_node = (start + processed) % total if total else 0
-        return feasible
+        return error if error is not None else feasible
 
     def _prioritize(self, state: CycleState, pod: Obj, nodes: list[NodeInfo]) -> str | Status:
         status = self.framework.run_pre_score(state, pod, nodes)

@@ -42,6 +42,8 @@ from .waiting import WaitingPod
 
 __all__ = ["Framework"]
 
+_ACTIVE_FILTERS = "framework/active-filters"
+
 log = logging.getLogger("fakeapi.scheduler.framework")
 Obj = Mapping[str, Any]
 
@@ -123,10 +125,17 @@ class Framework:
         return merged, None
 
     def run_filters(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
-        skip = state.skip_filter_plugins
-        for plugin in self.filter:
-            if plugin.name in skip:
-                continue
+        """Every Filter plugin not skipped by its PreFilter, in order; the first rejection wins.
+
+        The plugin list is worked out once per attempt (cached in ``state``): this runs for
+        hundreds of nodes per pod.
+        """
+        active = state.get(_ACTIVE_FILTERS)
+        if active is None:
+            skipped = state.skip_filter_plugins
+            active = [p for p in self.filter if p.name not in skipped]
+            state.write(_ACTIVE_FILTERS, active)
+        for plugin in active:
             try:
                 status = plugin.filter(state, pod, node)
             except Exception as exc:
@@ -142,6 +151,58 @@ class Framework:
                     )
                 return status.with_plugin(plugin.name)
         return None
+
+    def find_feasible(
+        self,
+        state: CycleState,
+        pod: Obj,
+        nodes: Sequence[NodeInfo],
+        *,
+        start: int,
+        wanted: int,
+        statuses: dict[str, Status],
+    ) -> tuple[list[NodeInfo], int, Status | None]:
+        """Filter ``nodes`` from index ``start`` (wrapping) until ``wanted`` fit.
+
+        Returns the feasible nodes, how many nodes were processed, and an ERROR status if a
+        plugin failed. Rejections go into ``statuses``. The same rules as :meth:`run_filters`,
+        in one tight loop: this is the scheduler's hottest path.
+        """
+        skipped = state.skip_filter_plugins
+        active = [(p.name, p.filter) for p in self.filter if p.name not in skipped]
+        feasible: list[NodeInfo] = []
+        total = len(nodes)
+        processed = 0
+        name = ""
+        try:
+            for i in range(total):
+                node = nodes[(start + i) % total]
+                processed += 1
+                for name, check in active:
+                    status = check(state, pod, node)
+                    if status is not None and status.code is not Code.SUCCESS:
+                        if not status.rejected:
+                            return (
+                                feasible,
+                                processed,
+                                Status(
+                                    Code.ERROR,
+                                    (f'running "{name}" filter plugin: {status.message}',),
+                                    plugin=name,
+                                    error=status.error,
+                                ),
+                            )
+                        status.with_plugin(name)
+                        statuses[node.name] = status
+                        break
+                else:
+                    feasible.append(node)
+                    if len(feasible) >= wanted:
+                        break
+        except Exception as exc:
+            log.exception("Filter %s failed", name)
+            return feasible, processed, as_error(exc).with_plugin(name)
+        return feasible, processed, None
 
     async def run_post_filter(
         self, state: CycleState, pod: Obj, statuses: NodeToStatus
@@ -186,13 +247,16 @@ class Framework:
         for plugin in self.score:
             if plugin.name in state.skip_score_plugins:
                 continue
-            scores: list[NodeScore] = []
+            score = plugin.score
             try:
-                for node in nodes:
-                    value, status = plugin.score(state, pod, node)
+                results = [score(state, pod, node) for node in nodes]
+                for _, status in results:
                     if status is not None and status.code is not Code.SUCCESS:
                         return totals, status.with_plugin(plugin.name)
-                    scores.append(NodeScore(node.name, value))
+                scores = [
+                    NodeScore(node.name, value)
+                    for node, (value, _) in zip(nodes, results, strict=True)
+                ]
                 status = plugin.normalize_score(state, pod, scores)
             except Exception as exc:
                 log.exception("Score %s failed", plugin.name)

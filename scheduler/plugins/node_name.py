@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from ..framework.interface import Handle
-from ..framework.status import Status, unresolvable
+from ..framework.interface import Handle, PreFilterResult
+from ..framework.status import Status, skip, unresolvable
 from ..framework.types import NodeInfo
 
 __all__ = ["ERR_REASON", "NAME", "NodeName"]
@@ -26,6 +26,14 @@ class NodeName:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        """Nothing to check for a pod that names no node."""
+        if (pod.get("spec") or {}).get("nodeName"):
+            return None, None
+        return None, skip()
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
         wanted = (pod.get("spec") or {}).get("nodeName")

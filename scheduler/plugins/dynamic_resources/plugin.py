@@ -144,6 +144,7 @@ class DynamicResources:
         self.pod_groups = handle.informer(POD_GROUPS)
         self._classes_version = 0
         self._memo: dict[tuple[str, bytes], _MemoEntry] = {}
+        self._nodes: dict[str, Node] = {}
         self._claim_changed: dict[str, asyncio.Event] = {}
         #: counters for benchmarks: allocator runs and memo hits
         self.allocate_calls = 0
@@ -368,12 +369,16 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return None
-        target = Node(node.name, node.labels)
-        unavailable = [
-            index
-            for index, selector in s.available_on.items()
-            if not node_selector_matches(selector, target)
-        ]
+        target = self._node(node)
+        unavailable = (
+            [
+                index
+                for index, selector in s.available_on.items()
+                if not node_selector_matches(selector, target)
+            ]
+            if s.available_on
+            else ()
+        )
         if s.prepared is not None:
             try:
                 allocations = self._allocate(s, target)
@@ -390,6 +395,13 @@ class DynamicResources:
             return unresolvable("resourceclaim not available on the node")
         return None
 
+    def _node(self, node: NodeInfo) -> Node:
+        """The allocator's view of a node, rebuilt only when the node's labels change."""
+        cached = self._nodes.get(node.name)
+        if cached is None or cached.labels is not node.labels:
+            cached = self._nodes[node.name] = Node(node.name, node.labels)
+        return cached
+
     def _allocate(self, s: _PodState, node: Node) -> list[dict[str, Any]] | None:
         """The allocator's answer for this node, reused while its inputs are unchanged."""
         assert s.prepared is not None
@@ -398,7 +410,7 @@ class DynamicResources:
         versions = (
             self._classes_version,
             self.inventory.taint_rule_version,
-            *(pool_versions.get(pool.key, 0) for pool in view.pools),
+            *[pool_versions.get(pool.key, 0) for pool in view.pools],
         )
         key = (node.name, s.signature)
         memo = self._memo.get(key)
