@@ -130,7 +130,7 @@ class Framework:
         The plugin list is worked out once per attempt (cached in ``state``): this runs for
         hundreds of nodes per pod.
         """
-        active = state.get(_ACTIVE_FILTERS)
+        active: list[FilterPlugin] | None = state.get(_ACTIVE_FILTERS)
         if active is None:
             skipped = state.skip_filter_plugins
             active = [p for p in self.filter if p.name not in skipped]
