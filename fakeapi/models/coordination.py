@@ -6,7 +6,7 @@ Times are ``MicroTime`` strings with exactly six fractional digits
 
 from __future__ import annotations
 
-from fakeapi.models.base import K8sModel, MicroTime
+from fakeapi.models.base import Int32, K8sModel, MicroTime
 from fakeapi.models.meta import ObjectMeta
 
 __all__ = ["Lease", "LeaseSpec"]
@@ -17,13 +17,13 @@ class LeaseSpec(K8sModel):
 
     holder_identity: str | None = None
     """Identity of the current holder."""
-    lease_duration_seconds: int | None = None
+    lease_duration_seconds: Int32 | None = None
     """Seconds candidates wait after the last renewal before they may take the lease over."""
     acquire_time: MicroTime | None = None
     """When the current holder acquired the lease (MicroTime)."""
     renew_time: MicroTime | None = None
     """When the holder last renewed the lease (MicroTime)."""
-    lease_transitions: int | None = None
+    lease_transitions: Int32 | None = None
     """How many times the lease has changed holders."""
     strategy: str | None = None
     """How coordinated leader election picks a leader, e.g. OldestEmulationVersion."""

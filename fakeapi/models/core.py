@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field
 
 from fakeapi.models.base import (
+    Int32,
     K8sModel,
     ListMeta_,
     MicroTime,
@@ -387,7 +388,7 @@ class EventSource(K8sModel):
 class EventSeries(K8sModel):
     """Bookkeeping for an event that keeps recurring."""
 
-    count: int | None = None
+    count: Int32 | None = None
     """Number of occurrences in the series so far."""
     last_observed_time: MicroTime | None = None
     """When the last occurrence was observed."""
@@ -414,7 +415,7 @@ class Event(K8sModel):
     """When the event was first recorded."""
     last_timestamp: Time | None = None
     """When the most recent occurrence of the event was recorded."""
-    count: int | None = None
+    count: Int32 | None = None
     """How many times the event has occurred."""
     type: str | None = None
     """Type of the event: Normal or Warning."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fakeapi.models.base import K8sModel, MicroTime, Time, atomic_map
+from fakeapi.models.base import Int32, K8sModel, MicroTime, Time, atomic_map
 from fakeapi.models.core import EventSource
 from fakeapi.models.meta import ObjectMeta, ObjectReference
 
@@ -19,7 +19,7 @@ __all__ = ["Event", "EventSeries"]
 class EventSeries(K8sModel):
     """Bookkeeping for an event that keeps recurring."""
 
-    count: int
+    count: Int32
     """Number of occurrences in the series so far."""
     last_observed_time: MicroTime
     """When the last occurrence was observed (MicroTime)."""
@@ -60,5 +60,5 @@ class Event(K8sModel):
     """The core/v1 firstTimestamp field, kept for compatibility."""
     deprecated_last_timestamp: Time | None = None
     """The core/v1 lastTimestamp field, kept for compatibility."""
-    deprecated_count: int | None = None
+    deprecated_count: Int32 | None = None
     """The core/v1 count field, kept for compatibility."""

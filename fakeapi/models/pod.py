@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field
 
 from fakeapi.models.base import (
+    Int32,
     K8sModel,
     ListMeta_,
     Quantity,
@@ -370,7 +371,7 @@ class PodSpec(K8sModel):
     """Extra /etc/hosts entries."""
     priority_class_name: str | None = None
     """PriorityClass whose value becomes the pod's priority."""
-    priority: int | None = None
+    priority: Int32 | None = None
     """The pod's priority, resolved from priorityClassName by admission."""
     dns_config: PodDNSConfig | None = None
     """Extra DNS settings."""

@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field
 
 from fakeapi.models.base import (
+    Int32,
     IntOrString,
     K8sModel,
     ListMeta_,
@@ -94,9 +95,9 @@ class ContainerPort(K8sModel):
 
     name: str | None = None
     """An IANA service name unique in the pod, usable by services."""
-    host_port: int | None = None
+    host_port: Int32 | None = None
     """Port exposed on the host; rarely needed."""
-    container_port: int
+    container_port: Int32
     """Port number on the pod's IP."""
     # The default reaches the schema: as a key of the ports list, server-side apply keys a port
     # that omits it as TCP, the same item as the stored (defaulted) port.

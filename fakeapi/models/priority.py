@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fakeapi.models.base import K8sModel
+from fakeapi.models.base import Int32, K8sModel
 from fakeapi.models.meta import ObjectMeta
 
 __all__ = ["PriorityClass", "OPENAPI_PREFIX"]
@@ -19,7 +19,7 @@ class PriorityClass(K8sModel):
     """The REST resource this object represents."""
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    value: int
+    value: Int32
     """The priority of pods that use this class; higher schedules first. At most 1000000000
     for user-defined classes."""
     global_default: bool | None = None

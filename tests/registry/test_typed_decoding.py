@@ -286,3 +286,12 @@ def test_an_apply_with_a_wrong_type_uses_structured_merge_diff_text_and_paths(
         ".spec.devices.requests[0].exactly.count: expected numeric (int or float), "
         "got string"
     )
+
+
+def test_an_int32_field_out_of_range_names_the_number_and_int32(registry: GenericStore) -> None:
+    classes = KINDS[("scheduling.k8s.io/v1", "PriorityClass")]
+    err = _create_error(registry, classes, {"metadata": {"name": "x"}, "value": 3_000_000_000})
+    assert err.message == (
+        'PriorityClass in version "v1" cannot be handled as a PriorityClass: json: cannot '
+        "unmarshal number 3000000000 into Go struct field PriorityClass.value of type int32"
+    )
