@@ -194,3 +194,16 @@ def test_kep_5729_pods_of_a_podgroup_run_on_one_shared_claim(sandbox: Sandbox) -
     usage = sandbox.kubectl("dra", "pool", f"gpu.example.com.{result['pool']}").stdout
     [row] = [line for line in usage.splitlines() if f" {result['device']} " in line]
     assert row.split()[2:] == ["Allocated", f"default/{claim['metadata']['name']}"]
+
+
+def test_with_no_nodes_the_scheduler_uses_hand_made_nodes_and_slices(tmp_path: Path) -> None:
+    running = _start(tmp_path, "--nodes", "0", "--load", str(EXAMPLES / "handmade-node.yaml"),
+                     "--load", str(EXAMPLES / "template-claim-pod.yaml"))
+    try:
+        assert "components: controllers, scheduler\n" in running.banner[0] + "\n"
+        running.kubectl("wait", "--for=jsonpath={.spec.nodeName}=handmade-1", "--timeout=60s",
+                        "pod/gpu-pod")
+        [row] = running.kubectl("dra", "pools").stdout.splitlines()[1:]
+        assert row.split()[4:] == ["2", "1", "1", "0"]
+    finally:
+        assert running.stop() == 0
