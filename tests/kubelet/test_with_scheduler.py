@@ -86,3 +86,46 @@ async def test_template_claim_pod_is_scheduled_runs_and_releases_its_gpu(
 
     await cluster.eventually(released, seconds=30)
     assert all(k.prepared_claims() == {} for k in kubelets)
+
+
+@pytest.mark.parametrize(
+    ("profile", "driver", "selector"),
+    [
+        ("partitionable", "mig.example.com",
+         'device.attributes["mig.example.com"].profile == "1g.5gb"'),
+        ("consumable-capacity", "shared.example.com", "true"),
+    ],
+)
+async def test_other_profiles_run_pods_through_the_scheduler(
+    cluster: Cluster, control_plane: None, profile: str, driver: str, selector: str
+) -> None:
+    from fakeapi.fixtures.profiles import load_profile
+
+    await cluster.kubelet("node-1", drivers=[load_profile(profile)])
+    await cluster.advance(1)
+    await cluster.client.create(DEVICE_CLASSES, body={
+        "metadata": {"name": driver},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]},
+    })
+    await cluster.client.create(RESOURCE_CLAIM_TEMPLATES, namespace="default", body={
+        "metadata": {"name": "one-gpu"},
+        "spec": {"spec": {"devices": {"requests": [
+            {"name": "gpu", "exactly": {"deviceClassName": driver,
+                                        "selectors": [{"cel": {"expression": selector}}]}}]}}},
+    })
+    for i in range(3):
+        await cluster.client.create(PODS, namespace="default", body=_pod(f"user-{i}"))
+
+    async def all_running() -> bool:
+        pods = [await cluster.pod(f"user-{i}") for i in range(3)]
+        return all(p is not None and p["status"].get("phase") == "Running" for p in pods)
+
+    await cluster.eventually(all_running, seconds=30)
+    devices = set()
+    for i in range(3):
+        pod = await cluster.pod(f"user-{i}")
+        assert pod is not None
+        claim = await cluster.claim(pod["status"]["resourceClaimStatuses"][0]["resourceClaimName"])
+        (entry,) = claim["status"]["devices"]
+        devices.add((entry["device"], entry.get("shareID", "")))
+    assert len(devices) == 3  # distinct partitions, or distinct shares of a shared device
