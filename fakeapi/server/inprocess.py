@@ -13,9 +13,9 @@ sends them only to keep idle connections and their resourceVersion fresh; the in
 bookmark of a WatchList is delivered), and ``timeout_seconds`` is measured on the injected clock.
 
 Every write first yields to the event loop (a request over a socket would), so a component that
-writes in a loop never starves the others. Bodies are copied in and results are decoded from the stored bytes, the way they would cross a
-socket: callers never share dicts with the storage, so a careless mutation cannot corrupt a
-stored object, and a caller's body is never modified.
+writes in a loop never starves the others. Bodies are copied in and results are decoded from the
+stored bytes, the way they would cross a socket: callers never share dicts with the storage, so a
+careless mutation cannot corrupt a stored object, and a caller's body is never modified.
 
 This module imports the registry and the server's request parsing. Components must not import it
 (import-linter forbids it); whoever builds the cluster constructs the transport and hands the
