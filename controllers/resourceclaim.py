@@ -33,6 +33,7 @@ from fakeapi.client import (
     PODS,
     RESOURCE_CLAIM_TEMPLATES,
     RESOURCE_CLAIMS,
+    WORKLOADS,
     Client,
     EventRecorder,
     Informer,
@@ -139,7 +140,17 @@ class ResourceClaimController:
         self.pod_groups: Informer | None = (
             informers.informer(POD_GROUPS) if self.groups_enabled else None
         )
-        self.informers = [i for i in (self.pods, self.claims, self.templates, self.pod_groups) if i]
+        #: KEP-5194 consumers this controller can see disappear
+        self.workloads: Informer | None = (
+            informers.informer(WORKLOADS)
+            if features.enabled(self.gates, "DRAReservedForWorkloads")
+            else None
+        )
+        self.informers = [
+            i
+            for i in (self.pods, self.claims, self.templates, self.pod_groups, self.workloads)
+            if i
+        ]
         ensure_index(self.claims, GENERATED_INDEX, generated_for)
         ensure_index(self.claims, _RESERVED_INDEX, _reserved_for)
         ensure_index(self.claims, _OWNER_INDEX, owner_uids)
@@ -186,6 +197,8 @@ class ResourceClaimController:
             on_update=lambda _old, new: self._claim_changed(new),
             on_delete=self._claim_deleted,
         )
+        if self.workloads is not None:
+            self.workloads.add_handler(on_delete=self._consumer_deleted)
         if self.pod_groups is not None:
             self.pod_groups.add_handler(
                 on_add=self._group_added,
@@ -228,6 +241,10 @@ class ResourceClaimController:
     def _group_added(self, group: Obj) -> None:
         if not is_deleting(group):
             self.controller.enqueue("podgroup:" + meta_key(group))
+
+    def _consumer_deleted(self, consumer: Obj) -> None:
+        for key in self.claims.index_keys(_RESERVED_INDEX, text(meta(consumer).get("uid"))):
+            self.controller.enqueue("claim:" + key)
 
     def _group_deleted(self, group: Obj) -> None:
         uid = text(meta(group).get("uid"))

@@ -5,8 +5,10 @@ For one claim, from current state:
 1. **Reservations.** ``status.reservedFor`` entries of pods that are gone (not in the cache and
    a live GET says 404), replaced (another uid under the name) or finished (``Succeeded`` /
    ``Failed``, or being deleted before they were scheduled) are dropped, and so are entries of
-   PodGroups that are gone or replaced (KEP-5729). Entries of any other consumer (a KEP-5194
-   ``spec.reservedFor`` object such as a JobSet) are kept: removing them is their creator's job.
+   PodGroups that are gone or replaced (KEP-5729). Another consumer (a KEP-5194
+   ``spec.reservedFor`` object) is dropped when it is of a kind this cluster serves (a Workload,
+   say) and is gone or replaced; a consumer of a kind we cannot see (a JobSet) is kept:
+   removing it is its creator's job.
 2. **Deallocation.** When that leaves no reservation and the claim carries the
    ``delete-protection`` finalizer (the scheduler's mark that it allocated the claim), the same
    status write clears ``status.allocation``. A KEP-5194 claim whose creator has removed its
@@ -31,6 +33,7 @@ from fakeapi.client import (
 )
 from fakeapi.client.transport import Obj
 from fakeapi.controllers.claimnames import DELETE_PROTECTION_FINALIZER, SCHEDULING_GROUP
+from fakeapi.controllers.garbage_collector import COLLECTED_RESOURCES
 from fakeapi.controllers.objects import (
     as_dict,
     as_list,
@@ -42,6 +45,11 @@ from fakeapi.controllers.objects import (
 )
 
 __all__ = ["ClaimCleanup", "pod_is_done"]
+
+#: namespaced kinds this cluster serves, by (API group, plural), for KEP-5194 consumers
+_SERVED_CONSUMERS: dict[tuple[str, str], Resource] = {
+    (r.group, r.plural): r for r in COLLECTED_RESOURCES if r.namespaced
+}
 
 _TERMINAL = ("Succeeded", "Failed")
 
@@ -89,7 +97,11 @@ class ClaimCleanup:
         if group == SCHEDULING_GROUP and resource == "podgroups":
             group_obj = await self._current(POD_GROUPS, self.pod_groups, ns, name)
             return group_obj is not None and meta(group_obj).get("uid") == uid
-        return True  # another kind of consumer: its creator removes the reference
+        served = _SERVED_CONSUMERS.get((group, resource))
+        if served is not None:  # a consumer we can see: dropped once it is gone (KEP-5194)
+            consumer = await self._current(served, None, ns, name)
+            return consumer is not None and meta(consumer).get("uid") == uid
+        return True  # a consumer we cannot see: its creator removes the reference
 
     async def sync(self, ns: str, name: str) -> None:
         claim = self.claims.get(f"{ns}/{name}")

@@ -10,7 +10,14 @@ from typing import Any
 
 from prometheus_client import generate_latest
 
-from fakeapi.client import EVENTS, POD_GROUPS, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
+from fakeapi.client import (
+    EVENTS,
+    POD_GROUPS,
+    PODS,
+    RESOURCE_CLAIM_TEMPLATES,
+    RESOURCE_CLAIMS,
+    WORKLOADS,
+)
 
 POD_CLAIM = "resource.kubernetes.io/pod-claim-name"
 GROUP_CLAIM = "resource.kubernetes.io/podgroup-claim-name"
@@ -452,3 +459,49 @@ async def test_a_pod_bound_without_the_scheduler_gets_its_reservation(cluster):
         return current["status"].get("reservedFor") == [_pod_ref(pod)]
 
     await cluster.eventually(reserved)
+
+
+async def test_a_reservation_for_a_workload_that_is_gone_is_dropped(cluster):
+    """KEP-5194: a consumer the controller can see (a Workload) is dropped once it is deleted."""
+    await cluster.start(["resourceclaim-controller"])
+    workload = await cluster.user.create(
+        WORKLOADS,
+        body={
+            "apiVersion": WORKLOADS.api_version,
+            "kind": "Workload",
+            "metadata": {"name": "training", "namespace": "default"},
+            "spec": {"podGroupTemplates": [{"name": "workers", "policy": {"basic": {}}}]},
+        },
+    )
+    consumer = {
+        "apiGroup": "scheduling.k8s.io",
+        "resource": "workloads",
+        "name": "training",
+        "uid": workload["metadata"]["uid"],
+    }
+    claim = await cluster.user.create(
+        RESOURCE_CLAIMS,
+        body={
+            "metadata": {"name": "team", "namespace": "default"},
+            "spec": {
+                "reservedFor": consumer,
+                "devices": {
+                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+                },
+            },
+        },
+    )
+    await cluster.allocate(
+        claim, devices=["gpu-0"], reserved_for=[consumer], reserved_for_any_pod=True
+    )
+    await cluster.settle()
+    kept = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="team")
+    assert kept["status"]["reservedFor"] == [consumer]
+
+    await cluster.user.delete(WORKLOADS, namespace="default", name="training")
+
+    async def released() -> bool:
+        now = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="team")
+        return not (now.get("status") or {}).get("allocation")
+
+    await cluster.eventually(released)
