@@ -145,3 +145,22 @@ async def test_stopped_driver_annotation_unpublishes_until_removed(cluster: Clus
                                patch={"metadata": {"annotations": {annotation: None}}})
     await cluster.advance(1)
     assert len(await _slices(cluster, **{"spec.nodeName": "node-1"})) == 1
+
+
+def test_devices_consuming_counters_are_cut_at_64_and_counters_get_own_slices() -> None:
+    from fakeapi.kubelet.dra.profiles import RenderedPool
+    from fakeapi.kubelet.dra.slices import pool_slices
+
+    devices = [{"name": f"part-{i}", "consumesCounters": [
+        {"counterSet": f"set-{i % 10}", "counters": {"memory": {"value": "1Gi"}}}]}
+        for i in range(100)]
+    counters = [{"name": f"set-{i}", "counters": {"memory": {"value": "10Gi"}}}
+                for i in range(10)]
+    pool = RenderedPool(name="node-1", devices=devices, shared_counters=counters,
+                        node_name="node-1")
+    slices = pool_slices(pool=pool, driver="mig.example.com", generation=3)
+    shapes = [(len(s["spec"].get("sharedCounters") or []), len(s["spec"].get("devices") or []))
+              for s in slices]
+    assert shapes == [(8, 0), (2, 0), (0, 64), (0, 36)]
+    assert {(s["spec"]["pool"]["generation"], s["spec"]["pool"]["resourceSliceCount"])
+            for s in slices} == {(3, 4)}
