@@ -24,11 +24,13 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
     Client,
+    HttpTransport,
     InformerFactory,
 )
 from fakeapi.clock import FakeClock
 from fakeapi.scheduler import Scheduler
 from fakeapi.server.inprocess import InProcessTransport
+from fakeapi.server.runner import ApiServer
 
 Obj = dict[str, Any]
 DRIVER = "gpu.example.com"
@@ -44,9 +46,16 @@ class Cluster:
         self.client = Client(InProcessTransport(self.registry), field_manager="test")
         self.metrics = CollectorRegistry()
         self.scheduler: Scheduler | None = None
+        self.server: ApiServer | None = None
 
-    async def start_scheduler(self, **kwargs: Any) -> Scheduler:
-        client = Client(InProcessTransport(self.registry), field_manager="scheduler")
+    async def start_scheduler(self, *, http: bool = False, **kwargs: Any) -> Scheduler:
+        """Start the scheduler, in-process or (``http``) talking to an API server over HTTP."""
+        if http:
+            self.server = ApiServer(registry=self.registry, port=0)
+            await self.server.start()
+            client = Client(HttpTransport(self.server.url), field_manager="scheduler")
+        else:
+            client = Client(InProcessTransport(self.registry), field_manager="scheduler")
         informers = InformerFactory(client, clock=self.clock)
         self.scheduler = Scheduler(
             client=client,
@@ -64,6 +73,9 @@ class Cluster:
         if self.scheduler is not None:
             await self.scheduler.stop()
             await self.scheduler.informers.stop()
+            await self.scheduler.client.close()
+        if self.server is not None:
+            await self.server.stop()
 
     # -- making objects ---------------------------------------------------------------------------
     async def node(

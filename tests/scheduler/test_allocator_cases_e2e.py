@@ -178,6 +178,33 @@ async def test_allocator_case_through_the_scheduler(
         await cluster.stop()
 
 
+#: a few scenarios of each outcome, with the scheduler talking HTTP to a real server
+HTTP_CASES = [
+    c
+    for c in CASES
+    if c["name"]
+    in {
+        "only-slices-of-this-node",
+        "backtrack-across-requests",
+        "already-allocated",
+        "binding-conditions-copied",
+        "missing-device-class",
+    }
+]
+
+
+@pytest.mark.parametrize("case", HTTP_CASES, ids=[c["name"] for c in HTTP_CASES])
+async def test_allocator_case_through_the_scheduler_over_http(
+    case: Mapping[str, Any], make_cluster: Callable[..., Cluster], eventually: Eventually
+) -> None:
+    cluster = make_cluster(feature_gates=ALL_GATES)
+    cluster.feature_gates = scheduler_gates(case)
+    try:
+        await run_case(cluster, case, eventually, http=True)
+    finally:
+        await cluster.stop()
+
+
 async def create_objects(cluster: Cluster, case: Mapping[str, Any]) -> list[dict[str, Any]]:
     for spec in case.get("classes") or []:
         await cluster.client.create(DEVICE_CLASSES, body=device_class(spec))
@@ -195,7 +222,9 @@ async def create_objects(cluster: Cluster, case: Mapping[str, Any]) -> list[dict
     return claims
 
 
-async def run_case(cluster: Cluster, case: Mapping[str, Any], eventually: Eventually) -> None:
+async def run_case(
+    cluster: Cluster, case: Mapping[str, Any], eventually: Eventually, *, http: bool = False
+) -> None:
     node = CASE_NODES[case["node"]]
     await cluster.client.patch(
         NAMESPACES,
@@ -237,7 +266,7 @@ async def run_case(cluster: Cluster, case: Mapping[str, Any], eventually: Eventu
             },
         },
     )
-    await cluster.start_scheduler()
+    await cluster.start_scheduler(http=http)
 
     async def outcome() -> str | None:
         if await cluster.node_of("app"):

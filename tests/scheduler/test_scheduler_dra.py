@@ -446,3 +446,22 @@ async def test_post_filter_deallocates_a_claim_allocated_elsewhere_and_unreserve
     assert "deallocation of ResourceClaim completed" in events[0]["note"]
     cluster.clock.advance(2.0)
     assert await eventually(lambda: cluster.node_of("app")) == "node-2"
+
+
+async def test_scheduler_over_http_places_claims_and_reports_failures(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.node("node-2")
+    await cluster.device_class()
+    await cluster.slice("node-2", 1)
+    await cluster.claim("gpu")
+    await cluster.claim("too-many", count=2)
+    await cluster.pod("fits", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    await cluster.pod("impossible", claims=[{"name": "gpu", "resourceClaimName": "too-many"}])
+    await cluster.start_scheduler(http=True)
+
+    assert await eventually(lambda: cluster.node_of("fits")) == "node-2"
+    events = await eventually(lambda: cluster.events_about("impossible", reason="FailedScheduling"))
+    assert events[0]["note"].startswith("0/2 nodes are available: 2 cannot allocate all claims.")
+    assert _devices(await cluster.get_claim("gpu")) == ["node-2/gpu-0"]
