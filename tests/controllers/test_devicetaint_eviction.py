@@ -211,3 +211,41 @@ async def test_a_device_taint_rule_evicts_and_reports_progress(make_cluster):
         assert condition["message"] == "2 pods evicted since starting the controller."
     finally:
         await cluster.close()
+
+
+async def test_a_rule_with_effect_none_previews_what_it_would_evict(make_cluster):
+    cluster = make_cluster(feature_gates={"DRADeviceTaintRules": True})
+    try:
+        await cluster.start(EVICTION)
+        await cluster.user.create(RESOURCE_SLICES, body=_slice({}))
+        await _shared_claim_with_pods(cluster, "previewed", ["v-0", "v-1"], "gpu-1")
+        await cluster.user.create(
+            DEVICE_TAINT_RULES,
+            body={
+                "apiVersion": DEVICE_TAINT_RULES.api_version,
+                "kind": "DeviceTaintRule",
+                "metadata": {"name": "what-if"},
+                "spec": {
+                    "deviceSelector": {"driver": DRIVER, "device": "gpu-1"},
+                    "taint": {"key": "example.com/maintenance", "effect": "None"},
+                },
+            },
+        )
+
+        async def previewed() -> bool:
+            rule = await cluster.user.get(DEVICE_TAINT_RULES, name="what-if")
+            return bool((rule.get("status") or {}).get("conditions"))
+
+        await cluster.eventually(previewed)
+        rule = await cluster.user.get(DEVICE_TAINT_RULES, name="what-if")
+        [condition] = rule["status"]["conditions"]
+        assert (condition["status"], condition["reason"]) == ("False", "NoEffect")
+        assert condition["message"] == (
+            "1 published device selected. 1 allocated device selected. 2 pods would be evicted "
+            "in 1 namespace if the effect was NoExecute. This information will not be updated "
+            "again. Recreate the DeviceTaintRule to trigger an update."
+        )
+        await cluster.settle()
+        assert not await _evicted(cluster, "v-0")
+    finally:
+        await cluster.close()
