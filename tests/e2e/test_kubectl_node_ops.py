@@ -169,3 +169,23 @@ def test_device_fault_injected_with_kubectl_reaches_the_pod_status(k: Kubectl) -
         k("annotate", "node", "node-1", "fakeapi.dev/fault-unhealthy-devices-", namespaced=False)
     k("delete", "pod", "gpu-user", "--wait=true", "--timeout=30s")
     assert k("get", "resourceclaim", "gpu-claim", "-o", "jsonpath={.status.devices}") == ""
+
+
+def test_python_client_evicts_a_pod(k: Kubectl, sandbox: Server) -> None:
+    from kubernetes import client, config
+
+    k("apply", "-f", str(k.write("pod.yaml", _pod("py-evicted", "node-2"))))
+    api = config.new_client_from_config(config_file=str(sandbox.kubeconfig))
+    try:
+        core = client.CoreV1Api(api)
+        body = client.V1Eviction(metadata=client.V1ObjectMeta(name="py-evicted",
+                                                              namespace="default"))
+        core.create_namespaced_pod_eviction("py-evicted", "default", body)
+
+        def gone() -> bool:
+            names = [p.metadata.name for p in core.list_namespaced_pod("default").items]
+            return "py-evicted" not in names
+
+        wait_until(gone, timeout=20, message="the evicted pod to be deleted")
+    finally:
+        api.close()
