@@ -107,11 +107,8 @@ class NodeLifecycleController:
         self.nodes.add_handler(
             on_add=self._node_changed, on_update=lambda _o, new: self._node_changed(new)
         )
-        self.leases.add_handler(
-            on_add=lambda lease: self.controller.enqueue("node:" + text(meta(lease).get("name"))),
-            on_update=lambda _o, lease: self.controller.enqueue(
-                "node:" + text(meta(lease).get("name"))
-            ),
+        self.controller.watch(
+            self.leases, key=lambda lease: "node:" + text(meta(lease).get("name")), on_delete=False
         )
         self.pods.add_handler(
             on_add=self._pod_changed, on_update=lambda old, new: self._pod_changed(new)

@@ -104,6 +104,10 @@ def _claims_of_pod(pod: Obj) -> list[str]:
     return sorted(f"{ns}/{n}" for n in names if n)
 
 
+def _group_key(group: Obj) -> str | None:
+    return None if is_deleting(group) else "podgroup:" + meta_key(group)
+
+
 def _statuses(obj: Obj) -> dict[str, str]:
     return {
         text(s.get("name")): text(s.get("resourceClaimName"))
@@ -200,11 +204,8 @@ class ResourceClaimController:
         if self.workloads is not None:
             self.workloads.add_handler(on_delete=self._consumer_deleted)
         if self.pod_groups is not None:
-            self.pod_groups.add_handler(
-                on_add=self._group_added,
-                on_update=lambda _old, new: self._group_added(new),
-                on_delete=self._group_deleted,
-            )
+            self.controller.watch(self.pod_groups, key=_group_key, on_delete=False)
+            self.pod_groups.add_handler(on_delete=self._group_deleted)
 
     def start(self) -> None:
         self.controller.start()
@@ -237,10 +238,6 @@ class ResourceClaimController:
         for index in (_RESERVED_INDEX, _OWNER_INDEX):
             for key in self.claims.index_keys(index, uid):
                 self.controller.enqueue("claim:" + key)
-
-    def _group_added(self, group: Obj) -> None:
-        if not is_deleting(group):
-            self.controller.enqueue("podgroup:" + meta_key(group))
 
     def _consumer_deleted(self, consumer: Obj) -> None:
         for key in self.claims.index_keys(_RESERVED_INDEX, text(meta(consumer).get("uid"))):

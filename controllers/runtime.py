@@ -37,7 +37,7 @@ from typing import Protocol
 
 from prometheus_client import CollectorRegistry
 
-from fakeapi.client import WorkQueue, is_conflict, is_not_found
+from fakeapi.client import Informer, WorkQueue, is_conflict, is_not_found
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 
@@ -102,6 +102,30 @@ class Controller:
 
     def enqueue_after(self, key: str, delay: float) -> None:
         self.queue.add_after(key, delay)
+
+    def watch(
+        self,
+        informer: Informer,
+        *,
+        key: Callable[[Obj], str | None] = meta_key,
+        on_delete: bool = True,
+    ) -> None:
+        """Queue ``key(obj)`` for every add, update (the new object) and — unless
+        ``on_delete=False`` — delete on ``informer``; a key of None is skipped.
+
+        The usual handler set of a controller whose keys are its objects' own; controllers
+        that fan out (a claim change queues pods) register their own handlers."""
+
+        def enqueue(obj: Obj) -> None:
+            k = key(obj)
+            if k is not None:
+                self.enqueue(k)
+
+        informer.add_handler(
+            on_add=enqueue,
+            on_update=lambda _old, new: enqueue(new),
+            on_delete=enqueue if on_delete else None,
+        )
 
     # --- running -----------------------------------------------------------------------------
     @property

@@ -116,3 +116,36 @@ async def test_keys_added_after_stop_are_ignored(clock):
     controller.enqueue("k")
     await _run()
     assert not calls
+
+
+async def test_watch_queues_the_key_of_each_changed_object(clock):
+    from fakeapi.bootstrap import new_registry
+    from fakeapi.client import CONFIGMAPS, Client, InformerFactory
+    from fakeapi.server.inprocess import InProcessTransport
+
+    registry = new_registry(clock=clock)
+    client = Client(InProcessTransport(registry))
+    informers = InformerFactory(client, clock=clock)
+    seen: list[str] = []
+
+    async def reconcile(key: str) -> Result | None:
+        seen.append(key)
+        return None
+
+    controller = Controller(name="t", reconcile=reconcile, clock=clock)
+    controller.watch(
+        informers.informer(CONFIGMAPS, namespace="default"),
+        key=lambda obj: (
+            None if obj["metadata"]["name"] == "skip" else "cm:" + obj["metadata"]["name"]
+        ),
+    )
+    informers.start()
+    await informers.wait_for_sync(timeout=5)
+    controller.start()
+    for name in ("a", "skip"):
+        await client.create(CONFIGMAPS, body={"metadata": {"name": name, "namespace": "default"}})
+    await client.delete(CONFIGMAPS, namespace="default", name="a")
+    await _run()
+    assert seen and set(seen) == {"cm:a"}
+    await controller.stop()
+    await informers.stop()
