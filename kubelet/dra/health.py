@@ -171,3 +171,25 @@ def containers_using(pod: Mapping[str, Any], claim: str, request: str) -> tuple[
                     names.append(str(container.get("name")))
                     break
     return tuple(names)
+
+
+def overlay_health(
+    status: dict[str, Any], *, devices: Sequence[AllocatedDevice], cache: HealthCache
+) -> None:
+    """Write the devices' health into ``status`` (a pod status the caller owns): each container
+    status gets its ``allocatedResourcesStatus``, and the pod level gets the rest."""
+    if not devices:
+        return
+    names = [str(c.get("name")) for c in status.get("containerStatuses") or []]
+    per_container, pod_level = pod_health_status(devices=devices, cache=cache, containers=names)
+    statuses = []
+    for entry in status.get("containerStatuses") or []:
+        entry = dict(entry)
+        health = per_container.get(str(entry.get("name")))
+        if health:
+            entry["allocatedResourcesStatus"] = health
+        statuses.append(entry)
+    if statuses:
+        status["containerStatuses"] = statuses
+    if pod_level:
+        status["allocatedResourcesStatus"] = pod_level

@@ -1,0 +1,156 @@
+"""The kubelet's DRA manager: admit a pod's claims, prepare them, and unprepare when unused.
+
+Shaped like the kubelet's ``cm/dra`` manager: for a pod it resolves every claim, runs the
+admission checks (:mod:`fakeapi.kubelet.admission`), asks each driver named in a claim's
+allocation to prepare it, and remembers which pods on the node use which claim and which device.
+A claim is unprepared when the last pod using it is released — before the kubelet's final
+delete of that pod — so a claim shared by several pods stays prepared while any of them runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakeapi.client import POD_GROUPS, Client, Informer, is_not_found, object_key
+from fakeapi.kubelet.admission import check_claim, pod_claim_refs, pod_group_name
+from fakeapi.kubelet.dra.driver import PrepareError, SimulatedDriver
+from fakeapi.kubelet.dra.health import AllocatedDevice, containers_using
+
+__all__ = ["DRAManager", "PodResources"]
+
+Obj = dict[str, Any]
+
+
+@dataclass(slots=True)
+class PodResources:
+    """What was prepared for one pod."""
+
+    #: claim uid -> (namespace, name, drivers that prepared it)
+    claims: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
+    devices: list[AllocatedDevice] = field(default_factory=list)
+    released: bool = False
+
+
+class DRAManager:
+    """Prepares and unprepares the claims of one node's pods; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        client: Client,
+        drivers: Mapping[str, SimulatedDriver],
+        claims: Informer,
+        node: Callable[[], Obj],
+    ) -> None:
+        self.client = client
+        self.drivers = drivers
+        self._claims = claims
+        self._node = node
+        self._claim_users: dict[str, set[str]] = {}
+        self._device_users: dict[str, set[str]] = {}
+
+    def pods_using_device(self, resource_id: str) -> set[str]:
+        """Keys of the pods whose prepared claims include the device ``resource_id``."""
+        return set(self._device_users.get(resource_id, ()))
+
+    async def prepare(self, pod: Obj) -> PodResources:
+        """Check every claim of ``pod``, then prepare them all.
+
+        Raises NotAdmittedError (a check failed) or PrepareError (a driver refused); nothing is
+        recorded for the pod then, and claims prepared on the way stay prepared (prepare is
+        idempotent, the next attempt finds them).
+        """
+        meta = pod.get("metadata") or {}
+        namespace = str(meta.get("namespace") or "")
+        group_claims: dict[str, str | None] = {}
+        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+            if entry.get("podGroupResourceClaim"):
+                name = str(entry["podGroupResourceClaim"])
+                group_claims[name] = await self._pod_group_claim(pod, name)
+        node = self._node()
+        checked: list[tuple[str, Obj]] = []
+        for ref in pod_claim_refs(pod, pod_group_claim=group_claims.get):
+            if not ref.claim_name:
+                continue
+            claim = self._claims.get(f"{namespace}/{ref.claim_name}")
+            check_claim(pod=pod, claim=claim, ref=ref, node=node)
+            assert claim is not None
+            checked.append((ref.pod_claim, claim))
+        resources = PodResources()
+        for pod_claim, claim in checked:
+            results = (
+                ((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}
+            ).get("results") or []
+            drivers = sorted({str(r.get("driver")) for r in results})
+            for name in drivers:
+                driver = self.drivers.get(name)
+                if driver is None or not driver.running:
+                    raise PrepareError(f"DRA driver {name} is not registered")
+                await driver.prepare(claim)
+            claim_meta = claim.get("metadata") or {}
+            uid = str(claim_meta.get("uid") or "")
+            resources.claims[uid] = (namespace, str(claim_meta.get("name")), tuple(drivers))
+            for result in results:
+                request = str(result.get("request"))
+                resources.devices.append(
+                    AllocatedDevice(
+                        claim=pod_claim,
+                        request=request,
+                        driver=str(result.get("driver")),
+                        pool=str(result.get("pool")),
+                        device=str(result.get("device")),
+                        containers=containers_using(pod, pod_claim, request),
+                    )
+                )
+        key = object_key(pod)
+        for uid in resources.claims:
+            self._claim_users.setdefault(uid, set()).add(key)
+        for device in resources.devices:
+            self._device_users.setdefault(device.resource_id, set()).add(key)
+        return resources
+
+    async def release(self, key: str, resources: PodResources) -> None:
+        """The pod ``key`` no longer needs its claims: unprepare those no other pod uses."""
+        if resources.released:
+            return
+        for uid, (namespace, name, drivers) in resources.claims.items():
+            users = self._claim_users.get(uid, set())
+            users.discard(key)
+            if users:
+                continue
+            self._claim_users.pop(uid, None)
+            for driver_name in drivers:
+                driver = self.drivers.get(driver_name)
+                if driver is not None:
+                    await driver.unprepare(uid=uid, namespace=namespace, name=name)
+        resources.released = True
+
+    def forget(self, key: str, resources: PodResources) -> None:
+        """The pod is gone: stop counting it as a user of its devices."""
+        for device in resources.devices:
+            users = self._device_users.get(device.resource_id)
+            if users is not None:
+                users.discard(key)
+                if not users:
+                    del self._device_users[device.resource_id]
+
+    async def _pod_group_claim(self, pod: Obj, name: str) -> str | None:
+        """The claim behind the pod's PodGroup claim ``name`` (KEP-5729), looked up by GET."""
+        group = pod_group_name(pod)
+        if not group:
+            return None
+        try:
+            pg = await self.client.get(
+                POD_GROUPS, namespace=(pod.get("metadata") or {}).get("namespace"), name=group
+            )
+        except Exception as exc:
+            if is_not_found(exc):
+                return None
+            raise
+        for section, key in (("spec", "resourceClaims"), ("status", "resourceClaimStatuses")):
+            for entry in (pg.get(section) or {}).get(key) or []:
+                if entry.get("name") == name and entry.get("resourceClaimName"):
+                    return str(entry["resourceClaimName"])
+        return None
