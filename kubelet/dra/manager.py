@@ -78,38 +78,61 @@ class DRAManager:
             check_claim(pod=pod, claim=claim, ref=ref, node=node)
             assert claim is not None
             checked.append((ref.pod_claim, claim))
-        resources = PodResources()
-        for pod_claim, claim in checked:
-            results = (
-                ((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}
-            ).get("results") or []
-            drivers = sorted({str(r.get("driver")) for r in results})
-            for name in drivers:
-                driver = self.drivers.get(name)
-                if driver is None or not driver.running:
-                    raise PrepareError(f"DRA driver {name} is not registered")
-                await driver.prepare(claim)
-            claim_meta = claim.get("metadata") or {}
-            uid = str(claim_meta.get("uid") or "")
-            resources.claims[uid] = (namespace, str(claim_meta.get("name")), tuple(drivers))
-            for result in results:
-                request = str(result.get("request"))
-                resources.devices.append(
-                    AllocatedDevice(
-                        claim=pod_claim,
-                        request=request,
-                        driver=str(result.get("driver")),
-                        pool=str(result.get("pool")),
-                        device=str(result.get("device")),
-                        containers=containers_using(pod, pod_claim, request),
-                    )
-                )
         key = object_key(pod)
-        for uid in resources.claims:
-            self._claim_users.setdefault(uid, set()).add(key)
+        resources = PodResources()
+        added: list[str] = []
+        try:
+            for pod_claim, claim in checked:
+                await self._prepare_claim(key, pod, pod_claim, claim, resources, added)
+        except BaseException:
+            for uid in added:  # not a user after all
+                users = self._claim_users.get(uid, set())
+                users.discard(key)
+                if not users:
+                    self._claim_users.pop(uid, None)
+            raise
         for device in resources.devices:
             self._device_users.setdefault(device.resource_id, set()).add(key)
         return resources
+
+    async def _prepare_claim(
+        self,
+        key: str,
+        pod: Obj,
+        pod_claim: str,
+        claim: Obj,
+        resources: PodResources,
+        added: list[str],
+    ) -> None:
+        claim_meta = claim.get("metadata") or {}
+        uid = str(claim_meta.get("uid") or "")
+        results = (
+            ((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}
+        ).get("results") or []
+        drivers = sorted({str(r.get("driver")) for r in results})
+        users = self._claim_users.setdefault(uid, set())
+        if key not in users:  # count the pod in before awaiting: a concurrent release of
+            users.add(key)  # another pod must not unprepare the claim under our feet
+            added.append(uid)
+        for name in drivers:
+            driver = self.drivers.get(name)
+            if driver is None or not driver.running:
+                raise PrepareError(f"DRA driver {name} is not registered")
+            await driver.prepare(claim)
+        namespace = str(claim_meta.get("namespace") or "")
+        resources.claims[uid] = (namespace, str(claim_meta.get("name")), tuple(drivers))
+        for result in results:
+            request = str(result.get("request"))
+            resources.devices.append(
+                AllocatedDevice(
+                    claim=pod_claim,
+                    request=request,
+                    driver=str(result.get("driver")),
+                    pool=str(result.get("pool")),
+                    device=str(result.get("device")),
+                    containers=containers_using(pod, pod_claim, request),
+                )
+            )
 
     async def release(self, key: str, resources: PodResources) -> None:
         """The pod ``key`` no longer needs its claims: unprepare those no other pod uses."""

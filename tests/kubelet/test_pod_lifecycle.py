@@ -217,3 +217,34 @@ async def test_init_containers_complete_and_sidecars_keep_running(cluster: Clust
     assert inits["setup"]["terminated"]["reason"] == "Completed"
     assert "running" in inits["proxy"]
     assert current["status"]["observedGeneration"] == current["metadata"]["generation"]
+
+
+async def test_shared_claim_stays_prepared_until_its_last_pod_is_gone(cluster: Cluster) -> None:
+    kubelet = await cluster.kubelet("node-1")
+    claim = await make_claim(cluster.client, "shared")
+    pods = [await make_pod(cluster.client, f"user-{i}", claim="shared") for i in range(2)]
+    await allocate(cluster.client, claim, node="node-1", devices=["gpu-7"],
+                   reserved_for=[pod_ref(p) for p in pods])
+    for pod in pods:
+        await bind(cluster.client, pod, "node-1")
+
+    async def both_running() -> bool:
+        return all([await _phase(cluster, f"user-{i}") == "Running" for i in range(2)])
+
+    await cluster.eventually(both_running, seconds=10)
+    await cluster.client.delete(PODS, namespace="default", name="user-0")
+
+    async def first_gone() -> bool:
+        return await cluster.pod("user-0") is None
+
+    await cluster.eventually(first_gone, seconds=5)
+    assert list(kubelet.prepared_claims().values()) == [("k8s.gpu.example.com/gpu=gpu-7",)]
+    assert (await cluster.claim("shared"))["status"]["devices"]
+    await cluster.client.delete(PODS, namespace="default", name="user-1")
+
+    async def second_gone() -> bool:
+        return await cluster.pod("user-1") is None
+
+    await cluster.eventually(second_gone, seconds=5)
+    assert kubelet.prepared_claims() == {}
+    assert not (await cluster.claim("shared"))["status"].get("devices")
