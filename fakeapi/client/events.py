@@ -22,10 +22,11 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from fakeapi.client.client import Client
-from fakeapi.client.errors import is_not_found
+from fakeapi.client.errors import is_already_exists, is_not_found
 from fakeapi.client.resource import Resource
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock, RealClock
@@ -40,6 +41,16 @@ SERIES_REFRESH = 30 * 60.0
 SERIES_FINISH = 6 * 60.0
 
 EventType = Literal["Normal", "Warning"]
+
+#: the last nanosecond stamp given to an Event name in this process: names stay unique when many
+#: recorders stamp events at the same instant (always the case on a FakeClock that stands still)
+_last_stamp = 0
+
+
+def _unique_stamp(moment: datetime) -> int:
+    global _last_stamp
+    _last_stamp = max(int(moment.timestamp() * 1e9), _last_stamp + 1)
+    return _last_stamp
 
 
 def object_reference(obj: Obj, *, api_version: str = "", kind: str = "") -> dict[str, Any]:
@@ -94,7 +105,6 @@ class EventRecorder:
         self._writer: asyncio.Task[None] | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._closed = False
-        self._last_ns = 0
 
     # --- recording -----------------------------------------------------------------------------
     def event(
@@ -138,8 +148,7 @@ class EventRecorder:
         note: str,
     ) -> Obj:
         now = self.clock.now()
-        ns = int(now.timestamp() * 1e9)
-        self._last_ns = ns = max(ns, self._last_ns + 1)  # unique names within one recorder
+        ns = _unique_stamp(now)
         body: Obj = {
             "apiVersion": EVENTS_V1.api_version,
             "kind": "Event",
@@ -194,7 +203,15 @@ class EventRecorder:
     async def _write(self, op: str, body: Obj, count: int) -> None:
         meta = body["metadata"]
         if op == "create":
-            await self.client.create(EVENTS_V1, body=body, namespace=meta["namespace"])
+            try:
+                await self.client.create(EVENTS_V1, body=body, namespace=meta["namespace"])
+            except Exception as exc:
+                if not is_already_exists(exc):
+                    raise
+                # another process named an event after the same instant: take a later stamp
+                regarding = body["regarding"].get("name", "")
+                meta["name"] = f"{regarding}.{_unique_stamp(self.clock.now()):x}"
+                await self.client.create(EVENTS_V1, body=body, namespace=meta["namespace"])
             return
         series = {"count": count, "lastObservedTime": format_micro_time(self.clock.now())}
         try:

@@ -292,6 +292,19 @@ class TestEventRecorder:
         await recorder.close()
 
 
+    async def test_recorders_on_a_standing_clock_never_collide_on_names(
+        self, client: Client, clock: FakeClock
+    ) -> None:
+        target = await client.create(PODS, body=pod("web"), namespace="default")
+        recorders = [EventRecorder(client, component=f"c{i}", clock=clock) for i in range(3)]
+        for recorder in recorders:
+            recorder.event(regarding=target, type="Normal", reason="Seen", action="Look")
+        for recorder in recorders:
+            await recorder.close()
+        events = (await client.list(EVENTS_V1, namespace="default")).items
+        assert sorted(e["reportingController"] for e in events) == ["c0", "c1", "c2"]
+
+
 class TestWorkQueueShutdown:
     async def test_drain_waits_for_keys_in_processing(self, clock: FakeClock) -> None:
         queue: WorkQueue[str] = WorkQueue(clock=clock)
