@@ -29,8 +29,6 @@ Who a claim is reserved for is decided in ``podclaims.py``.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,10 +43,8 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
     Client,
-    retry_on_conflict,
 )
 from fakeapi.features import enabled
-from fakeapi.timefmt import format_time
 
 from ...framework.cycle_state import CycleState
 from ...framework.events import (
@@ -62,7 +58,6 @@ from ...framework.interface import Handle, NodeToStatus, PostFilterResult, PreFi
 from ...framework.status import Status, as_error, skip, unresolvable, unschedulable
 from ...framework.types import NodeInfo, NodeScore
 from .allocator import Allocator, PreparedClaims
-from .binding import BindError, binding_verdict, has_binding_conditions
 from .claims import ClaimTracker
 from .errors import AllocationError, FailedAllocationOnNodeError
 from .features import AllocatorFeatures
@@ -72,18 +67,16 @@ from .podclaims import (
     ClaimNotReadyError,
     PodClaim,
     can_be_reserved,
-    consumer_for,
     is_reserved_for_pod,
     pod_group_name,
     resolve_pod_claims,
 )
+from .writer import BindError, ClaimWriter
 
-__all__ = ["BINDING_TIMEOUT", "DynamicResources", "FINALIZER", "NAME"]
+__all__ = ["DynamicResources", "NAME"]
 
 log = logging.getLogger("fakeapi.scheduler.dra")
 NAME = "DynamicResources"
-FINALIZER = "resource.kubernetes.io/delete-protection"
-BINDING_TIMEOUT = 600.0
 MAX_SUBREQUESTS = 8
 Obj = Mapping[str, Any]
 
@@ -136,7 +129,6 @@ class DynamicResources:
         self.pod_group_claims = enabled(gates, "WorkloadPodGroupResourceClaimTemplate")
         self.reserved_for_workloads = enabled(gates, "DRAReservedForWorkloads")
         self.taint_rules_enabled = enabled(gates, "DRADeviceTaintRules")
-        self.binding_timeout = BINDING_TIMEOUT
         self.inventory = DeviceInventory(features=self.features)
         self.allocator = Allocator(inventory=self.inventory)
         self.claims_informer = handle.informer(RESOURCE_CLAIMS)
@@ -145,7 +137,14 @@ class DynamicResources:
         self._classes_version = 0
         self._memo: dict[tuple[str, bytes], _MemoEntry] = {}
         self._nodes: dict[str, Node] = {}
-        self._claim_changed: dict[str, asyncio.Event] = {}
+        self.writer = ClaimWriter(
+            client=self.client,
+            tracker=self.tracker,
+            clock=handle.clock,
+            features=self.features,
+            event=handle.event,
+            reserved_for_workloads=self.reserved_for_workloads,
+        )
         #: counters for benchmarks: allocator runs and memo hits
         self.allocate_calls = 0
         self.memo_hits = 0
@@ -182,9 +181,7 @@ class DynamicResources:
 
     def _claim_seen(self, claim: Obj) -> None:
         self.tracker.on_claim(claim)
-        waiter = self._claim_changed.get(_meta(claim).get("uid", ""))
-        if waiter is not None:
-            waiter.set()
+        self.writer.claim_changed(_meta(claim).get("uid", ""))
 
     def _class_seen(self, device_class: Obj) -> None:
         self.inventory.upsert_class(device_class)
@@ -546,25 +543,10 @@ class DynamicResources:
                 continue
             reserved = (claim.get("status") or {}).get("reservedFor") or []
             if index in s.wrote_allocation and self._only_ours(pod, pod_claim, reserved):
-                await self._deallocate(claim)
+                await self.writer.deallocate(claim)
                 continue
             if any(r.get("resource") == "pods" and r.get("uid") == pod_uid for r in reserved):
-                patch = {
-                    "metadata": {"uid": meta.get("uid")},
-                    "status": {"reservedFor": [{"$patch": "delete", "uid": pod_uid}]},
-                }
-                try:
-                    updated = await self.client.patch(
-                        RESOURCE_CLAIMS,
-                        name=meta.get("name", ""),
-                        namespace=meta.get("namespace", ""),
-                        patch=patch,
-                        patch_type="strategic",
-                        subresource="status",
-                    )
-                    self.tracker.assume(updated)
-                except Exception as exc:
-                    log.warning("unreserve %s: %s", _klog(claim), exc)
+                await self.writer.remove_pod_reservation(claim, pod_uid=pod_uid)
         s.wrote_allocation.clear()
 
     def _only_ours(self, pod: Obj, pod_claim: PodClaim, reserved: list[Obj]) -> bool:
@@ -587,17 +569,6 @@ class DynamicResources:
                 return False
         return True
 
-    async def _deallocate(self, claim: Obj) -> None:
-        body = orjson.loads(orjson.dumps(claim))
-        status = body.setdefault("status", {})
-        for key in ("allocation", "reservedFor", "devices"):
-            status.pop(key, None)
-        try:
-            updated = await self.client.update_status(RESOURCE_CLAIMS, body=body)
-            self.tracker.assume(updated)
-        except Exception as exc:
-            log.warning("deallocate %s: %s", _klog(claim), exc)
-
     # -- binding cycle --------------------------------------------------------------------------
     async def pre_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
         s: _PodState | None = state.get(NAME)
@@ -607,10 +578,18 @@ class DynamicResources:
         try:
             for index, pod_claim in enumerate(s.claims):
                 allocation = s.allocations.get(index)
-                current = self._current(pod_claim.claim)
+                current = self.writer.current(pod_claim.claim)
                 if allocation is None and is_reserved_for_pod(pod, current):
                     continue
-                claim = await self._bind_claim(s, index, pod, allocation)
+                claim, wrote = await self.writer.bind_claim(
+                    pod=pod,
+                    pod_claim=pod_claim,
+                    allocation=allocation,
+                    shared=index in s.shared_pending,
+                    pod_group=s.group,
+                )
+                if wrote:
+                    s.wrote_allocation.add(index)
                 s.claims[index] = PodClaim(pod_claim.pod_claim_name, claim, pod_claim.via_group)
         except BindError as exc:
             return as_error(str(exc))
@@ -622,128 +601,7 @@ class DynamicResources:
             s.pending_uids = []
         for index, pod_claim in enumerate(s.claims):
             if index in s.wrote_allocation:
-                status = await self._wait_for_binding_conditions(pod_claim.claim)
+                status = await self.writer.wait_for_binding_conditions(pod_claim.claim)
                 if status is not None:
                     return status
         return None
-
-    def _current(self, claim: Obj) -> Obj:
-        meta = _meta(claim)
-        return self.tracker.get(meta.get("namespace", ""), meta.get("name", "")) or claim
-
-    async def _bind_claim(self, s: _PodState, index: int, pod: Obj, allocation: Obj | None) -> Obj:
-        pod_claim = s.claims[index]
-        meta = _meta(pod_claim.claim)
-        namespace, name = meta.get("namespace", ""), meta.get("name", "")
-        first = True
-
-        async def attempt() -> dict[str, Any]:
-            nonlocal first
-            claim: dict[str, Any]
-            if first:
-                claim = orjson.loads(orjson.dumps(self._current(pod_claim.claim)))
-                first = False
-            else:
-                claim = await self.client.get(RESOURCE_CLAIMS, name=name, namespace=namespace)
-            if (claim.get("metadata") or {}).get("deletionTimestamp"):
-                raise BindError(f"claim {namespace}/{name} got deleted in the meantime")
-            status = claim.setdefault("status", {})
-            write_allocation = allocation is not None
-            if status.get("allocation"):
-                if allocation is not None and not (
-                    index in s.shared_pending or is_reserved_for_pod(pod, claim)
-                ):
-                    raise BindError(
-                        f"claim {namespace}/{name} got allocated elsewhere in the meantime"
-                    )
-                write_allocation = False
-            consumer, any_pod = consumer_for(
-                pod=pod,
-                claim=claim,
-                via_group=pod_claim.via_group,
-                pod_group=s.group,
-                reserved_for_workloads=self.reserved_for_workloads,
-            )
-            if write_allocation:
-                assert allocation is not None
-                if FINALIZER not in ((claim.get("metadata") or {}).get("finalizers") or ()):
-                    claim["metadata"].setdefault("finalizers", []).append(FINALIZER)
-                    updated = await self.client.update(RESOURCE_CLAIMS, body=claim)
-                    self.tracker.assume(updated)
-                    # what the client returns is shared with the informer cache: copy to change
-                    claim = orjson.loads(orjson.dumps(updated))
-                    status = claim.setdefault("status", {})
-                new_allocation = dict(allocation)
-                if any_pod:
-                    new_allocation["reservedForAnyPod"] = True
-                if self.features.device_binding_and_status and has_binding_conditions(
-                    new_allocation
-                ):
-                    new_allocation["allocationTimestamp"] = format_time(self.handle.clock.now())
-                status["allocation"] = new_allocation
-            elif is_reserved_for_pod(pod, claim) or (status.get("allocation") or {}).get(
-                "reservedForAnyPod"
-            ):
-                return claim
-            reserved = status.setdefault("reservedFor", [])
-            if not any(r.get("uid") == consumer["uid"] for r in reserved):
-                if len(reserved) >= 256:
-                    raise BindError(
-                        f"claim {namespace}/{name}: reservedFor already has 256 entries"
-                    )
-                reserved.append(consumer)
-            updated = await self.client.update_status(RESOURCE_CLAIMS, body=claim)
-            if write_allocation:
-                s.wrote_allocation.add(index)
-            return updated
-
-        # Conflicts come from other members of a PodGroup writing the same claim; the retry
-        # re-reads at once (no pause: the writes are in-process and already done).
-        claim: Obj = await retry_on_conflict(attempt, clock=self.handle.clock, delay=0.0)
-        self.tracker.assume(claim)
-        return claim
-
-    async def _wait_for_binding_conditions(self, claim: Obj) -> Status | None:
-        """Hold the binding until the driver reports every device's binding conditions true."""
-        if not self.features.device_binding_and_status:
-            return None
-        allocation = (claim.get("status") or {}).get("allocation") or {}
-        if not has_binding_conditions(allocation):
-            return None
-        meta = _meta(claim)
-        uid = meta.get("uid", "")
-        self.handle.event(
-            regarding=claim,
-            type="Normal",
-            reason="BindingConditionsPending",
-            action="Binding",
-            note=f"waiting for binding conditions of claim {_klog(claim)}",
-        )
-        deadline = self.handle.clock.monotonic() + self.binding_timeout
-        waiter = self._claim_changed.setdefault(uid, asyncio.Event())
-        try:
-            while True:
-                current = self._current(claim)
-                verdict = binding_verdict(current)
-                if verdict is True:
-                    return None
-                if isinstance(verdict, str):
-                    return unschedulable(verdict)
-                remaining = deadline - self.handle.clock.monotonic()
-                if remaining <= 0:
-                    return unschedulable(
-                        f"claim {_klog(claim)}: binding conditions not met within "
-                        f"{self.binding_timeout:g}s"
-                    )
-                waiter.clear()
-                timer = asyncio.ensure_future(self.handle.clock.sleep(remaining))
-                changed = asyncio.ensure_future(waiter.wait())
-                try:
-                    await asyncio.wait({timer, changed}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    for task in (timer, changed):
-                        task.cancel()
-                        with contextlib.suppress(asyncio.CancelledError):
-                            await task
-        finally:
-            self._claim_changed.pop(uid, None)

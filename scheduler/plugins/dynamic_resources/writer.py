@@ -1,0 +1,305 @@
+"""The DynamicResources plugin's API writes: allocation, reservation, their undoing, and device
+binding conditions.
+
+PreBind finishes what Reserve started only in memory: it adds the finalizer
+``resource.kubernetes.io/delete-protection`` (a normal update, as the status subresource cannot
+change metadata), then writes ``status.allocation`` and ``status.reservedFor`` (a status update),
+starting from the cached claim and re-reading it after a conflict. Whatever it writes goes into
+the assume cache at once. Unreserve takes a pod's reservation out with a strategic-merge patch
+(no need for the latest list) and, when the pod's own PreBind wrote the allocation and nobody
+else uses the claim, clears it.
+
+Device binding conditions (KEP-5007): some devices (network-attached, fabric) must be attached
+before the pod can start. Such a device lists ``bindingConditions`` (and
+``bindingFailureConditions``); the allocation copies them into its results, and PreBind holds the
+binding until the driver reports every binding condition ``True`` in the claim's
+``status.devices`` — or a failure condition ``True``, or the binding timeout passes — as
+upstream's DynamicResources plugin does. The wait is woken by claim events, not by polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from fakeapi.client import RESOURCE_CLAIMS, Client, retry_on_conflict
+from fakeapi.clock import Clock
+from fakeapi.timefmt import format_time
+
+from ...framework.status import Status, unschedulable
+from .claims import ClaimTracker
+from .features import AllocatorFeatures
+from .podclaims import PodClaim, consumer_for, is_reserved_for_pod
+
+__all__ = [
+    "BINDING_TIMEOUT",
+    "FINALIZER",
+    "BindError",
+    "ClaimWriter",
+    "binding_verdict",
+    "has_binding_conditions",
+]
+
+log = logging.getLogger("fakeapi.scheduler.dra")
+Obj = Mapping[str, Any]
+FINALIZER = "resource.kubernetes.io/delete-protection"
+#: how long PreBind waits for binding conditions (upstream's default bindingTimeout)
+BINDING_TIMEOUT = 600.0
+EventFn = Callable[..., None]
+
+
+def _meta(obj: Obj) -> Mapping[str, Any]:
+    meta: Mapping[str, Any] = obj.get("metadata") or {}
+    return meta
+
+
+def _klog(obj: Obj) -> str:
+    meta = _meta(obj)
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+class ClaimWriter:
+    def __init__(
+        self,
+        *,
+        client: Client,
+        tracker: ClaimTracker,
+        clock: Clock,
+        features: AllocatorFeatures,
+        event: EventFn,
+        reserved_for_workloads: bool,
+    ) -> None:
+        self.client = client
+        self.tracker = tracker
+        self.clock = clock
+        self.features = features
+        self.event = event
+        self.reserved_for_workloads = reserved_for_workloads
+        self.binding_timeout = BINDING_TIMEOUT
+        self._waiters: dict[str, asyncio.Event] = {}
+
+    def claim_changed(self, uid: str) -> None:
+        """A claim event: wake a PreBind waiting for this claim's binding conditions."""
+        waiter = self._waiters.get(uid)
+        if waiter is not None:
+            waiter.set()
+
+    async def remove_pod_reservation(self, claim: Obj, *, pod_uid: str) -> None:
+        meta = _meta(claim)
+        patch = {
+            "metadata": {"uid": meta.get("uid")},
+            "status": {"reservedFor": [{"$patch": "delete", "uid": pod_uid}]},
+        }
+        try:
+            updated = await self.client.patch(
+                RESOURCE_CLAIMS,
+                name=meta.get("name", ""),
+                namespace=meta.get("namespace", ""),
+                patch=patch,
+                patch_type="strategic",
+                subresource="status",
+            )
+            self.tracker.assume(updated)
+        except Exception as exc:
+            log.warning("unreserve %s: %s", _klog(claim), exc)
+
+    async def deallocate(self, claim: Obj) -> None:
+        """Clear the claim's allocation, reservations and device status (best effort)."""
+        body = orjson.loads(orjson.dumps(claim))
+        status = body.setdefault("status", {})
+        for key in ("allocation", "reservedFor", "devices"):
+            status.pop(key, None)
+        try:
+            updated = await self.client.update_status(RESOURCE_CLAIMS, body=body)
+            self.tracker.assume(updated)
+        except Exception as exc:
+            log.warning("deallocate %s: %s", _klog(claim), exc)
+
+    def current(self, claim: Obj) -> Obj:
+        meta = _meta(claim)
+        return self.tracker.get(meta.get("namespace", ""), meta.get("name", "")) or claim
+
+    async def bind_claim(
+        self,
+        *,
+        pod: Obj,
+        pod_claim: PodClaim,
+        allocation: Obj | None,
+        shared: bool,
+        pod_group: Obj | None,
+    ) -> tuple[Obj, bool]:
+        """Write ``allocation`` (if any) and the reservation for ``pod`` into the claim.
+
+        Returns the claim as written and whether this call wrote the allocation. ``shared``: the
+        allocation is a PodGroup member's, so finding the claim already allocated for the group
+        is expected, not a lost race.
+        """
+        wrote = False
+        meta = _meta(pod_claim.claim)
+        namespace, name = meta.get("namespace", ""), meta.get("name", "")
+        first = True
+
+        async def attempt() -> dict[str, Any]:
+            nonlocal first, wrote
+            claim: dict[str, Any]
+            if first:
+                claim = orjson.loads(orjson.dumps(self.current(pod_claim.claim)))
+                first = False
+            else:
+                claim = await self.client.get(RESOURCE_CLAIMS, name=name, namespace=namespace)
+            if (claim.get("metadata") or {}).get("deletionTimestamp"):
+                raise BindError(f"claim {namespace}/{name} got deleted in the meantime")
+            status = claim.setdefault("status", {})
+            write_allocation = allocation is not None
+            if status.get("allocation"):
+                if allocation is not None and not (shared or is_reserved_for_pod(pod, claim)):
+                    raise BindError(
+                        f"claim {namespace}/{name} got allocated elsewhere in the meantime"
+                    )
+                write_allocation = False
+            consumer, any_pod = consumer_for(
+                pod=pod,
+                claim=claim,
+                via_group=pod_claim.via_group,
+                pod_group=pod_group,
+                reserved_for_workloads=self.reserved_for_workloads,
+            )
+            if write_allocation:
+                assert allocation is not None
+                if FINALIZER not in ((claim.get("metadata") or {}).get("finalizers") or ()):
+                    claim["metadata"].setdefault("finalizers", []).append(FINALIZER)
+                    updated = await self.client.update(RESOURCE_CLAIMS, body=claim)
+                    self.tracker.assume(updated)
+                    # what the client returns is shared with the informer cache: copy to change
+                    claim = orjson.loads(orjson.dumps(updated))
+                    status = claim.setdefault("status", {})
+                new_allocation = dict(allocation)
+                if any_pod:
+                    new_allocation["reservedForAnyPod"] = True
+                if self.features.device_binding_and_status and has_binding_conditions(
+                    new_allocation
+                ):
+                    new_allocation["allocationTimestamp"] = format_time(self.clock.now())
+                status["allocation"] = new_allocation
+            elif is_reserved_for_pod(pod, claim) or (status.get("allocation") or {}).get(
+                "reservedForAnyPod"
+            ):
+                return claim
+            reserved = status.setdefault("reservedFor", [])
+            if not any(r.get("uid") == consumer["uid"] for r in reserved):
+                if len(reserved) >= 256:
+                    raise BindError(
+                        f"claim {namespace}/{name}: reservedFor already has 256 entries"
+                    )
+                reserved.append(consumer)
+            updated = await self.client.update_status(RESOURCE_CLAIMS, body=claim)
+            wrote = write_allocation
+            return updated
+
+        # Conflicts come from other members of a PodGroup writing the same claim; the retry
+        # re-reads at once (no pause: the writes are in-process and already done).
+        claim: Obj = await retry_on_conflict(attempt, clock=self.clock, delay=0.0)
+        self.tracker.assume(claim)
+        return claim, wrote
+
+    async def wait_for_binding_conditions(self, claim: Obj) -> Status | None:
+        """Hold the binding until the driver reports every device's binding conditions true."""
+        if not self.features.device_binding_and_status:
+            return None
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        if not has_binding_conditions(allocation):
+            return None
+        meta = _meta(claim)
+        uid = meta.get("uid", "")
+        self.event(
+            regarding={
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": meta,
+            },
+            type="Normal",
+            reason="BindingConditionsPending",
+            action="Binding",
+            note=f"waiting for binding conditions of claim {_klog(claim)}",
+        )
+        deadline = self.clock.monotonic() + self.binding_timeout
+        waiter = self._waiters.setdefault(uid, asyncio.Event())
+        try:
+            while True:
+                current = self.current(claim)
+                verdict = binding_verdict(current)
+                if verdict is True:
+                    return None
+                if isinstance(verdict, str):
+                    return unschedulable(verdict)
+                remaining = deadline - self.clock.monotonic()
+                if remaining <= 0:
+                    return unschedulable(
+                        f"claim {_klog(claim)}: binding conditions not met within "
+                        f"{self.binding_timeout:g}s"
+                    )
+                waiter.clear()
+                timer = asyncio.ensure_future(self.clock.sleep(remaining))
+                changed = asyncio.ensure_future(waiter.wait())
+                try:
+                    await asyncio.wait({timer, changed}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for task in (timer, changed):
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await task
+        finally:
+            self._waiters.pop(uid, None)
+
+
+class BindError(Exception):
+    """Writing a claim's allocation or reservation failed for a reason a retry cannot fix."""
+
+
+def has_binding_conditions(allocation: Obj) -> bool:
+    return any(
+        r.get("bindingConditions") for r in (allocation.get("devices") or {}).get("results") or ()
+    )
+
+
+def binding_verdict(claim: Obj) -> bool | str:
+    """True when every binding condition holds, a message when a failure condition holds,
+    False while still waiting."""
+    status = claim.get("status") or {}
+    devices = {
+        (d.get("driver"), d.get("pool"), d.get("device"), d.get("shareID") or ""): d
+        for d in status.get("devices") or ()
+    }
+    ready = True
+    for result in ((status.get("allocation") or {}).get("devices") or {}).get("results") or ():
+        wanted = result.get("bindingConditions") or ()
+        failures = result.get("bindingFailureConditions") or ()
+        if not wanted and not failures:
+            continue
+        entry = (
+            devices.get(
+                (
+                    result.get("driver"),
+                    result.get("pool"),
+                    result.get("device"),
+                    result.get("shareID") or "",
+                )
+            )
+            or {}
+        )
+        conditions = {c.get("type"): c.get("status") for c in entry.get("conditions") or ()}
+        for failure in failures:
+            if conditions.get(failure) == "True":
+                return (
+                    f"claim {_klog(claim)}: binding failed for device "
+                    f"{result.get('driver')}/{result.get('pool')}/{result.get('device')}: "
+                    f"{failure}"
+                )
+        if not all(conditions.get(c) == "True" for c in wanted):
+            ready = False
+    return ready
