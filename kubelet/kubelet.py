@@ -59,7 +59,7 @@ from fakeapi.kubelet.dra.manager import DRAManager
 from fakeapi.kubelet.dra.profiles import DriverProfile
 from fakeapi.kubelet.engine import StageEngine
 from fakeapi.kubelet.faults import NodeFaults, faults_from_node
-from fakeapi.kubelet.node import LEASE_RENEW_INTERVAL, NodeAgent
+from fakeapi.kubelet.node import LEASE_RENEW_INTERVAL, NODE_STATUS_REPORT_INTERVAL, NodeAgent
 from fakeapi.kubelet.pods import (
     CLAIM_INDEX,
     NODE_NAME_INDEX,
@@ -354,6 +354,7 @@ class Kubelet:
 
     # --- heartbeat ----------------------------------------------------------------------------
     async def _heartbeat(self) -> None:
+        reported = self.clock.monotonic()
         while True:
             await self.clock.sleep(LEASE_RENEW_INTERVAL)
             if self.node_stopped:
@@ -361,8 +362,10 @@ class Kubelet:
             try:
                 await self.node.renew_lease()
                 node = self._nodes.get(self.node_name)
-                if node is not None and not NodeAgent.is_ready(node):
+                due = self.clock.monotonic() - reported >= NODE_STATUS_REPORT_INTERVAL
+                if node is not None and (due or not NodeAgent.is_ready(node)):
                     await self.node.mark_ready()
+                    reported = self.clock.monotonic()
             except Exception as exc:
                 log.warning("node %s: heartbeat failed: %s", self.node_name, exc)
 

@@ -11,7 +11,9 @@ What a real kubelet does for its node, on the injected clock:
   ``leaseDurationSeconds: 40``, as upstream (renew interval = a quarter of the duration). A
   stopped kubelet stops renewing; the node lifecycle controller then marks the node NotReady.
 - **Keep the node Ready** while alive: when the Ready condition is not ``True`` (for instance the
-  lifecycle controller set it Unknown while the kubelet was stopped) the status is rewritten.
+  lifecycle controller set it Unknown while the kubelet was stopped) the status is rewritten, and
+  every :data:`NODE_STATUS_REPORT_INTERVAL` (5 minutes, upstream's
+  ``nodeStatusReportFrequency``) it is reported anyway, refreshing ``lastHeartbeatTime``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "LEASE_DURATION_SECONDS",
     "LEASE_NAMESPACE",
     "LEASE_RENEW_INTERVAL",
+    "NODE_STATUS_REPORT_INTERVAL",
     "NodeAgent",
     "node_addresses",
 ]
@@ -41,6 +44,7 @@ KUBELET_VERSION = "v1.37.0"
 LEASE_NAMESPACE = "kube-node-lease"
 LEASE_DURATION_SECONDS = 40
 LEASE_RENEW_INTERVAL = 10.0
+NODE_STATUS_REPORT_INTERVAL = 300.0
 DEFAULT_CAPACITY: Mapping[str, str] = {
     "cpu": "32",
     "memory": "256Gi",

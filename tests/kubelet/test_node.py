@@ -60,3 +60,18 @@ async def test_node_stop_fault_pauses_the_lease_until_cleared(cluster: Cluster) 
     await cluster.advance(10.25)
     lease = await cluster.client.get(LEASES, namespace="kube-node-lease", name="node-1")
     assert lease["spec"]["renewTime"] != before
+
+
+async def test_node_status_heartbeat_is_refreshed_every_five_minutes(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1")
+
+    async def heartbeat() -> str:
+        node = await cluster.client.get(NODES, name="node-1")
+        (ready,) = [c for c in node["status"]["conditions"] if c["type"] == "Ready"]
+        return str(ready["lastHeartbeatTime"])
+
+    first = await heartbeat()
+    await cluster.advance(290, step=5)
+    assert await heartbeat() == first
+    await cluster.advance(15, step=5)
+    assert await heartbeat() != first
