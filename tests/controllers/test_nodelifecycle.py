@@ -93,7 +93,12 @@ async def test_a_node_whose_lease_expires_goes_unknown_and_is_tainted(cluster):
     # the kubelet comes back
     await _renew(cluster)
     node = await cluster.user.get(NODES, name="node-1")
-    node["status"]["conditions"][0].update(status="True", reason="KubeletReady", message="")
+    node["status"]["conditions"][0].update(
+        status="True",
+        reason="KubeletReady",
+        message="",
+        lastHeartbeatTime=format_time(cluster.clock.now()),
+    )
     await cluster.user.update_status(NODES, body=node)
 
     async def untainted() -> bool:
