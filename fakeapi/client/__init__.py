@@ -32,7 +32,7 @@ from fakeapi.client.errors import (
     reason_of,
     retry_on_conflict,
 )
-from fakeapi.client.events import EVENTS_V1, EventRecorder, object_reference
+from fakeapi.client.events import EventRecorder, object_reference
 from fakeapi.client.factory import InformerFactory, wait_for_sync
 from fakeapi.client.http import HttpTransport
 from fakeapi.client.informer import NAMESPACE_INDEX, Informer, namespace_index, object_key
@@ -40,7 +40,9 @@ from fakeapi.client.resource import (
     CONFIGMAPS,
     DEVICE_CLASSES,
     DEVICE_TAINT_RULES,
+    DEVICE_TAINT_RULES_V1BETA2,
     EVENTS,
+    EVENTS_K8S_IO,
     LEASES,
     NAMESPACES,
     NODES,
@@ -71,8 +73,9 @@ __all__ = [
     "DEFAULT_FIELD_MANAGER",
     "DEVICE_CLASSES",
     "DEVICE_TAINT_RULES",
+    "DEVICE_TAINT_RULES_V1BETA2",
     "EVENTS",
-    "EVENTS_V1",
+    "EVENTS_K8S_IO",
     "LEASES",
     "NAMESPACES",
     "NAMESPACE_INDEX",

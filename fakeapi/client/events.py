@@ -27,16 +27,15 @@ from typing import Any, Literal
 
 from fakeapi.client.client import Client
 from fakeapi.client.errors import is_already_exists, is_not_found
-from fakeapi.client.resource import Resource
+from fakeapi.client.resource import EVENTS_K8S_IO
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock, RealClock
 from fakeapi.timefmt import format_micro_time
 
-__all__ = ["EVENTS_V1", "EventRecorder", "SERIES_FINISH", "SERIES_REFRESH", "object_reference"]
+__all__ = ["EventRecorder", "SERIES_FINISH", "SERIES_REFRESH", "object_reference"]
 
 log = logging.getLogger("fakeapi.client.events")
 
-EVENTS_V1 = Resource("events.k8s.io", "v1", "events", "Event", namespaced=True)
 SERIES_REFRESH = 30 * 60.0
 SERIES_FINISH = 6 * 60.0
 
@@ -150,7 +149,7 @@ class EventRecorder:
         now = self.clock.now()
         ns = _unique_stamp(now)
         body: Obj = {
-            "apiVersion": EVENTS_V1.api_version,
+            "apiVersion": EVENTS_K8S_IO.api_version,
             "kind": "Event",
             "metadata": {
                 "name": f"{regarding.get('name', '')}.{ns:x}",
@@ -204,19 +203,19 @@ class EventRecorder:
         meta = body["metadata"]
         if op == "create":
             try:
-                await self.client.create(EVENTS_V1, body=body, namespace=meta["namespace"])
+                await self.client.create(EVENTS_K8S_IO, body=body, namespace=meta["namespace"])
             except Exception as exc:
                 if not is_already_exists(exc):
                     raise
                 # another process named an event after the same instant: take a later stamp
                 regarding = body["regarding"].get("name", "")
                 meta["name"] = f"{regarding}.{_unique_stamp(self.clock.now()):x}"
-                await self.client.create(EVENTS_V1, body=body, namespace=meta["namespace"])
+                await self.client.create(EVENTS_K8S_IO, body=body, namespace=meta["namespace"])
             return
         series = {"count": count, "lastObservedTime": format_micro_time(self.clock.now())}
         try:
             await self.client.patch(
-                EVENTS_V1,
+                EVENTS_K8S_IO,
                 name=meta["name"],
                 namespace=meta["namespace"],
                 patch={"series": series},
@@ -226,7 +225,7 @@ class EventRecorder:
             if not is_not_found(exc):
                 raise
             await self.client.create(
-                EVENTS_V1, body={**body, "series": series}, namespace=meta["namespace"]
+                EVENTS_K8S_IO, body={**body, "series": series}, namespace=meta["namespace"]
             )
 
     async def _refresh_series(self) -> None:

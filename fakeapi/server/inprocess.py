@@ -45,6 +45,7 @@ from fakeapi.client.transport import (
     WriteParams,
 )
 from fakeapi.clock import Clock
+from fakeapi.objects import deep_copy
 from fakeapi.registry.store import DeleteResult, GenericStore
 from fakeapi.resources import ResourceType
 from fakeapi.server import query
@@ -59,11 +60,6 @@ from fakeapi.server.routing import Target
 from fakeapi.storage.watch import Watcher
 
 __all__ = ["InProcessTransport"]
-
-
-def _wire_copy(value: Any) -> Any:
-    """What the server would decode from the caller's value: a private deep copy."""
-    return orjson.loads(orjson.dumps(value))
 
 
 def _decode(raw: bytes) -> Obj:
@@ -172,7 +168,7 @@ class InProcessTransport:
         if rt.namespaced and not namespace:
             raise method_not_allowed("POST")
         options = query.write_options(params.query(), verb="create")
-        result = self.registry.create(rt, namespace, _wire_copy(body), options)
+        result = self.registry.create(rt, namespace, deep_copy(body), options)
         return Reply(_decode(result.raw), list(result.warnings))
 
     async def update(
@@ -191,7 +187,7 @@ class InProcessTransport:
             raise method_not_allowed("PUT")
         options = query.write_options(params.query(), verb="update")
         result = self.registry.update(
-            rt, namespace, name, _wire_copy(body), options, subresource=subresource
+            rt, namespace, name, deep_copy(body), options, subresource=subresource
         )
         return Reply(_decode(result.raw), list(result.warnings))
 
@@ -217,7 +213,7 @@ class InProcessTransport:
             self.registry,
             Target(rt, namespace, name, subresource),
             content_type=content_type,
-            patch=_wire_copy(patch),
+            patch=deep_copy(patch),
             options=query.write_options(
                 params.query(), verb="patch", apply_patch=patch_type == "apply"
             ),
@@ -274,7 +270,7 @@ class InProcessTransport:
             namespace,
             name,
             subresource,
-            _wire_copy(body),
+            deep_copy(body),
             query.write_options(params.query(), verb="create"),
         )
         return Reply(success_status(code=201))

@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry
 
 from fakeapi.bootstrap import new_registry
 from fakeapi.client import (
-    EVENTS_V1,
+    EVENTS_K8S_IO,
     NODES,
     PODS,
     Client,
@@ -245,7 +245,7 @@ class TestEventRecorder:
             note="Successfully assigned default/web to node-1",
         )
         await recorder.flush()
-        (event,) = (await client.list(EVENTS_V1, namespace="default")).items
+        (event,) = (await client.list(EVENTS_K8S_IO, namespace="default")).items
         assert event["reason"] == "Scheduled" and event["type"] == "Normal"
         assert event["reportingController"] == "default-scheduler"
         assert event["regarding"]["name"] == "web" and event["regarding"]["kind"] == "Pod"
@@ -268,13 +268,13 @@ class TestEventRecorder:
                 note=f"attempt {attempt}",
             )
         await recorder.flush()
-        (event,) = (await client.list(EVENTS_V1, namespace="default")).items
+        (event,) = (await client.list(EVENTS_K8S_IO, namespace="default")).items
         assert event["series"]["count"] == 2  # written at once on the second occurrence
         assert event["note"] == "attempt 0"  # the note is not part of the series key
         clock.advance(30 * 60)  # the series goes quiet: its final count is written
         await asyncio.sleep(0)
         await recorder.flush()
-        (event,) = (await client.list(EVENTS_V1, namespace="default")).items
+        (event,) = (await client.list(EVENTS_K8S_IO, namespace="default")).items
         assert event["series"]["count"] == 5
         await recorder.close()
 
@@ -287,7 +287,7 @@ class TestEventRecorder:
         clock.advance(7 * 60)
         recorder.event(regarding=target, type="Normal", reason="Pulled", action="Pull")
         await recorder.flush()
-        events = (await client.list(EVENTS_V1, namespace="default")).items
+        events = (await client.list(EVENTS_K8S_IO, namespace="default")).items
         assert len(events) == 2 and all("series" not in e for e in events)
         await recorder.close()
 
@@ -301,7 +301,7 @@ class TestEventRecorder:
             recorder.event(regarding=target, type="Normal", reason="Seen", action="Look")
         for recorder in recorders:
             await recorder.close()
-        events = (await client.list(EVENTS_V1, namespace="default")).items
+        events = (await client.list(EVENTS_K8S_IO, namespace="default")).items
         assert sorted(e["reportingController"] for e in events) == ["c0", "c1", "c2"]
 
 
