@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry
 from fakeapi.bootstrap import new_registry
 from fakeapi.client import (
     DEVICE_CLASSES,
+    EVENTS_K8S_IO,
     NODES,
     PODS,
     RESOURCE_CLAIMS,
@@ -239,16 +240,13 @@ class Cluster:
     async def events_about(self, name: str, *, reason: str | None = None) -> list[Obj]:
         assert self.scheduler is not None
         await self.scheduler.recorder.flush()
-        listed = await self.client.list(EVENTS_V1, namespace="default")
+        listed = await self.client.list(EVENTS_K8S_IO, namespace="default")
         return [
             e
             for e in listed.items
             if e.get("regarding", {}).get("name") == name
             and (reason is None or e.get("reason") == reason)
         ]
-
-
-from fakeapi.client import EVENTS_V1  # noqa: E402
 
 
 async def _eventually(check: Callable[[], Any], *, timeout: float = 10.0) -> Any:
