@@ -31,6 +31,7 @@ filled with ``{}`` as Go's zero value would be encoded, anything else is reporte
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -100,12 +101,59 @@ def _number_text(value: int | float) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+#: Where a value sits, built as the walk descends and turned into text only for an error: ``None``
+#: (the root), ``("f", parent, name)`` a struct field, ``("k", parent, key)`` a map entry,
+#: ``("i", parent, index, item, list_node)`` a list item.
+Loc = tuple[Any, ...] | None
+
+
+def _json_path(loc: Loc) -> str:
+    """``spec.devices.requests[0].name``: the path in upstream's field errors."""
+    parts: list[str] = []
+    while loc is not None:
+        if loc[0] == "i":
+            parts.append(f"[{loc[2]}]")
+        else:
+            parts.append(loc[2])
+            if loc[1] is not None:
+                parts.append(".")
+        loc = loc[1]
+    return "".join(reversed(parts))
+
+
+def _go_path(loc: Loc) -> str:
+    """``spec.devices.requests.exactly.count``: Go's decoder names struct fields only."""
+    names: list[str] = []
+    while loc is not None:
+        if loc[0] == "f":
+            names.append(loc[2])
+        loc = loc[1]
+    return ".".join(reversed(names))
+
+
+def _smd_path(loc: Loc) -> str:
+    """``.spec.devices.requests[0].exactly.count``: structured-merge-diff's path syntax."""
+    parts: list[str] = []
+    while loc is not None:
+        if loc[0] == "i":
+            meta = loc[4].list_meta
+            keys = meta.map_keys if meta is not None and meta.list_type == "map" else ()
+            parts.append(
+                _smd_index(loc[2], loc[3], keys, meta is not None and meta.list_type == "set")
+            )
+        else:
+            parts.append(f".{loc[2]}")
+        loc = loc[1]
+    return "".join(reversed(parts))
+
+
 @dataclass(slots=True)
 class TypedDecoder:
     """One decode of one object; create a new one per request (it collects state).
 
     ``decode`` and ``apply`` build a new object and leave the input alone; ``final`` rewrites the
-    object it is given in place (the registry owns it and holds references into it).
+    object it is given in place (the registry owns it and holds references into it). Paths are
+    kept as cheap location chains and spelled out only when something is reported.
     """
 
     package: str
@@ -120,129 +168,113 @@ class TypedDecoder:
 
     def decode(self, node: SchemaNode, obj: dict[str, Any]) -> dict[str, Any]:
         """The decoded object; raises :class:`DecodeError` with the decoder's message."""
-        out = self._object(node, obj, "", "", "", "")
+        out = self._object(node, obj, None, "")
         if self._first_type_error is not None:
             raise DecodeError(self._first_type_error)
         if self.apply_errors:
             if len(self.apply_errors) == 1:
                 raise DecodeError(self.apply_errors[0])
             raise DecodeError("errors:\n  " + "\n  ".join(self.apply_errors))
-        assert isinstance(out, dict)
         return out
 
     # --- errors --------------------------------------------------------------------------------
     def _type_error(
-        self, value_text: str, node: SchemaNode, struct: str, gopath: str, smd_path: str, value: Any
+        self, value_text: str, node: SchemaNode, struct: str, loc: Loc, value: Any
     ) -> None:
         if self.mode == "apply":
-            self.apply_errors.append(f"{smd_path}: {_smd_expectation(node, value)}")
+            self.apply_errors.append(f"{_smd_path(loc)}: {_smd_expectation(node, value)}")
             return
         if self._first_type_error is None:
             self._first_type_error = _go_message(
-                value_text, struct, gopath, go_type_name(node, self.package)
+                value_text, struct, _go_path(loc), go_type_name(node, self.package)
             )
 
-    def _fatal(self, message: str) -> DecodeError:
-        return DecodeError(message)
+    def _apply_error(self, node: SchemaNode, loc: Loc, value: Any) -> None:
+        self.apply_errors.append(f"{_smd_path(loc)}: {_smd_expectation(node, value)}")
 
     # --- the walk ------------------------------------------------------------------------------
-    def _value(
-        self, node: SchemaNode, value: Any, path: str, struct: str, gopath: str, smd: str
-    ) -> Any:
+    def _value(self, node: SchemaNode, value: Any, loc: Loc, struct: str) -> Any:
         """``value`` decoded as ``node`` (never None: callers handle null)."""
         kind = node.kind
+        if kind == "scalar":
+            return self._scalar(node, value, loc, struct)
         if kind == "any":
             return value
-        if kind == "object":
-            if not isinstance(value, dict):
-                self._type_error(json_type_name(value), node, struct, gopath, smd, value)
-                return value
-            return self._object(node, value, path, struct, gopath, smd)
         if kind == "array":
-            if not isinstance(value, list):
-                self._type_error(json_type_name(value), node, struct, gopath, smd, value)
-                return value
-            return self._array(node, value, path, struct, gopath, smd)
-        if kind == "map":
-            if not isinstance(value, dict):
-                self._type_error(json_type_name(value), node, struct, gopath, smd, value)
-                return value
-            return self._map(node, value, path, struct, gopath, smd)
-        return self._scalar(node, value, struct, gopath, smd)
+            if isinstance(value, list):
+                return self._array(node, value, loc, struct)
+        elif isinstance(value, dict):
+            if kind == "object":
+                return self._object(node, value, loc, struct)
+            return self._map(node, value, loc, struct)
+        self._type_error(json_type_name(value), node, struct, loc, value)
+        return value
 
     def _object(
-        self, node: SchemaNode, value: dict[str, Any], path: str, struct: str, gopath: str, smd: str
+        self, node: SchemaNode, value: dict[str, Any], loc: Loc, struct: str
     ) -> dict[str, Any]:
         props = node.properties
         name = node.model.__name__ if node.model is not None else struct
         out: dict[str, Any] = {}
-        keep_nulls = self.mode == "apply"
+        mode = self.mode
         for key, sub in value.items():
             child = props.get(key)
-            sub_path = f"{path}.{key}" if path else key
             if child is None:
-                if self.mode == "apply" and (
+                if mode == "apply" and (
                     key in _DIRECTIVE_KEYS or key.startswith(DIRECTIVE_PREFIXES)
                 ):
                     out[key] = sub
-                elif self.mode != "final":
-                    self.unknown.append(sub_path)
+                elif mode != "final":
+                    self.unknown.append(_json_path(("f", loc, key)))
                 else:
                     out[key] = sub
                 continue
             if sub is None:
-                if keep_nulls and child.kind != "object":
+                if mode == "apply" and child.kind != "object":
                     out[key] = None
                 continue
-            new = self._value(
-                child, sub, sub_path, name, f"{gopath}.{key}" if gopath else key, f"{smd}.{key}"
-            )
+            if child.kind == "scalar" and not child.format:
+                # the common leaf, decided here without a call
+                scalar = child.scalar_type
+                cls = sub.__class__
+                if (cls is str and scalar == "string") or (cls is bool and scalar == "boolean"):
+                    out[key] = sub
+                    continue
+            new = self._value(child, sub, ("f", loc, key), name)
             if new is not None:
                 out[key] = new
-        if self.mode == "final":
+        if mode == "final":
             for key in node.required:
                 if key in out:
                     continue
                 child = props[key]
-                sub_path = f"{path}.{key}" if path else key
                 if child.kind == "object" and child.model is not None:
-                    out[key] = self._object(
-                        child, {}, sub_path, name, f"{gopath}.{key}" if gopath else key, smd
-                    )
+                    out[key] = self._object(child, {}, ("f", loc, key), name)
                 else:
-                    self.missing.append(sub_path)
+                    self.missing.append(_json_path(("f", loc, key)))
             # in place, so that references the registry holds into the object stay valid
             value.clear()
             value.update(out)
             return value
         return out
 
-    def _array(
-        self, node: SchemaNode, value: list[Any], path: str, struct: str, gopath: str, smd: str
-    ) -> list[Any]:
+    def _array(self, node: SchemaNode, value: list[Any], loc: Loc, struct: str) -> list[Any]:
         item = node.item
         if item is None or item.kind == "any":
             return value
-        meta = node.list_meta
-        keys = meta.map_keys if meta is not None and meta.list_type == "map" else ()
-        set_list = meta is not None and meta.list_type == "set"
         out: list[Any] = []
         for i, sub in enumerate(value):
             if sub is None:
-                if self.mode == "apply":
-                    out.append(None)
-                    continue
-                out.append(_zero(item))
+                out.append(None if self.mode == "apply" else _zero(item))
                 continue
-            smd_item = smd + _smd_index(i, sub, keys, set_list)
-            out.append(self._value(item, sub, f"{path}[{i}]", struct, gopath, smd_item))
+            out.append(self._value(item, sub, ("i", loc, i, sub, node), struct))
         if self.mode == "final":
             value[:] = out
             return value
         return out
 
     def _map(
-        self, node: SchemaNode, value: dict[str, Any], path: str, struct: str, gopath: str, smd: str
+        self, node: SchemaNode, value: dict[str, Any], loc: Loc, struct: str
     ) -> dict[str, Any]:
         item = node.item
         if item is None or item.kind == "any":
@@ -254,19 +286,22 @@ class TypedDecoder:
                 if zero is not None or self.mode == "apply":
                     out[key] = zero
                 continue
-            out[key] = self._value(
-                item, sub, f"{path}.{key}" if path else key, struct, gopath, f"{smd}.{key}"
-            )
+            out[key] = self._value(item, sub, ("k", loc, key), struct)
         if self.mode == "final":
             value.clear()
             value.update(out)
             return value
         return out
 
-    def _scalar(self, node: SchemaNode, value: Any, struct: str, gopath: str, smd: str) -> Any:
+    def _scalar(self, node: SchemaNode, value: Any, loc: Loc, struct: str) -> Any:
+        scalar = node.scalar_type
         fmt = node.format
+        if scalar == "string" and not fmt:
+            if value.__class__ is not str:
+                self._type_error(json_type_name(value), node, struct, loc, value)
+            return value
         if fmt == "quantity":
-            return self._quantity(value, struct, gopath, smd, node)
+            return self._quantity(value, loc, node)
         if fmt == "int-or-string":
             if isinstance(value, str):
                 return value
@@ -276,43 +311,44 @@ class TypedDecoder:
                     return value
             if self.mode == "apply":
                 if isinstance(value, bool | list | dict):
-                    self.apply_errors.append(f"{smd}: {_smd_expectation(node, value)}")
+                    self._apply_error(node, loc, value)
                 return value
-            raise self._fatal(_go_message(_number_or_type(value), struct, gopath, "int32"))
+            raise DecodeError(_go_message(_number_or_type(value), struct, _go_path(loc), "int32"))
         if fmt == "date-time":
             if not isinstance(value, str):
                 if self.mode == "apply":
-                    self.apply_errors.append(f"{smd}: {_smd_expectation(node, value)}")
+                    self._apply_error(node, loc, value)
                     return value
-                raise self._fatal(_go_message(json_type_name(value), struct, gopath, "string"))
+                raise DecodeError(
+                    _go_message(json_type_name(value), struct, _go_path(loc), "string")
+                )
             if self.mode == "apply":
                 return value
             try:
-                return normalize_time(value, micro=node.micro_time)
+                return _normalized_time(value, node.micro_time)
             except GoTimeError as exc:
-                raise self._fatal(str(exc)) from None
-        scalar = node.scalar_type
+                raise DecodeError(str(exc)) from None
         if scalar == "string":
             if not isinstance(value, str):
-                self._type_error(json_type_name(value), node, struct, gopath, smd, value)
+                self._type_error(json_type_name(value), node, struct, loc, value)
             return value
         if scalar == "boolean":
             if not isinstance(value, bool):
-                self._type_error(json_type_name(value), node, struct, gopath, smd, value)
+                self._type_error(json_type_name(value), node, struct, loc, value)
             return value
         if isinstance(value, bool) or not isinstance(value, int | float):
-            self._type_error(json_type_name(value), node, struct, gopath, smd, value)
+            self._type_error(json_type_name(value), node, struct, loc, value)
             return value
         if scalar == "integer" and self.mode != "apply":
             low, high = _INT_RANGES.get(fmt, _INT_RANGES["int64"])
             if isinstance(value, float) or not low <= value <= high:
-                self._type_error(f"number {_number_text(value)}", node, struct, gopath, smd, value)
+                self._type_error(f"number {_number_text(value)}", node, struct, loc, value)
         return value
 
-    def _quantity(self, value: Any, struct: str, gopath: str, smd: str, node: SchemaNode) -> Any:
+    def _quantity(self, value: Any, loc: Loc, node: SchemaNode) -> Any:
         if self.mode == "apply":
             if isinstance(value, bool | list | dict):
-                self.apply_errors.append(f"{smd}: {_smd_expectation(node, value)}")
+                self._apply_error(node, loc, value)
             return value
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             text = "true" if value is True else "false" if value is False else "{"
@@ -321,9 +357,19 @@ class TypedDecoder:
         else:
             text = _number_text(value)
         try:
-            return str(parse_quantity(text))
+            return _canonical_quantity(text)
         except QuantityError as exc:
-            raise self._fatal(str(exc)) from None
+            raise DecodeError(str(exc)) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_quantity(text: str) -> str:
+    return str(parse_quantity(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalized_time(text: str, micro: bool) -> str | None:
+    return normalize_time(text, micro=micro)
 
 
 def _go_message(value_text: str, struct: str, gopath: str, go_type: str) -> str:
