@@ -54,7 +54,7 @@ from fakeapi.controllers.devicetaints import (
     rule_taint,
     slice_taints,
 )
-from fakeapi.controllers.objects import as_dict, as_list, copy_obj, ensure_index, meta, text
+from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
 from fakeapi.controllers.runtime import Controller, Result, meta_key
 from fakeapi.timefmt import format_time, parse_time
 
@@ -330,7 +330,7 @@ class DeviceTaintEvictionController:
         pod = await self.client.get(PODS, namespace=m.get("namespace"), name=text(m.get("name")))
         if meta(pod).get("uid") != m.get("uid") or meta(pod).get("deletionTimestamp"):
             return
-        updated = copy_obj(pod)
+        updated = deep_copy(pod)
         status = as_dict(updated.get("status"))
         conditions = [
             as_dict(c)
@@ -380,7 +380,7 @@ class DeviceTaintEvictionController:
             for k in ("status", "reason", "message", "observedGeneration")
         ):
             return None
-        updated = copy_obj(rule)
+        updated = deep_copy(rule)
         updated["status"] = {
             **as_dict(updated.get("status")),
             "conditions": [c for c in conditions if c.get("type") != "EvictionInProgress"]

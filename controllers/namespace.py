@@ -28,7 +28,7 @@ from fakeapi.controllers.garbage_collector import COLLECTED_RESOURCES
 from fakeapi.controllers.objects import (
     as_dict,
     as_list,
-    copy_obj,
+    deep_copy,
     is_deleting,
     meta,
     set_condition,
@@ -247,7 +247,7 @@ class NamespaceController:
             )
         if updated_conditions == conditions:
             return
-        updated = copy_obj(ns)
+        updated = deep_copy(ns)
         status_obj = as_dict(updated.get("status"))
         status_obj["conditions"] = updated_conditions
         updated["status"] = status_obj

@@ -34,7 +34,7 @@ from fakeapi.controllers.devicetaints import Taint, eviction_time
 from fakeapi.controllers.objects import (
     as_dict,
     as_list,
-    copy_obj,
+    deep_copy,
     ensure_index,
     meta,
     text,
@@ -170,7 +170,7 @@ class NodeLifecycleController:
             if never
             else ("NodeStatusUnknown", "Kubelet stopped posting node status.")
         )
-        updated = copy_obj(node)
+        updated = deep_copy(node)
         conditions = _conditions(updated)
         by_type = {c.get("type"): c for c in conditions}
         for type_ in _KUBELET_CONDITIONS:
@@ -213,7 +213,7 @@ class NodeLifecycleController:
                     kept.append(taint)
         if kept == taints:
             return node
-        updated = copy_obj(node)
+        updated = deep_copy(node)
         spec = as_dict(updated.get("spec"))
         if kept:
             spec["taints"] = kept
@@ -256,7 +256,7 @@ class NodeLifecycleController:
 
     async def _evict(self, pod: Obj, *, now: datetime) -> None:
         m = meta(pod)
-        updated = copy_obj(pod)
+        updated = deep_copy(pod)
         status = as_dict(updated.get("status"))
         status["conditions"] = [
             c

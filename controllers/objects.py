@@ -1,10 +1,11 @@
 """Small helpers over JSON-shaped objects that several controllers need.
 
 Informer caches hand out shared objects that must never be mutated, so every controller that
-changes an object starts from :func:`copy_obj`. The rest reads fields defensively (a stored object
-may lack any optional field) and builds the pieces upstream writes in many places: controller
-owner references, ``metav1.Condition`` lists keyed by type, index registration that tolerates a
-restart against the same shared informer.
+changes an object starts from :func:`~fakeapi.objects.deep_copy` (re-exported here with
+``as_dict`` and ``as_list``, whose one definition lives in :mod:`fakeapi.objects`). The rest reads
+fields defensively (a stored object may lack any optional field) and builds the pieces upstream
+writes in many places: controller owner references, ``metav1.Condition`` lists keyed by type,
+index registration that tolerates a restart against the same shared informer.
 """
 
 from __future__ import annotations
@@ -14,18 +15,17 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-import orjson
-
 from fakeapi.client import Informer
 from fakeapi.client.informer import IndexFunc
 from fakeapi.client.transport import Obj
+from fakeapi.objects import as_dict, as_list, deep_copy
 from fakeapi.timefmt import format_time
 
 __all__ = [
     "as_dict",
     "as_list",
     "controller_ref",
-    "copy_obj",
+    "deep_copy",
     "ensure_index",
     "is_deleting",
     "meta",
@@ -33,20 +33,6 @@ __all__ = [
     "set_condition",
     "text",
 ]
-
-
-def copy_obj(obj: Obj) -> Obj:
-    """A private deep copy (an orjson round trip is much faster than ``copy.deepcopy``)."""
-    copied: Obj = orjson.loads(orjson.dumps(obj))
-    return copied
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def text(value: Any) -> str:

@@ -53,7 +53,7 @@ from fakeapi.controllers.objects import (
     as_dict,
     as_list,
     controller_ref,
-    copy_obj,
+    deep_copy,
     ensure_index,
     is_deleting,
     meta,
@@ -362,7 +362,7 @@ class ResourceClaimController:
                 or len(reserved) >= _MAX_RESERVED_FOR
             ):
                 continue
-            updated = copy_obj(claim)
+            updated = deep_copy(claim)
             updated["status"]["reservedFor"] = [*reserved, reference]
             await self.client.update_status(RESOURCE_CLAIMS, body=updated)
 

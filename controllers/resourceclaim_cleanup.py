@@ -38,7 +38,7 @@ from fakeapi.controllers.objects import (
     as_dict,
     as_list,
     controller_ref,
-    copy_obj,
+    deep_copy,
     is_deleting,
     meta,
     text,
@@ -121,7 +121,7 @@ class ClaimCleanup:
             and (len(valid) < len(reserved) or is_deleting(claim) or consumer_gone)
         )
         if len(valid) < len(reserved) or deallocate:
-            updated = copy_obj(claim)
+            updated = deep_copy(claim)
             new_status = as_dict(updated.get("status"))
             if valid:
                 new_status["reservedFor"] = valid
@@ -134,7 +134,7 @@ class ClaimCleanup:
             claim = await self.client.update_status(RESOURCE_CLAIMS, body=updated)
             allocated = as_dict(claim.get("status")).get("allocation") is not None
         if protected and not allocated:
-            updated = copy_obj(claim)
+            updated = deep_copy(claim)
             meta(updated)["finalizers"] = [
                 f for f in finalizers if f != DELETE_PROTECTION_FINALIZER
             ]

@@ -37,7 +37,7 @@ from fakeapi.client import (
 )
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.objects import as_dict, as_list, copy_obj, ensure_index, meta, text
+from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
 from fakeapi.controllers.resourcepool_status import PoolView, compute_status, pool_object_name
 from fakeapi.controllers.runtime import Controller, Result
 from fakeapi.timefmt import format_time
@@ -212,7 +212,7 @@ class ResourcePoolController:
         if since < self.min_write_interval:
             return Result(requeue_after=self.min_write_interval - since)
         status["lastUpdateTime"] = format_time(self.clock.now())
-        updated = copy_obj(pool_obj)
+        updated = deep_copy(pool_obj)
         updated["status"] = status
         await self.client.update_status(RESOURCE_POOLS, body=updated, field_manager=FIELD_MANAGER)
         self._last_write[key] = self.clock.monotonic()
