@@ -7,9 +7,10 @@ compiled schema; this module decides how each kind of request reports what it fi
 kube-apiserver's handlers do:
 
 * create and update: 400 ``<Kind> in version "<v>" cannot be handled as a <Kind>: <decoder text>``;
-* JSON, merge and strategic merge patches: the patched object is decoded, and a failure is a 422
-  on the field ``patch`` (``"" is invalid: patch: Invalid value: ...``); a patch that changes
-  ``metadata.name`` is a 400, as any body whose name differs from the URL's;
+* JSON, merge and strategic merge patches: the patched object is decoded, and a failure (unknown
+  fields under ``fieldValidation=Strict`` included) is a 422 on the field ``patch`` (``"" is
+  invalid: patch: Invalid value: ...``); a patch that changes ``metadata.name`` is a 400, as any
+  body whose name differs from the URL's;
 * server-side apply: structured-merge-diff's ``failed to create typed patch object`` text (upstream
   answers it with a 500; here it is a 400, as every other bad body).
 
@@ -112,9 +113,9 @@ def decode_patched(
 ) -> tuple[dict[str, Any], list[str]]:
     """The object a JSON, merge or strategic merge patch produced, decoded; raises on bad input.
 
-    Like upstream, a decoding failure is a 422 on the field ``patch`` whose value is the patched
-    object (the patch itself for a strategic merge patch), and the patched object must keep the
-    name and namespace of the URL.
+    Like upstream, a decoding failure (a strict decoding error included) is a 422 on the field
+    ``patch`` whose value is the patched object (the patch itself for a strategic merge patch),
+    and the patched object must keep the name and namespace of the URL.
     """
     decoder = TypedDecoder(rt.version, mode="decode")
     try:
@@ -130,7 +131,8 @@ def decode_patched(
     warnings: list[str] = []
     if problems:
         if options.field_validation == "Strict":
-            raise cannot_handle(rt, "strict decoding error: " + ", ".join(problems))
+            message = "strict decoding error: " + ", ".join(problems)
+            raise _patch_invalid(patched, patch_type, patch, message)
         if options.field_validation == "Warn":
             warnings = problems
     meta = decoded.get("metadata") or {}

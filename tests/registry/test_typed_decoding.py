@@ -295,3 +295,20 @@ def test_an_int32_field_out_of_range_names_the_number_and_int32(registry: Generi
         'PriorityClass in version "v1" cannot be handled as a PriorityClass: json: cannot '
         "unmarshal number 3000000000 into Go struct field PriorityClass.value of type int32"
     )
+
+
+def test_a_strict_patch_with_an_unknown_field_is_a_422_on_the_patch_field(
+    registry: GenericStore,
+) -> None:
+    registry.create(CLAIM, NS, _claim("c"), _opts())
+    with pytest.raises(StatusError) as caught:
+        apply_patch_request(
+            registry,
+            Target(CLAIM, NS, "c", ""),
+            content_type="application/merge-patch+json",
+            patch={"spec": {"bogus": 1}},
+            options=_opts(field_validation="Strict"),
+        )
+    assert caught.value.code == 422
+    assert caught.value.message.startswith(' "" is invalid: patch: Invalid value: "{')
+    assert caught.value.message.endswith('strict decoding error: unknown field "spec.bogus"')
