@@ -1,7 +1,9 @@
 """The table of served kinds: one row per kind drives routes, discovery, OpenAPI and printing.
 
 Adding a kind takes a model (``fakeapi.models``), a strategy (``fakeapi.registry.kinds``) and a
-row in :func:`default_resources` — nothing else. The row types live with the registry that uses
+row in :func:`default_resources` — nothing else. Rows name their model (``"module:Class"``)
+rather than import it, so that a model module is loaded when its kind is first written or
+described, not when the registry is built. The row types live with the registry that uses
 them (:mod:`fakeapi.registry.resource_table`); this module only assembles the table, so the
 registry never imports it.
 """
@@ -12,15 +14,14 @@ from fakeapi.registry.resource_table import ApiVersionConversion, ResourceTable,
 
 __all__ = ["ApiVersionConversion", "ResourceTable", "ResourceType", "default_resources"]
 
+_CORE = "fakeapi.models.core:"
+_CLAIM = "fakeapi.models.resource_claim:"
+_SCHEDULING = "fakeapi.models.scheduling:"
+_TAINT_RULE = "fakeapi.models.device_taint_rule:DeviceTaintRule"
+
 
 def default_resources() -> ResourceTable:
     """Every kind fakeapi serves, core first (the order of discovery and OpenAPI)."""
-    from fakeapi.models import coordination, core, events, pod, priority, scheduling
-    from fakeapi.models.device_class import DeviceClass
-    from fakeapi.models.device_taint_rule import DeviceTaintRule
-    from fakeapi.models.resource_claim import ResourceClaim, ResourceClaimTemplate
-    from fakeapi.models.resource_pool import ResourcePool
-    from fakeapi.models.resource_slice import ResourceSlice
     from fakeapi.registry.kinds.configmap import ConfigMapStrategy
     from fakeapi.registry.kinds.deviceclass import DeviceClassStrategy
     from fakeapi.registry.kinds.devicetaintrule import DeviceTaintRuleStrategy
@@ -42,61 +43,63 @@ def default_resources() -> ResourceTable:
     from fakeapi.registry.kinds.workload import WorkloadStrategy
 
     core_v1, resource, scheduling_k8s = "io.k8s.api.core.v1", "resource.k8s.io", "scheduling.k8s.io"
+    # models are named, not imported: a kind's model module loads when its schema is first needed
     # DELETE answers with the object for the kinds whose upstream OpenAPI says so
     # (delete_returns_object), with a Status otherwise.
     # fmt: off
     return ResourceTable([
-        ResourceType("", "v1", "Namespace", "namespaces", False, core.Namespace,
+        ResourceType("", "v1", "Namespace", "namespaces", False, _CORE + "Namespace",
                      NamespaceStrategy(), subresources=("status", "finalize"),
                      short_names=("ns",), openapi_prefix=core_v1),
-        ResourceType("", "v1", "Node", "nodes", False, core.Node, NodeStrategy(),
+        ResourceType("", "v1", "Node", "nodes", False, _CORE + "Node", NodeStrategy(),
                      subresources=("status",), short_names=("no",), openapi_prefix=core_v1),
-        ResourceType("", "v1", "Pod", "pods", True, pod.Pod, PodStrategy(),
+        ResourceType("", "v1", "Pod", "pods", True, "fakeapi.models.pod:Pod", PodStrategy(),
                      subresources=("status", "binding", "eviction"), short_names=("po",),
                      categories=("all",), delete_returns_object=True, openapi_prefix=core_v1),
-        ResourceType("", "v1", "Event", "events", True, core.Event, CoreEventStrategy(),
+        ResourceType("", "v1", "Event", "events", True, _CORE + "Event", CoreEventStrategy(),
                      short_names=("ev",), openapi_prefix=core_v1),
-        ResourceType("", "v1", "ConfigMap", "configmaps", True, core.ConfigMap,
+        ResourceType("", "v1", "ConfigMap", "configmaps", True, _CORE + "ConfigMap",
                      ConfigMapStrategy(), short_names=("cm",), openapi_prefix=core_v1),
-        ResourceType("events.k8s.io", "v1", "Event", "events", True, events.Event,
-                     EventsEventStrategy(), short_names=("ev",),
+        ResourceType("events.k8s.io", "v1", "Event", "events", True,
+                     "fakeapi.models.events:Event", EventsEventStrategy(), short_names=("ev",),
                      openapi_prefix="io.k8s.api.events.v1",
                      stored_in="events", converter=EventsV1Conversion()),
-        ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True, coordination.Lease,
-                     LeaseStrategy(), openapi_prefix="io.k8s.api.coordination.v1"),
-        ResourceType(resource, "v1", "DeviceClass", "deviceclasses", False, DeviceClass,
-                     DeviceClassStrategy(), delete_returns_object=True,
-                     openapi_prefix="io.k8s.api.resource.v1"),
-        ResourceType(resource, "v1", "ResourceClaim", "resourceclaims", True, ResourceClaim,
-                     ResourceClaimStrategy(), subresources=("status",),
+        ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True,
+                     "fakeapi.models.coordination:Lease", LeaseStrategy(),
+                     openapi_prefix="io.k8s.api.coordination.v1"),
+        ResourceType(resource, "v1", "DeviceClass", "deviceclasses", False,
+                     "fakeapi.models.device_class:DeviceClass", DeviceClassStrategy(),
+                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
+        ResourceType(resource, "v1", "ResourceClaim", "resourceclaims", True,
+                     _CLAIM + "ResourceClaim", ResourceClaimStrategy(), subresources=("status",),
                      delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
         ResourceType(resource, "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True,
-                     ResourceClaimTemplate, ResourceClaimTemplateStrategy(),
+                     _CLAIM + "ResourceClaimTemplate", ResourceClaimTemplateStrategy(),
                      delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
-        ResourceType(resource, "v1", "ResourceSlice", "resourceslices", False, ResourceSlice,
-                     ResourceSliceStrategy(), delete_returns_object=True,
-                     openapi_prefix="io.k8s.api.resource.v1"),
+        ResourceType(resource, "v1", "ResourceSlice", "resourceslices", False,
+                     "fakeapi.models.resource_slice:ResourceSlice", ResourceSliceStrategy(),
+                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
         ResourceType(resource, "v1", "DeviceTaintRule", "devicetaintrules", False,
-                     DeviceTaintRule, DeviceTaintRuleStrategy(), subresources=("status",),
+                     _TAINT_RULE, DeviceTaintRuleStrategy(), subresources=("status",),
                      openapi_prefix="io.k8s.api.resource.v1"),
         # 1.36 served DeviceTaintRule at v1beta2 only; its clients keep working on the same objects
         ResourceType(resource, "v1beta2", "DeviceTaintRule", "devicetaintrules", False,
-                     DeviceTaintRule, DeviceTaintRuleStrategy(), subresources=("status",),
+                     _TAINT_RULE, DeviceTaintRuleStrategy(), subresources=("status",),
                      openapi_prefix="io.k8s.api.resource.v1beta2",
                      stored_in=f"devicetaintrules.{resource}",
                      converter=ApiVersionConversion(stored=f"{resource}/v1",
                                                     served=f"{resource}/v1beta2")),
-        ResourceType(resource, "v1beta2", "ResourcePool", "resourcepools", False, ResourcePool,
-                     ResourcePoolStrategy(), subresources=("status",),
-                     openapi_prefix="io.k8s.api.resource.v1beta2"),
+        ResourceType(resource, "v1beta2", "ResourcePool", "resourcepools", False,
+                     "fakeapi.models.resource_pool:ResourcePool", ResourcePoolStrategy(),
+                     subresources=("status",), openapi_prefix="io.k8s.api.resource.v1beta2"),
         ResourceType(scheduling_k8s, "v1", "PriorityClass", "priorityclasses", False,
-                     priority.PriorityClass, PriorityClassStrategy(), short_names=("pc",),
-                     openapi_prefix="io.k8s.api.scheduling.v1"),
+                     "fakeapi.models.priority:PriorityClass", PriorityClassStrategy(),
+                     short_names=("pc",), openapi_prefix="io.k8s.api.scheduling.v1"),
         ResourceType(scheduling_k8s, "v1alpha1", "Workload", "workloads", True,
-                     scheduling.Workload, WorkloadStrategy(),
+                     _SCHEDULING + "Workload", WorkloadStrategy(),
                      openapi_prefix="io.k8s.api.scheduling.v1alpha1"),
         ResourceType(scheduling_k8s, "v1alpha1", "PodGroup", "podgroups", True,
-                     scheduling.PodGroup, PodGroupStrategy(), subresources=("status",),
+                     _SCHEDULING + "PodGroup", PodGroupStrategy(), subresources=("status",),
                      openapi_prefix="io.k8s.api.scheduling.v1alpha1"),
     ])
     # fmt: on

@@ -15,7 +15,13 @@ assembles the cluster builds the transport and hands the components a :class:`Cl
 Components build on the toolkit here: an :class:`InformerFactory` (shared informers with
 read-your-writes), :class:`WorkQueue`, the error predicates and :func:`retry_on_conflict`, and
 an :class:`EventRecorder`.
+
+:class:`HttpTransport` is imported when first asked for: httpx, and the command-line extras it
+loads whenever they are installed, cost about a tenth of a second that an in-process cluster
+never needs.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.client.client import DEFAULT_FIELD_MANAGER, Client, WriteObserver
 from fakeapi.client.errors import (
@@ -34,7 +40,6 @@ from fakeapi.client.errors import (
 )
 from fakeapi.client.events import EventRecorder, object_reference
 from fakeapi.client.factory import InformerFactory, wait_for_sync
-from fakeapi.client.http import HttpTransport
 from fakeapi.client.informer import NAMESPACE_INDEX, Informer, namespace_index, object_key
 from fakeapi.client.resource import (
     CONFIGMAPS,
@@ -67,6 +72,9 @@ from fakeapi.client.transport import (
 )
 from fakeapi.client.workqueue import ItemExponentialBackoff, RateLimiter, WorkQueue
 from fakeapi.errors import StatusError
+
+if TYPE_CHECKING:
+    from fakeapi.client.http import HttpTransport
 
 __all__ = [
     "CONFIGMAPS",
@@ -123,3 +131,11 @@ __all__ = [
     "namespace_index",
     "object_key",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HttpTransport":
+        from fakeapi.client.http import HttpTransport
+
+        return HttpTransport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

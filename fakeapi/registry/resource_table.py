@@ -4,10 +4,16 @@ A :class:`ResourceType` is one row: names, scope, subresources, the pydantic mod
 and the strategy (the kind's behaviour). The registry, the server's routes, discovery, OpenAPI and
 printing all read these rows; which rows exist is decided one level up, in
 :func:`fakeapi.resources.default_resources`, so this module imports no kind.
+
+A row may name its model as ``"module:Class"`` instead of holding the class: the model module is
+imported when the row's schema is first needed (the first write of that kind, a strategic merge
+patch, an OpenAPI document). Declaring the pydantic classes is most of what building a registry
+costs, and a cluster that never sees a Pod should not pay for the Pod types.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +27,33 @@ from fakeapi.storage.interface import Converter, ResourceStore, Storage
 __all__ = ["ApiVersionConversion", "ResourceType", "ResourceTable"]
 
 
+class _ModelField:
+    """The ``model`` field of :class:`ResourceType`: set to a class or to ``"module:Class"``,
+    read as the class (imported on first read, then kept).
+
+    A dataclass field whose default is a descriptor gets its value through ``__set__``; having
+    no default, ``__get__`` on the class raises ``AttributeError``.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = f"_{name}"
+
+    def __get__(self, obj: object | None, objtype: type | None = None) -> type[BaseModel]:
+        if obj is None:
+            raise AttributeError("model")
+        model: type[BaseModel] | str = obj.__dict__[self._slot]
+        if isinstance(model, str):
+            module, _, name = model.partition(":")
+            model = getattr(importlib.import_module(module), name)
+            if not (isinstance(model, type) and issubclass(model, BaseModel)):
+                raise TypeError(f"{module}:{name} is not a pydantic model")
+            obj.__dict__[self._slot] = model
+        return model
+
+    def __set__(self, obj: object, value: type[BaseModel] | str) -> None:
+        obj.__dict__[self._slot] = value
+
+
 @dataclass(frozen=True, eq=False)
 class ResourceType:
     """One served resource: its names, scope, subresources, model and strategy."""
@@ -30,8 +63,9 @@ class ResourceType:
     kind: str
     plural: str
     namespaced: bool
-    model: type[BaseModel]
-    strategy: Strategy
+    #: the schema: a pydantic model, or ``"module:Class"`` to import it when first needed
+    model: _ModelField = _ModelField()
+    strategy: Strategy  # type: ignore[misc]  # mypy takes the descriptor above for a default
     #: ``status`` and/or ``binding`` (pods)
     subresources: tuple[str, ...] = ()
     short_names: tuple[str, ...] = ()
