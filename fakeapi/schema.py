@@ -20,7 +20,7 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel
 
-from fakeapi.models.base import ListMeta_, MapMeta
+from fakeapi.models.base import GoType, ListMeta_, MapMeta
 
 __all__ = ["SchemaNode", "schema_for", "prune_unknown_fields", "DIRECTIVE_PREFIXES"]
 
@@ -49,6 +49,8 @@ class SchemaNode:
     format: str = ""
     #: scalar date-time: a ``MicroTime`` (six fractional digits) rather than a ``Time``
     micro_time: bool = False
+    #: scalar: the named Go type upstream declares (``DeviceAllocationMode``), for decoder errors
+    go_type: str = ""
     enum: tuple[Any, ...] = ()
     #: object: the model it was compiled from (names the OpenAPI schema)
     model: type[BaseModel] | None = None
@@ -221,7 +223,8 @@ def _node_for(tp: Any, metadata: list[Any]) -> SchemaNode:
     if tp is str:
         if tag == "micro-time":
             return SchemaNode("scalar", scalar_type="string", format="date-time", micro_time=True)
-        return SchemaNode("scalar", scalar_type="string", format=tag)
+        go_type = next((m.name for m in metadata if isinstance(m, GoType)), "")
+        return SchemaNode("scalar", scalar_type="string", format=tag, go_type=go_type)
     return SchemaNode("any")
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "merge_list",
     "atomic_map",
     "Field",
+    "GoType",
 ]
 
 
@@ -79,6 +80,17 @@ class MapMeta:
     """``x-kubernetes-map-type`` of a struct or map field: ``atomic`` replaces it as a whole."""
 
     map_type: Literal["atomic", "granular"] = "atomic"
+
+
+@dataclass(frozen=True, slots=True)
+class GoType:
+    """The named Go type a string field has upstream (``DeviceAllocationMode``).
+
+    Only the decoder's error text shows it (``... of type v1.DeviceAllocationMode``); a name
+    with a dot (``v1.ConditionStatus``) is printed as is, a bare one with the kind's version.
+    """
+
+    name: str
 
 
 def atomic_list() -> ListMeta_:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fakeapi.models.base import K8sModel, RawJSON, Time, atomic_list, map_list, set_list
+from fakeapi.models.base import GoType, K8sModel, RawJSON, Time, atomic_list, map_list, set_list
 
 __all__ = [
     "ObjectMeta",
@@ -113,7 +113,7 @@ class Condition(K8sModel):
 
     type: str
     """Type of condition in CamelCase."""
-    status: str
+    status: Annotated[str, GoType("v1.ConditionStatus")]
     """Status of the condition: True, False or Unknown."""
     observed_generation: int | None = None
     """The metadata.generation the condition was set based upon."""

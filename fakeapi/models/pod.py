@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field
 
 from fakeapi.models.base import (
+    GoType,
     Int32,
     K8sModel,
     ListMeta_,
@@ -193,11 +194,11 @@ class Toleration(K8sModel):
 
     key: str | None = None
     """Taint key the toleration applies to; empty with Exists matches all keys."""
-    operator: str | None = None
+    operator: Annotated[str | None, GoType("TolerationOperator")] = None
     """Exists or Equal. Default Equal."""
     value: str | None = None
     """Taint value to match."""
-    effect: str | None = None
+    effect: Annotated[str | None, GoType("TaintEffect")] = None
     """Taint effect to match; all effects when empty."""
     toleration_seconds: int | None = None
     """How long a NoExecute taint is tolerated before eviction."""
@@ -327,7 +328,7 @@ class PodSpec(K8sModel):
     """The pod's containers; at least one. Cannot be updated."""
     ephemeral_containers: Annotated[list[EphemeralContainer] | None, map_list("name")] = None
     """Debugging containers added to the running pod."""
-    restart_policy: str | None = None
+    restart_policy: Annotated[str | None, GoType("RestartPolicy")] = None
     """Restart policy for all containers: Always, OnFailure or Never. Default Always."""
     termination_grace_period_seconds: int | None = None
     """Seconds the pod gets to stop gracefully after deletion is requested. Default 30."""
@@ -381,7 +382,7 @@ class PodSpec(K8sModel):
     """RuntimeClass used to run the pod."""
     enable_service_links: bool | None = None
     """Whether service information is injected as environment variables. Default true."""
-    preemption_policy: str | None = None
+    preemption_policy: Annotated[str | None, GoType("PreemptionPolicy")] = None
     """Whether the pod may preempt lower-priority pods: PreemptLowerPriority or Never."""
     overhead: dict[str, Quantity] | None = None
     """Resources used by the pod sandbox on top of the containers' requests."""

@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field
 
 from fakeapi.models.base import (
+    GoType,
     Int32,
     IntOrString,
     K8sModel,
@@ -101,7 +102,7 @@ class ContainerPort(K8sModel):
     """Port number on the pod's IP."""
     # The default reaches the schema: as a key of the ports list, server-side apply keys a port
     # that omits it as TCP, the same item as the stored (defaulted) port.
-    protocol: str | None = "TCP"
+    protocol: Annotated[str | None, GoType("Protocol")] = "TCP"
     """UDP, TCP or SCTP. Default TCP."""
     host_ip: str | None = Field(default=None, alias="hostIP")
     """Host IP the host port binds to."""

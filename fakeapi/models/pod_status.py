@@ -11,6 +11,7 @@ from typing import Annotated
 from pydantic import Field
 
 from fakeapi.models.base import (
+    GoType,
     K8sModel,
     ListMeta_,
     Quantity,
@@ -322,7 +323,7 @@ class PodStatus(K8sModel):
 
     observed_generation: int | None = None
     """The metadata.generation this status was computed from."""
-    phase: str | None = None
+    phase: Annotated[str | None, GoType("PodPhase")] = None
     """Pending, Running, Succeeded, Failed or Unknown."""
     conditions: Annotated[list[PodCondition] | None, map_list("type")] = None
     """Current service state of the pod."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fakeapi.models.base import Int32, K8sModel
+from typing import Annotated
+
+from fakeapi.models.base import GoType, Int32, K8sModel
 from fakeapi.models.meta import ObjectMeta
 
 __all__ = ["PriorityClass", "OPENAPI_PREFIX"]
@@ -26,5 +28,5 @@ class PriorityClass(K8sModel):
     """Pods that name no priority class get this one; at most one class may set it."""
     description: str | None = None
     """When this class should be used, for people."""
-    preemption_policy: str | None = None
+    preemption_policy: Annotated[str | None, GoType("v1.PreemptionPolicy")] = None
     """PreemptLowerPriority (the default) or Never."""

@@ -12,7 +12,16 @@ from typing import Annotated
 
 from pydantic import Field
 
-from fakeapi.models.base import K8sModel, ListMeta_, Quantity, RawJSON, Time, atomic_list, map_list
+from fakeapi.models.base import (
+    GoType,
+    K8sModel,
+    ListMeta_,
+    Quantity,
+    RawJSON,
+    Time,
+    atomic_list,
+    map_list,
+)
 from fakeapi.models.meta import Condition, ObjectMeta
 from fakeapi.models.nodeselector import NodeSelector
 from fakeapi.models.resource_common import (
@@ -58,7 +67,7 @@ class ExactDeviceRequest(K8sModel):
     """The DeviceClass whose selectors and config apply."""
     selectors: Annotated[list[DeviceSelector] | None, atomic_list()] = None
     """Extra criteria the devices must meet (ANDed with the class selectors)."""
-    allocation_mode: str | None = None
+    allocation_mode: Annotated[str | None, GoType("DeviceAllocationMode")] = None
     """ExactCount (the default) allocates count devices; All allocates every matching device."""
     count: int | None = None
     """The number of devices for ExactCount; defaults to 1."""
@@ -79,7 +88,7 @@ class DeviceSubRequest(K8sModel):
     """The DeviceClass whose selectors and config apply."""
     selectors: Annotated[list[DeviceSelector] | None, atomic_list()] = None
     """Extra criteria the devices must meet."""
-    allocation_mode: str | None = None
+    allocation_mode: Annotated[str | None, GoType("DeviceAllocationMode")] = None
     """ExactCount (the default) or All."""
     count: int | None = None
     """The number of devices for ExactCount; defaults to 1."""

@@ -7,7 +7,9 @@ schema decoding.
 
 from __future__ import annotations
 
-from fakeapi.models.base import K8sModel, RawJSON, Time
+from typing import Annotated
+
+from fakeapi.models.base import GoType, K8sModel, RawJSON, Time
 
 __all__ = [
     "CELDeviceSelector",
@@ -48,7 +50,7 @@ class DeviceTaint(K8sModel):
     """The taint key (a label name)."""
     value: str | None = None
     """The taint value (a label value)."""
-    effect: str
+    effect: Annotated[str, GoType("DeviceTaintEffect")]
     """What the taint does to pods that do not tolerate it: None, NoSchedule or NoExecute."""
     time_added: Time | None = None
     """When the taint was added; set by the server when omitted."""
@@ -59,11 +61,11 @@ class DeviceToleration(K8sModel):
 
     key: str | None = None
     """The taint key to match; empty matches every key (then the operator must be Exists)."""
-    operator: str | None = None
+    operator: Annotated[str | None, GoType("DeviceTolerationOperator")] = None
     """Equal (the default) compares values; Exists matches any value."""
     value: str | None = None
     """The taint value to match with operator Equal."""
-    effect: str | None = None
+    effect: Annotated[str | None, GoType("DeviceTaintEffect")] = None
     """The taint effect to match; empty matches every effect."""
     toleration_seconds: int | None = None
     """For NoExecute: how long the pod keeps running after the taint appears; unset = forever."""

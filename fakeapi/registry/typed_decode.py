@@ -84,6 +84,8 @@ def go_type_name(node: SchemaNode, package: str) -> str:
         return "map[string]" + (go_type_name(node.item, package) if node.item else "interface {}")
     if kind == "any":
         return "interface {}"
+    if node.go_type:
+        return node.go_type if "." in node.go_type else f"{package}.{node.go_type}"
     if node.format == "quantity":
         return "resource.Quantity"
     if node.format == "int-or-string":

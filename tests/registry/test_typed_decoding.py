@@ -312,3 +312,12 @@ def test_a_strict_patch_with_an_unknown_field_is_a_422_on_the_patch_field(
     assert caught.value.code == 422
     assert caught.value.message.startswith(' "" is invalid: patch: Invalid value: "{')
     assert caught.value.message.endswith('strict decoding error: unknown field "spec.bogus"')
+
+
+def test_a_named_go_string_type_is_named_in_the_error(registry: GenericStore) -> None:
+    err = _create_error(registry, CLAIM, _claim(allocationMode=1))
+    assert err.message == CANNOT + (
+        "json: cannot unmarshal number into Go struct field "
+        "ExactDeviceRequest.spec.devices.requests.exactly.allocationMode of type "
+        "v1.DeviceAllocationMode"
+    )
