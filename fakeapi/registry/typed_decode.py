@@ -23,7 +23,9 @@ one walk over the object does what Go's ``encoding/json`` does with them:
 
 Server-side apply does not decode its configuration into Go structs but into structured-merge-diff
 typed values, whose errors read differently (``.spec.x: expected string, got ...``, all errors at
-once); ``mode="apply"`` words them that way and leaves values as sent for the merge.
+once) and which refuse unknown fields whatever ``fieldValidation`` says (``.spec.x: field not
+declared in schema``); ``mode="apply"`` words them that way and leaves values as sent for the
+merge.
 
 The walk also finds required fields that are absent (``mode="final"``): a required struct is
 filled with ``{}`` as Go's zero value would be encoded, anything else is reported for a 422.
@@ -222,10 +224,12 @@ class TypedDecoder:
         for key, sub in value.items():
             child = props.get(key)
             if child is None:
-                if mode == "apply" and (
-                    key in _DIRECTIVE_KEYS or key.startswith(DIRECTIVE_PREFIXES)
-                ):
-                    out[key] = sub
+                if mode == "apply":
+                    if key in _DIRECTIVE_KEYS or key.startswith(DIRECTIVE_PREFIXES):
+                        out[key] = sub
+                    else:
+                        path = _smd_path(("f", loc, key))
+                        self.apply_errors.append(f"{path}: field not declared in schema")
                 elif mode != "final":
                     self.unknown.append(_json_path(("f", loc, key)))
                 else:

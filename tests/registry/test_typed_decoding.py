@@ -321,3 +321,25 @@ def test_a_named_go_string_type_is_named_in_the_error(registry: GenericStore) ->
         "ExactDeviceRequest.spec.devices.requests.exactly.allocationMode of type "
         "v1.DeviceAllocationMode"
     )
+
+
+@pytest.mark.parametrize("mode", ["Strict", "Warn", "Ignore"])
+def test_an_apply_with_an_unknown_field_is_refused_whatever_field_validation_says(
+    registry: GenericStore, mode: str
+) -> None:
+    config = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", **_claim("c")}
+    config["metadata"]["namespace"] = NS
+    config["spec"]["bogus"] = 1
+    with pytest.raises(StatusError) as caught:
+        apply_patch_request(
+            registry,
+            Target(CLAIM, NS, "c", ""),
+            content_type="application/apply-patch+yaml",
+            patch=config,
+            options=_opts(field_validation=mode),
+        )
+    assert caught.value.code == 400
+    assert caught.value.message == (
+        "failed to create typed patch object (default/c; resource.k8s.io/v1, Kind=ResourceClaim): "
+        ".spec.bogus: field not declared in schema"
+    )
