@@ -342,3 +342,9 @@ def test_the_field_paths_cover_metadata_spec_and_status() -> None:
     assert {"metadata", "spec", "status"} <= tops
     assert ("metadata", "creationTimestamp") in paths
     assert ("spec", "containers", 0, "resources", "limits", "example") in field_paths(pod, 6)
+
+
+def test_every_served_kind_says_which_client_model_reads_it_back() -> None:
+    assert {(rt.api_version, rt.kind) for rt in KINDS} <= set(CLIENT_MODELS)
+    for name in filter(None, CLIENT_MODELS.values()):
+        assert hasattr(kubernetes.client, name), name
