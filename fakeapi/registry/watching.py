@@ -17,7 +17,7 @@ from typing import Any
 from fakeapi import errors
 from fakeapi.registry.options import WatchOptions
 from fakeapi.registry.resource_table import ResourceType
-from fakeapi.registry.selection import build_predicate
+from fakeapi.registry.selection import build_predicate, watch_index
 from fakeapi.storage.events import encode
 from fakeapi.storage.interface import Storage, TooOldError, key_range
 from fakeapi.storage.watch import Watcher
@@ -61,7 +61,8 @@ def open_watch(
             events = objects.events_since(since)
         except TooOldError as exc:
             raise errors.expired(str(exc)) from None
-    watcher = objects.watch(prefix=prefix, predicate=predicate)
+    index = watch_index(rt, options.field_selector) if predicate is not None else None
+    watcher = objects.watch(prefix=prefix, predicate=predicate, index=index)
     if initial:
         for stored in objects.scan(prefix, upper, None):
             if predicate is None or predicate(stored.obj):

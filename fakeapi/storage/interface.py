@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from fakeapi.storage.events import Event, Stored
-from fakeapi.storage.watch import Predicate, Watcher
+from fakeapi.storage.watch import Predicate, Watcher, WatchIndex
 
 __all__ = [
     "ConflictError",
@@ -126,9 +126,11 @@ class ResourceStore(Protocol):
         prefix: str,
         predicate: Predicate | None,
         convert: Callable[[Event], Event] | None = None,
+        index: WatchIndex | None = None,
     ) -> Watcher:
         """A watcher of changes from now on, under ``prefix`` and matching ``predicate``;
-        ``convert`` reshapes each event before the predicate sees it."""
+        ``convert`` reshapes each event before the predicate sees it; ``index`` (a hint the
+        store may ignore) lets it offer events only to watchers of the right field value."""
         ...
 
 

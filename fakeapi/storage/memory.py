@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from sortedcontainers import SortedDict
@@ -29,7 +30,7 @@ from fakeapi.storage.interface import (
     TooOldError,
 )
 from fakeapi.storage.view import ConvertedResourceStore
-from fakeapi.storage.watch import Predicate, Watcher
+from fakeapi.storage.watch import Predicate, Watcher, WatchIndex
 
 __all__ = ["MemoryStorage", "MemoryResourceStore"]
 
@@ -74,6 +75,16 @@ class MemoryStorage:
         return self.rv
 
 
+class _FieldIndex:
+    """The indexed watchers of one field, filed by the value their selector pins it to."""
+
+    __slots__ = ("buckets", "extract")
+
+    def __init__(self, extract: Callable[[dict[str, Any]], str]) -> None:
+        self.extract = extract
+        self.buckets: dict[str, set[Watcher]] = {}
+
+
 class MemoryResourceStore:
     """The objects and event history of one resource (implements
     :class:`~fakeapi.storage.interface.ResourceStore`)."""
@@ -86,7 +97,9 @@ class MemoryResourceStore:
         self._history_rvs: list[int] = []
         #: every event with rv <= compacted_rv has been dropped from history
         self.compacted_rv = 0
+        #: watchers offered every event (those without a :class:`WatchIndex`)
         self.watchers: set[Watcher] = set()
+        self._indexes: dict[str, _FieldIndex] = {}
 
     # --- reads -------------------------------------------------------------------------------
     def get(self, key: str) -> Stored | None:
@@ -209,9 +222,28 @@ class MemoryResourceStore:
             self.objects[key] = stored
         event = Event(etype, key, rv, obj, raw, prev)
         self._record(event)
-        for watcher in tuple(self.watchers):
-            watcher.offer(event)
+        if self.watchers:
+            for watcher in tuple(self.watchers):
+                watcher.offer(event)
+        if self._indexes:
+            self._offer_indexed(event)
         return stored
+
+    def _offer_indexed(self, event: Event) -> None:
+        """Offer ``event`` to the indexed watchers filed under its old or new field value."""
+        for index in tuple(self._indexes.values()):
+            value = index.extract(event.obj)
+            targets = index.buckets.get(value)
+            if targets:
+                for watcher in tuple(targets):
+                    watcher.offer(event)
+            if event.prev is not None:
+                before = index.extract(event.prev.obj)
+                if before != value:
+                    targets = index.buckets.get(before)
+                    if targets:
+                        for watcher in tuple(targets):
+                            watcher.offer(event)
 
     def _record(self, event: Event) -> None:
         self.history.append(event)
@@ -230,8 +262,28 @@ class MemoryResourceStore:
         prefix: str,
         predicate: Predicate | None,
         convert: Callable[[Event], Event] | None = None,
+        index: WatchIndex | None = None,
     ) -> Watcher:
-        """A watcher of this resource's changes from now on (``convert`` reshapes each event)."""
+        """A watcher of this resource's changes from now on (``convert`` reshapes each event).
+
+        ``index`` files the watcher under a field value (see :class:`WatchIndex`); it is ignored
+        with ``convert`` (it reads the stored shape) or when the field is already indexed with
+        another ``extract``.
+        """
+        if index is not None and convert is None:
+            field_index = self._indexes.get(index.field)
+            if field_index is None:
+                field_index = self._indexes[index.field] = _FieldIndex(index.extract)
+            if field_index.extract is index.extract:
+                bucket = field_index.buckets.setdefault(index.value, set())
+                watcher = Watcher(
+                    prefix=prefix,
+                    predicate=predicate,
+                    max_queue=self.storage.watch_queue,
+                    detach=partial(self._detach_indexed, index.field, index.value),
+                )
+                bucket.add(watcher)
+                return watcher
         watcher = Watcher(
             prefix=prefix,
             predicate=predicate,
@@ -241,4 +293,17 @@ class MemoryResourceStore:
         )
         self.watchers.add(watcher)
         return watcher
+
+    def _detach_indexed(self, field: str, value: str, watcher: Watcher) -> None:
+        field_index = self._indexes.get(field)
+        if field_index is None:
+            return
+        bucket = field_index.buckets.get(value)
+        if bucket is None:
+            return
+        bucket.discard(watcher)
+        if not bucket:
+            del field_index.buckets[value]
+            if not field_index.buckets:
+                del self._indexes[field]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from fakeapi.storage.events import Event, Stored, encode
 from fakeapi.storage.interface import Converter, ResourceStore
-from fakeapi.storage.watch import Predicate, Watcher
+from fakeapi.storage.watch import Predicate, Watcher, WatchIndex
 
 __all__ = ["ConvertedResourceStore"]
 
@@ -93,7 +93,9 @@ class ConvertedResourceStore:
         prefix: str,
         predicate: Predicate | None,
         convert: Callable[[Event], Event] | None = None,
+        index: WatchIndex | None = None,
     ) -> Watcher:
+        # ``index`` reads the stored shape, which differs from this view's: not forwarded
         reshape = self._view_event
         if convert is not None:
             outer = convert

@@ -6,6 +6,12 @@ matching is delivered as DELETED and one that starts matching as ADDED, as upstr
 does) and appends to its queue. A reader drains the whole queue at once, so a burst becomes one
 batch (one socket write). A watcher whose queue grows past its bound is closed: a slow reader
 loses its stream, it never stalls writers or grows memory without bound.
+
+A watcher whose selector pins a field to one value (``spec.nodeName=node-7``, as every kubelet's
+pod watch does) can carry a :class:`WatchIndex`: the storage then files it under that value and
+offers an event only to the watchers filed under the old or new object's value, so a write costs
+the same with 500 such watchers as with one. The index only narrows who is asked; each watcher
+still applies its whole predicate.
 """
 
 from __future__ import annotations
@@ -13,15 +19,29 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from fakeapi.storage.events import Event, encode
 
-__all__ = ["Watcher", "Delivery", "Predicate"]
+__all__ = ["Watcher", "WatchIndex", "Delivery", "Predicate"]
 
 Predicate = Callable[[dict[str, Any]], bool]
 #: (event type, object, encoded object)
 Delivery = tuple[str, dict[str, Any], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchIndex:
+    """``field`` must read ``value`` for an object to match the watcher's predicate.
+
+    ``extract`` reads the field from a stored object; watchers of one resource that index the
+    same field must share the same ``extract`` (the storage keeps one per field).
+    """
+
+    field: str
+    value: str
+    extract: Callable[[dict[str, Any]], str]
 
 
 def _restamp(obj: dict[str, Any], rv: int) -> tuple[dict[str, Any], bytes]:

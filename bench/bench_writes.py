@@ -1,0 +1,222 @@
+"""The API write path and watch fan-out, in process: ``python bench/bench_writes.py [--pods 1000]``.
+
+Times, per operation and through the in-process client (what controllers, the scheduler and the
+kubelets use), the writes a pod's life is made of: pod create, ``pods/binding``, a status merge
+patch (a condition), a server-side apply of status, claim create and claim status update (an
+allocation). Then the same status patches with 500 watchers of pods, each selecting one node
+(``spec.nodeName=node-N``, as every kubelet does), and with 500 watchers that select nothing.
+
+Each figure is printed in µs per operation and as a ratio to baselines measured in the same run:
+an orjson round trip of the written object (``json``) and a raw storage put of it (``put``: new
+resourceVersion, encoding, history, no watchers). ``--profile`` prints a cProfile summary of the
+write loop instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import pstats
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fakeapi.bootstrap import new_registry
+from fakeapi.client import PODS, RESOURCE_CLAIMS, Client
+from fakeapi.clock import FakeClock
+from fakeapi.objects import deep_copy
+from fakeapi.registry.options import WatchOptions
+from fakeapi.selectors import parse_field_selector
+from fakeapi.server.inprocess import InProcessTransport
+
+WATCHERS = 500
+
+
+def pod_body(name: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": "bench"}},
+        "spec": {
+            "resourceClaims": [{"name": "gpu", "resourceClaimName": f"claim-{name}"}],
+            "containers": [{
+                "name": "app", "image": "registry.example/app:1.0",
+                "command": ["/bin/app", "--serve"],
+                "env": [{"name": "MODE", "value": "bench"}],
+                "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                "resources": {"requests": {"cpu": "100m", "memory": "64Mi"},
+                              "claims": [{"name": "gpu"}]},
+            }],
+        },
+    }
+
+
+def claim_body(name: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"devices": {"requests": [
+            {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
+    }
+
+
+def allocation(node: str) -> dict[str, Any]:
+    return {"allocation": {
+        "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com",
+                                 "pool": node, "device": "gpu-0"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+    }}
+
+
+def ready_patch(ts: str) -> dict[str, Any]:
+    return {"status": {"phase": "Pending", "conditions": [
+        {"type": "PodScheduled", "status": "True", "lastTransitionTime": ts}]}}
+
+
+def applied_status(name: str, ts: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "status": {
+            "phase": "Running", "hostIP": "10.0.0.1", "podIP": "10.1.0.1", "startTime": ts,
+            "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": ts}],
+            "containerStatuses": [{
+                "name": "app", "image": "registry.example/app:1.0", "imageID": "",
+                "ready": True, "restartCount": 0, "started": True,
+                "state": {"running": {"startedAt": ts}},
+            }],
+        },
+    }
+
+
+class Bench:
+    def __init__(self, pods: int) -> None:
+        self.pods = pods
+        self.registry = new_registry(clock=FakeClock())
+        self.client = Client(InProcessTransport(self.registry), field_manager="bench")
+        self.names = [f"p{i}" for i in range(pods)]
+        self.round = 0
+
+    async def timed(self, label: str, op: Callable[[str], Awaitable[Any]]) -> float:
+        started = time.perf_counter()
+        for name in self.names:
+            await op(name)
+        return (time.perf_counter() - started) / self.pods * 1e6
+
+    # --- the operations ------------------------------------------------------------------
+    async def create_pod(self, name: str) -> None:
+        await self.client.create(PODS, namespace="default", body=pod_body(name))
+
+    async def create_claim(self, name: str) -> None:
+        await self.client.create(RESOURCE_CLAIMS, namespace="default",
+                                 body=claim_body(f"claim-{name}"))
+
+    async def claim_status(self, name: str) -> None:
+        claim = await self.client.get(RESOURCE_CLAIMS, namespace="default", name=f"claim-{name}")
+        claim["status"] = allocation(self.node_of(name))
+        await self.client.update_status(RESOURCE_CLAIMS, body=claim)
+
+    async def bind(self, name: str) -> None:
+        await self.client.create_subresource(
+            PODS, namespace="default", name=name, subresource="binding",
+            body={"metadata": {"name": name}, "target": {"kind": "Node",
+                                                         "name": self.node_of(name)}},
+        )
+
+    async def status_patch(self, name: str) -> None:
+        self.round += 1
+        ts = f"2024-01-01T00:{self.round // 60 % 60:02d}:{self.round % 60:02d}Z"
+        await self.client.patch(PODS, namespace="default", name=name, subresource="status",
+                                patch=ready_patch(ts))
+
+    async def status_apply(self, name: str) -> None:
+        await self.client.apply(PODS, subresource="status", field_manager="kubelet",
+                                body=applied_status(name, "2024-01-01T00:00:00Z"), force=True)
+
+    def node_of(self, name: str) -> str:
+        return f"node-{int(name[1:]) % WATCHERS}"
+
+    # --- baselines -----------------------------------------------------------------------
+    def baselines(self) -> tuple[float, float]:
+        pod = orjson.loads(self.registry.get(self.pod_rt, "default", self.names[0]).raw)
+        started = time.perf_counter()
+        for _ in range(self.pods):
+            orjson.loads(orjson.dumps(pod))
+        json_us = (time.perf_counter() - started) / self.pods * 1e6
+        store = self.pod_rt.store(self.registry.storage)
+        key = "default/" + self.names[0]
+        copies = [deep_copy(pod) for _ in range(self.pods)]
+        started = time.perf_counter()
+        for obj in copies:
+            store.update(key, obj, expected_rv=None)
+        put_us = (time.perf_counter() - started) / self.pods * 1e6
+        return json_us, put_us
+
+    @property
+    def pod_rt(self) -> Any:
+        return self.registry.resources.lookup("", "v1", "pods")
+
+
+async def run(pods: int, profile: bool) -> None:
+    bench = Bench(pods)
+    await bench.client.create(PODS, namespace="default", body=pod_body("warmup"))
+    operations: list[tuple[str, Callable[[str], Awaitable[Any]]]] = [
+        ("claim create", bench.create_claim),
+        ("claim status update (allocation)", bench.claim_status),
+        ("pod create", bench.create_pod),
+        ("pod binding", bench.bind),
+        ("pod status merge patch", bench.status_patch),
+        ("pod status server-side apply", bench.status_apply),
+    ]
+    profiler = cProfile.Profile() if profile else None
+    if profiler:
+        profiler.enable()
+    results = [(label, await bench.timed(label, op)) for label, op in operations]
+    store_watchers: list[Any] = []
+    for selector in ("spec.nodeName=node-{}", ""):
+        watchers = [
+            bench.registry.watch(bench.pod_rt, None, WatchOptions(
+                resource_version=str(bench.registry.resource_version),
+                field_selector=parse_field_selector(selector.format(i)) if selector else None,
+            ))
+            for i in range(WATCHERS)
+        ]
+        store_watchers.extend(watchers)
+        label = (f"pod status merge patch, {WATCHERS} watchers "
+                 + ("by spec.nodeName" if selector else "of all pods"))
+        results.append((label, await bench.timed(label, bench.status_patch)))
+        for watcher in watchers:
+            watcher.close()
+    if profiler:
+        profiler.disable()
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+        print(out.getvalue())
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(35)
+        print(out.getvalue())
+        return
+    json_us, put_us = bench.baselines()
+    print(f"{pods} objects per operation; baselines: orjson round trip of a pod {json_us:.1f} µs, "
+          f"raw storage put {put_us:.1f} µs")
+    print(f"{'operation':58} {'µs/op':>8} {'ops/s':>7} {'x json':>7} {'x put':>6}")
+    for label, us in results:
+        print(f"{label:58} {us:8.0f} {1e6 / us:7.0f} {us / json_us:7.1f} {us / put_us:6.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pods", type=int, default=1000)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    asyncio.run(run(args.pods, args.profile))
+
+
+if __name__ == "__main__":
+    main()
