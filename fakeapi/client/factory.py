@@ -19,6 +19,11 @@ object into every informer of that resource whose namespace and selectors it mat
 watch event arrives (see :meth:`~fakeapi.client.Informer.observe`). Components that write through
 the factory's client therefore never reconcile from a cache older than their own last write. A
 component with its own client (its own field manager) passes it to :meth:`observe_writes_of`.
+
+Every simulated kubelet has a pod informer for its own node (``spec.nodeName=<node>``), so a
+cluster of 500 nodes has 500 pod informers. Routes whose field selector pins a field to a value
+are therefore filed under that value: a written pod is checked against its own node's informers
+only, not against all 500.
 """
 
 from __future__ import annotations
@@ -89,6 +94,31 @@ class _Route:
         return self.fields.matches({f: _field_value(obj, f) for f in self.fields.fields})
 
 
+class _Routes:
+    """The routes of one resource: filed by a pinned field's value, or checked for every write."""
+
+    __slots__ = ("by_value", "unfiled")
+
+    def __init__(self) -> None:
+        self.unfiled: list[_Route] = []
+        #: field path -> pinned value -> routes
+        self.by_value: dict[str, dict[str, list[_Route]]] = {}
+
+    def add(self, route: _Route) -> None:
+        for field, op, value in route.fields.requirements:
+            if op == "=":
+                self.by_value.setdefault(field, {}).setdefault(value, []).append(route)
+                return
+        self.unfiled.append(route)
+
+    def candidates(self, obj: Obj) -> list[_Route]:
+        """The routes that may match ``obj`` (each still checks its whole selection)."""
+        found = list(self.unfiled)
+        for field, routes in self.by_value.items():
+            found.extend(routes.get(_field_value(obj, field), ()))
+        return found
+
+
 class InformerFactory:
     """Hands out shared :class:`Informer` s and starts, syncs and stops them together."""
 
@@ -96,7 +126,7 @@ class InformerFactory:
         self.client = client
         self.clock: Clock = clock or RealClock()
         self._informers: dict[_Key, Informer] = {}
-        self._routes: dict[Resource, list[_Route]] = {}
+        self._routes: dict[Resource, _Routes] = {}
         self._started = False
         self.observe_writes_of(client)
 
@@ -126,7 +156,10 @@ class InformerFactory:
                 clock=self.clock,
             )
             self._informers[key] = informer
-            self._routes.setdefault(resource, []).append(_Route(informer))
+            routes = self._routes.get(resource)
+            if routes is None:
+                routes = self._routes[resource] = _Routes()
+            routes.add(_Route(informer))
             if self._started:
                 informer.start()
         return informer
@@ -140,7 +173,10 @@ class InformerFactory:
         client.add_write_observer(self._written)
 
     def _written(self, resource: Resource, obj: Obj, deleted: bool) -> None:
-        for route in self._routes.get(resource, ()):
+        routes = self._routes.get(resource)
+        if routes is None:
+            return
+        for route in routes.candidates(obj):
             if route.matches(obj):
                 if deleted:
                     route.informer.observe_deleted(obj)
