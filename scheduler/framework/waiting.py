@@ -18,7 +18,23 @@ from fakeapi.clock import Clock
 
 from .status import Code, Status
 
-__all__ = ["WaitingPod"]
+__all__ = ["WaitingPod", "go_duration"]
+
+
+def go_duration(seconds: float) -> str:
+    """``time.Duration.String()``: ``500ms``, ``5s``, ``1m0s``, ``1h2m3s``."""
+    if seconds < 1:
+        return f"{seconds * 1000:g}ms" if seconds else "0s"
+    whole = int(seconds)
+    fraction = seconds - whole
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs + fraction:g}s"
+    if hours or minutes:
+        text = f"{minutes}m{text}"
+    if hours:
+        text = f"{hours}h{text}"
+    return text
 
 
 class WaitingPod:
@@ -58,6 +74,7 @@ class WaitingPod:
                 await timer
         if not self._result.done():
             self.reject(
-                plugin, f"rejected due to timeout after waiting {timeout:g}s at plugin {plugin}"
+                plugin,
+                f"rejected due to timeout after waiting {go_duration(timeout)} at plugin {plugin}",
             )
         return self._result.result()

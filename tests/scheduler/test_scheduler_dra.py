@@ -323,7 +323,7 @@ async def test_incomplete_gang_releases_its_reservations_after_the_timeout(
         return [n for n in notes if "rejected due to timeout" in n]
 
     notes = await eventually(timed_out)
-    assert notes[0] == "rejected due to timeout after waiting 60s at plugin GangScheduling"
+    assert notes[0] == "rejected due to timeout after waiting 1m0s at plugin GangScheduling"
     # the members that timed out hold nothing any more
     await eventually(
         lambda: (

@@ -1,0 +1,211 @@
+"""The framework runtime: what each Status does at each extension point, with recording plugins."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from fakeapi.clock import FakeClock
+from fakeapi.scheduler.framework import (
+    Code,
+    CycleState,
+    Framework,
+    NodeInfo,
+    NodeScore,
+    PreFilterResult,
+    Profile,
+    Status,
+    skip,
+    unresolvable,
+)
+from fakeapi.scheduler.framework.waiting import go_duration
+from fakeapi.scheduler.plugins.priority_sort import PrioritySort
+
+Obj = Mapping[str, Any]
+CALLS: list[str] = []
+
+
+class _Handle:
+    def __init__(self) -> None:
+        self.clock = FakeClock()
+
+
+class Skipper:
+    """PreFilter says Skip, so its Filter must never run."""
+
+    name = "Skipper"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def pre_filter(self, state: CycleState, pod: Obj, nodes: Any) -> tuple[Any, Status | None]:
+        return None, skip()
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        CALLS.append(f"Skipper.filter {node.name}")
+        return unresolvable("never")
+
+
+class OnlyB:
+    """Rejects every node but "b"; scores by name; reserves and unreserves with a record."""
+
+    name = "OnlyB"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def pre_filter(self, state: CycleState, pod: Obj, nodes: Any) -> tuple[Any, Status | None]:
+        return PreFilterResult({"a", "b"}), None
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        return None if node.name == "b" else unresolvable("not b")
+
+    def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
+        return {"a": 10, "b": 20}.get(node.name, 0), None
+
+    def normalize_score(
+        self, state: CycleState, pod: Obj, scores: list[NodeScore]
+    ) -> Status | None:
+        for s in scores:
+            s.score //= 2
+        return None
+
+    def reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        CALLS.append("OnlyB.reserve")
+        return None
+
+    async def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        CALLS.append("OnlyB.unreserve")
+
+
+class Waiter:
+    """Reserves, then holds the pod at Permit for 10 s."""
+
+    name = "Waiter"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        CALLS.append("Waiter.reserve")
+        return None
+
+    async def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        CALLS.append("Waiter.unreserve")
+
+    def permit(self, state: CycleState, pod: Obj, node_name: str) -> tuple[Status | None, float]:
+        return Status(Code.WAIT), 10.0
+
+
+class Broken:
+    name = "Broken"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        raise RuntimeError("boom")
+
+
+def framework(*plugins: type, weights: dict[str, int] | None = None) -> Framework:
+    registry = {"PrioritySort": PrioritySort, **{p.name: p for p in plugins}}
+    return Framework(
+        handle=_Handle(),  # type: ignore[arg-type]
+        registry=registry,
+        profile=Profile(
+            plugins=("PrioritySort", *(p.name for p in plugins)), score_weights=weights or {}
+        ),
+    )
+
+
+POD: dict[str, Any] = {
+    "metadata": {"name": "p", "namespace": "default", "uid": "uid-p"},
+    "spec": {"containers": []},
+}
+
+
+def nodes(*names: str) -> list[NodeInfo]:
+    return [NodeInfo({"metadata": {"name": n}}) for n in names]
+
+
+@pytest.fixture(autouse=True)
+def _clear_calls() -> None:
+    CALLS.clear()
+
+
+def test_skip_at_pre_filter_means_filter_is_never_called() -> None:
+    fw = framework(Skipper, OnlyB)
+    state = CycleState()
+    result, status = fw.run_pre_filter(state, POD, nodes("a", "b"))
+    assert status is None and result is not None and result.node_names == {"a", "b"}
+    statuses: dict[str, Status] = {}
+    feasible, processed, error = fw.find_feasible(
+        state, POD, nodes("a", "b", "c"), start=0, wanted=3, statuses=statuses
+    )
+    assert [n.name for n in feasible] == ["b"] and processed == 3 and error is None
+    assert {k: (v.plugin, v.reasons) for k, v in statuses.items()} == {
+        "a": ("OnlyB", ("not b",)),
+        "c": ("OnlyB", ("not b",)),
+    }
+    assert CALLS == []
+
+
+def test_filter_stops_once_enough_nodes_fit() -> None:
+    fw = framework(OnlyB)
+    feasible, processed, _ = fw.find_feasible(
+        CycleState(), POD, nodes("b", "b2", "b"), start=0, wanted=1, statuses={}
+    )
+    assert len(feasible) == 1 and processed == 1
+
+
+def test_a_plugin_that_raises_fails_the_attempt_with_an_error_naming_it() -> None:
+    fw = framework(Broken)
+    _, _, error = fw.find_feasible(CycleState(), POD, nodes("a"), start=0, wanted=1, statuses={})
+    assert error is not None and error.code is Code.ERROR and error.plugin == "Broken"
+
+
+def test_scores_are_normalized_then_weighted() -> None:
+    fw = framework(OnlyB, weights={"OnlyB": 3})
+    totals, status = fw.run_score(CycleState(), POD, nodes("a", "b"))
+    assert status is None and totals == [15, 30]
+
+
+async def test_permit_wait_times_out_on_the_clock_and_unreserve_runs_in_reverse() -> None:
+    fw = framework(OnlyB, Waiter)
+    state = CycleState()
+    assert fw.run_reserve(state, POD, "b") is None
+    status = fw.run_permit(state, POD, "b")
+    assert status is not None and status.code is Code.WAIT
+    waiting = asyncio.ensure_future(fw.wait_on_permit(POD))
+    clock: FakeClock = fw.handle.clock  # type: ignore[assignment]
+    for _ in range(100):  # until the wait has armed its timer
+        if clock.sleepers:
+            break
+        await asyncio.sleep(0)
+    clock.advance(10)
+    rejected = await waiting
+    assert rejected is not None and rejected.code is Code.UNSCHEDULABLE
+    assert rejected.reasons == ("rejected due to timeout after waiting 10s at plugin Waiter",)
+    await fw.run_unreserve(state, POD, "b")
+    assert CALLS == ["OnlyB.reserve", "Waiter.reserve", "Waiter.unreserve", "OnlyB.unreserve"]
+
+
+async def test_an_allowed_pod_proceeds_without_waiting_for_the_timeout() -> None:
+    fw = framework(Waiter)
+    state = CycleState()
+    fw.run_permit(state, POD, "b")
+    fw.waiting["uid-p"].allow("Waiter")
+    assert await fw.wait_on_permit(POD) is None
+
+
+def test_go_durations() -> None:
+    assert [go_duration(s) for s in (0.5, 5, 60, 90, 3723)] == [
+        "500ms",
+        "5s",
+        "1m0s",
+        "1m30s",
+        "1h2m3s",
+    ]
