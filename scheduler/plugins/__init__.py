@@ -17,6 +17,7 @@ from . import (
     node_resources_fit,
     node_unschedulable,
     priority_sort,
+    scheduling_gates,
     taint_toleration,
 )
 from .dynamic_resources import plugin as dra_plugin
@@ -24,6 +25,7 @@ from .dynamic_resources import plugin as dra_plugin
 __all__ = ["DEFAULT_PLUGINS", "DEFAULT_SCORE_WEIGHTS", "default_profile", "in_tree_registry"]
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
+    scheduling_gates.NAME,
     priority_sort.NAME,
     node_unschedulable.NAME,
     node_name.NAME,
@@ -45,6 +47,7 @@ DEFAULT_SCORE_WEIGHTS = {
 
 def in_tree_registry() -> dict[str, PluginFactory]:
     return {
+        scheduling_gates.NAME: scheduling_gates.SchedulingGates,
         priority_sort.NAME: priority_sort.PrioritySort,
         node_unschedulable.NAME: node_unschedulable.NodeUnschedulable,
         node_name.NAME: node_name.NodeName,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.client import NODES, POD_GROUPS, PODS, RESOURCE_CLAIMS
+from fakeapi.client import NODES, POD_GROUPS, PODS, RESOURCE_CLAIMS, RESOURCE_SLICES
 
 from .conftest import DRIVER, Cluster
 
@@ -467,3 +467,129 @@ async def test_scheduler_over_http_places_claims_and_reports_failures(
     events = await eventually(lambda: cluster.events_about("impossible", reason="FailedScheduling"))
     assert events[0]["note"].startswith("0/2 nodes are available: 2 cannot allocate all claims.")
     assert _devices(await cluster.get_claim("gpu")) == ["node-2/gpu-0"]
+
+
+async def test_scheduling_gates_hold_a_pod_until_removed(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    scheduler = await cluster.start_scheduler()
+    pod = await cluster.pod("gated", schedulingGates=[{"name": "example.com/wait"}])
+    uid = pod["metadata"]["uid"]
+    await eventually(lambda: scheduler.queue.where(uid) == "gated")
+
+    await cluster.client.patch(
+        PODS, name="gated", namespace="default", patch={"spec": {"schedulingGates": None}}
+    )
+
+    assert await eventually(lambda: cluster.node_of("gated")) == "node-1"
+
+
+async def test_a_true_binding_failure_condition_undoes_the_allocation(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.device_class()
+    await cluster.client.create(
+        RESOURCE_SLICES,
+        body={
+            "metadata": {"name": "fabric"},
+            "spec": {
+                "driver": DRIVER,
+                "nodeName": "node-1",
+                "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+                "devices": [
+                    {
+                        "name": "gpu-0",
+                        "bindingConditions": ["Attached"],
+                        "bindingFailureConditions": ["AttachFailed"],
+                    }
+                ],
+            },
+        },
+    )
+    await cluster.claim("gpu")
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    await cluster.start_scheduler()
+
+    async def allocated() -> dict[str, Any] | None:
+        claim = await cluster.get_claim("gpu")
+        return claim if claim.get("status", {}).get("allocation") else None
+
+    claim = await eventually(allocated)
+    result = claim["status"]["allocation"]["devices"]["results"][0]
+    assert result["bindingConditions"] == ["Attached"]
+    assert "allocationTimestamp" in claim["status"]["allocation"]
+    claim["status"]["devices"] = [
+        {
+            "driver": DRIVER,
+            "pool": "node-1",
+            "device": "gpu-0",
+            "conditions": [
+                {
+                    "type": "AttachFailed",
+                    "status": "True",
+                    "reason": "NoPath",
+                    "message": "",
+                    "lastTransitionTime": "2026-01-01T00:00:00Z",
+                }
+            ],
+        }
+    ]
+    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+
+    events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+    assert (
+        "binding failed for device gpu.example.com/node-1/gpu-0: AttachFailed"
+        in (events[0]["note"])
+    )
+    assert await cluster.node_of("app") is None
+    assert not (await cluster.get_claim("gpu")).get("status", {}).get("allocation")
+
+
+async def test_post_filter_never_deallocates_a_claim_reserved_for_a_workload(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.node("node-2")
+    await cluster.device_class()
+    await cluster.slice("node-1", 1)
+    workload = {
+        "apiGroup": "example.com",
+        "resource": "jobsets",
+        "name": "train",
+        "uid": "5d1c8f0e-3b8a-4c4e-8f3e-2a9b7c6d5e4f",
+    }
+    await cluster.claim("held")
+    claim = await cluster.get_claim("held")
+    claim["status"] = {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {"request": "gpu", "driver": DRIVER, "pool": "node-1", "device": "gpu-0"}
+                ]
+            },
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchFields": [
+                            {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
+                        ]
+                    }
+                ]
+            },
+        },
+        "reservedFor": [workload],
+    }
+    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+    await cluster.client.patch(
+        NODES,
+        name="node-1",
+        patch={"spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]}},
+    )
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "held"}])
+    await cluster.start_scheduler()
+
+    events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+    assert "still not schedulable" in events[0]["note"]
+    assert (await cluster.get_claim("held"))["status"]["reservedFor"] == [workload]
