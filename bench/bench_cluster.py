@@ -2,6 +2,11 @@
 
 Prints what a test and a sandbox user wait for:
 
+0. the cold start of a fresh interpreter, by phase: the interpreter itself, importing the assembler
+   (aiohttp, the registry, the client), the first registry (the core models load here), an API
+   server, the controllers and scheduler (their modules and the CEL library load with them), and
+   4 simulated nodes Ready with their slices published — what ``fakeapi sandbox`` and the first
+   test of a session pay once;
 1. per-test set-up and tear-down of an in-process cluster (``fakeapi.fixtures.cluster.Cluster``,
    what ``fakeapi_cluster`` starts in an async test, HTTP included), for the API server alone, the
    control plane without nodes, and 4 simulated GPU nodes (Ready, slices published); the first
@@ -9,20 +14,27 @@ Prints what a test and a sandbox user wait for:
 2. the same through ``SyncCluster`` (a sync test's cluster, on its own loop thread);
 3. ``fakeapi sandbox`` as a subprocess: from launch to the banner, which it prints once every node
    is Ready and has published its slices (checked over HTTP afterwards), and to exit after SIGINT.
+
+Where the environment keeps Python from caching bytecode (``PYTHONDONTWRITEBYTECODE``), every
+fresh process compiles fakeapi's modules again; the cold figures are then also given with a
+temporary bytecode cache, which is what an installed fakeapi (pip compiles on install) gets.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
+import resource
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +50,89 @@ SHAPES: dict[str, dict[str, Any]] = {
     "control plane, no nodes": {},
     "4 GPU nodes": {"nodes": 4},
 }
+
+
+COLD_PHASES = ("interpreter", "imports", "first registry", "API server only",
+               "controllers + scheduler", "4 nodes Ready")
+
+
+#: run by a fresh interpreter: times each first-time phase, prints them on one line
+_COLD_START_CHILD = """
+import asyncio, sys, time
+laps, last = [], (time.perf_counter(), time.process_time())
+def lap(*, restart=False):
+    global last
+    now = (time.perf_counter(), time.process_time())
+    if not restart:
+        laps.append(f"{now[0] - last[0]:.6f},{now[1] - last[1]:.6f}")
+    last = now
+sys.path.insert(0, sys.argv[1])
+import fakeapi.fixtures.cluster, fakeapi.server.runner
+lap()
+from fakeapi.bootstrap import new_registry
+new_registry()
+lap()
+
+async def clusters():
+    for options in ({"components": ()}, {}, {"nodes": 4}):
+        cluster = fakeapi.fixtures.cluster.Cluster(http=True, **options)
+        lap(restart=True)
+        await cluster.start()
+        lap()
+        await cluster.stop()
+
+asyncio.run(clusters())
+print(" ".join(laps))
+"""
+_ROOT = str(Path(__file__).resolve().parents[1])
+
+
+def _cold_start_child(env: dict[str, str]) -> str:
+    return subprocess.run([sys.executable, "-c", _COLD_START_CHILD, _ROOT], env=env,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def _interpreter_seconds(env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of ``python -c pass``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def bench_cold_start(runs: int, env: dict[str, str]) -> None:
+    """Median wall time of each phase, and (on a shared machine, the steadier figure) CPU time."""
+    walls: list[list[float]] = [[] for _ in COLD_PHASES]
+    cpus: list[list[float]] = [[] for _ in COLD_PHASES]
+    for _ in range(runs):
+        laps = [_interpreter_seconds(env)]
+        laps += [(float(w), float(c)) for w, c in
+                 (pair.split(",") for pair in _cold_start_child(env).split())]
+        for wall, cpu, (w, c) in zip(walls, cpus, laps, strict=True):
+            wall.append(w)
+            cpu.append(c)
+    total_wall = [sum(run) for run in zip(*walls, strict=True)]
+    total_cpu = [sum(run) for run in zip(*cpus, strict=True)]
+    for name, wall, cpu in [*zip(COLD_PHASES, walls, cpus, strict=True),
+                            ("total", total_wall, total_cpu)]:
+        print(f"  {name:<26} median {statistics.median(wall) * 1000:7.1f} ms"
+              f"   CPU {statistics.median(cpu) * 1000:7.1f} ms")
+
+
+def _bytecode_cached() -> bool:
+    return not os.environ.get("PYTHONDONTWRITEBYTECODE")
+
+
+@contextmanager
+def _bytecode_cache() -> Iterator[dict[str, str]]:
+    """An environment whose processes cache bytecode in a temporary directory (warmed once)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = cache
+        _cold_start_child(env)
+        yield env
 
 
 def _ms(values: list[float]) -> str:
@@ -74,7 +169,7 @@ def bench_sync(runs: int) -> None:
         ups, downs = [], []
         for _ in range(runs):
             started = time.perf_counter()
-            cluster = SyncCluster(lambda options=options: Cluster(http=True, **options)).start()
+            cluster = SyncCluster(functools.partial(Cluster, http=True, **options)).start()
             ready = time.perf_counter()
             cluster.stop()
             ups.append(ready - started)
@@ -109,7 +204,7 @@ def _wait_line(process: subprocess.Popen[str], prefix: str, timeout: float) -> s
     raise TimeoutError(f"no line starting with {prefix!r} in {timeout}s")
 
 
-def bench_sandbox(runs: int, nodes: int) -> None:
+def bench_sandbox(runs: int, nodes: int, env: dict[str, str] | None = None) -> None:
     launches, exits = [], []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
@@ -119,7 +214,7 @@ def bench_sandbox(runs: int, nodes: int) -> None:
                 [sys.executable, "-m", "fakeapi.cli", "sandbox", "--nodes", str(nodes),
                  "--port", "0", "--kubeconfig", str(kubeconfig)],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env={**(env or os.environ), "PYTHONUNBUFFERED": "1"},
             )
             try:
                 banner = _wait_line(process, "fakeapi sandbox ready", 60)
@@ -146,15 +241,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=20, help="clusters per shape (default 20)")
     parser.add_argument("--sandbox-runs", type=int, default=3)
     parser.add_argument("--sandbox-nodes", type=int, default=4)
+    parser.add_argument("--cold-runs", type=int, default=5, help="fresh interpreters (default 5)")
     args = parser.parse_args(argv)
+    cached = _bytecode_cached()
     steps: list[tuple[str, Callable[[], Any]]] = [
+        ("cold start of a fresh interpreter, by phase"
+         + ("" if cached else " (PYTHONDONTWRITEBYTECODE: every module compiled)"),
+         lambda: bench_cold_start(args.cold_runs, dict(os.environ))),
         ("in-process cluster per test (async tests)",
          lambda: asyncio.run(bench_in_process(args.runs))),
         ("in-process cluster per test (sync tests, own loop thread)",
          lambda: bench_sync(args.runs)),
-        ("fakeapi sandbox (subprocess)",
+        ("fakeapi sandbox (subprocess)"
+         + ("" if cached else " (PYTHONDONTWRITEBYTECODE: every module compiled)"),
          lambda: bench_sandbox(args.sandbox_runs, args.sandbox_nodes)),
     ]
+    if not cached:
+        def with_bytecode_cache() -> None:
+            with _bytecode_cache() as env:
+                print("  cold start, by phase:")
+                bench_cold_start(args.cold_runs, env)
+                print("  fakeapi sandbox:")
+                bench_sandbox(args.sandbox_runs, args.sandbox_nodes, env)
+
+        steps.append(("with a bytecode cache, as an installed fakeapi starts",
+                      with_bytecode_cache))
     for title, step in steps:
         print(title)
         step()
