@@ -1,4 +1,4 @@
-"""The API write path and watch fan-out, in process: ``python bench/bench_writes.py [--pods 1000]``.
+"""The API write path and watch fan-out, in process: ``python bench/bench_writes.py [--pods 500]``.
 
 Times, per operation and through the in-process client (what controllers, the scheduler and the
 kubelets use), the writes a pod's life is made of: pod create, ``pods/binding``, a status merge
@@ -8,8 +8,9 @@ allocation). Then the same status patches with 500 watchers of pods, each select
 
 Each figure is printed in µs per operation and as a ratio to baselines measured in the same run:
 an orjson round trip of the written object (``json``) and a raw storage put of it (``put``: new
-resourceVersion, encoding, history, no watchers). ``--profile`` prints a cProfile summary of the
-write loop instead.
+resourceVersion, encoding, history, no watchers). The whole sequence runs ``--rounds`` times on
+fresh clusters and the best round of each figure is shown (the machine is shared; the best is the
+least disturbed). ``--profile`` prints a cProfile summary of one round instead.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ class Bench:
         return self.registry.resources.lookup("", "v1", "pods")
 
 
-async def run(pods: int, profile: bool) -> None:
+async def one_round(pods: int, profile: bool) -> list[tuple[str, float]]:
     bench = Bench(pods)
     await bench.client.create(PODS, namespace="default", body=pod_body("warmup"))
     operations: list[tuple[str, Callable[[str], Awaitable[Any]]]] = [
@@ -201,21 +202,33 @@ async def run(pods: int, profile: bool) -> None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(35)
         print(out.getvalue())
-        return
     json_us, put_us = bench.baselines()
-    print(f"{pods} objects per operation; baselines: orjson round trip of a pod {json_us:.1f} µs, "
-          f"raw storage put {put_us:.1f} µs")
+    return [("json", json_us), ("put", put_us), *results]
+
+
+async def run(pods: int, rounds: int, profile: bool) -> None:
+    if profile:
+        await one_round(pods, profile=True)
+        return
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        for label, us in await one_round(pods, profile=False):
+            best[label] = min(us, best.get(label, us))
+    json_us, put_us = best.pop("json"), best.pop("put")
+    print(f"{pods} objects per operation, best of {rounds} rounds; baselines: orjson round trip "
+          f"of a pod {json_us:.1f} µs, raw storage put {put_us:.1f} µs")
     print(f"{'operation':58} {'µs/op':>8} {'ops/s':>7} {'x json':>7} {'x put':>6}")
-    for label, us in results:
+    for label, us in best.items():
         print(f"{label:58} {us:8.0f} {1e6 / us:7.0f} {us / json_us:7.1f} {us / put_us:6.1f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pods", type=int, default=1000)
+    parser.add_argument("--pods", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    asyncio.run(run(args.pods, args.profile))
+    asyncio.run(run(args.pods, args.rounds, args.profile))
 
 
 if __name__ == "__main__":

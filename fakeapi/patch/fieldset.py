@@ -15,15 +15,22 @@ is ``{}`` and a member with children carries ``".": {}`` among them; entries are
 upstream's element order (fields, then keys, then values, then indexes, each sorted), so encoded
 managedFields compare byte for byte with a real cluster's.
 
-Sets are immutable once built: the algebra returns new sets that may share unchanged sub-trees.
+Sets are immutable once built: the algebra returns new sets that may share unchanged sub-trees,
+and returns an operand itself when the result equals it. Every write decodes and re-encodes the
+managedFields of the object it changes, so both directions are memoised: a decoded FieldsV1 object
+is cached by its content (objects written by the same client mostly share a few shapes), and a
+set keeps its own encoding once computed, so an entry nobody touched is not re-encoded.
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from fakeapi.patch.errors import go_json
 
@@ -142,10 +149,14 @@ def path_string(path: Sequence[str]) -> str:
     return "".join(_element_string(e) for e in path)
 
 
+_DECODED_CACHE_SIZE = 4096
+_decoded: OrderedDict[bytes, FieldSet] = OrderedDict()
+
+
 class FieldSet:
     """A set of paths, stored as a trie of encoded path elements."""
 
-    __slots__ = ("children", "members")
+    __slots__ = ("_fields_v1", "children", "members")
 
     def __init__(
         self, members: set[str] | None = None, children: dict[str, FieldSet] | None = None
@@ -153,6 +164,7 @@ class FieldSet:
         self.members: set[str] = members if members is not None else set()
         #: never holds an empty set
         self.children: dict[str, FieldSet] = children if children is not None else {}
+        self._fields_v1: dict[str, Any] | None = None
 
     @classmethod
     def from_paths(cls, *paths: Sequence[str]) -> FieldSet:
@@ -204,11 +216,19 @@ class FieldSet:
             return self
         if self.is_empty():
             return other
-        children = dict(self.children)
+        children: dict[str, FieldSet] | None = None
         for element, sub in other.children.items():
-            mine = children.get(element)
-            children[element] = sub if mine is None else mine.union(sub)
-        return FieldSet(self.members | other.members, children)
+            mine = self.children.get(element)
+            merged = sub if mine is None else mine.union(sub)
+            if merged is not mine:
+                if children is None:
+                    children = dict(self.children)
+                children[element] = merged
+        if children is None and other.members <= self.members:
+            return self
+        return FieldSet(
+            self.members | other.members, self.children if children is None else children
+        )
 
     def intersection(self, other: FieldSet) -> FieldSet:
         children: dict[str, FieldSet] = {}
@@ -225,6 +245,7 @@ class FieldSet:
         if other.is_empty():
             return self
         children: dict[str, FieldSet] = {}
+        changed = False
         for element, sub in self.children.items():
             theirs = other.children.get(element)
             if theirs is None:
@@ -233,6 +254,9 @@ class FieldSet:
                 rest = sub.difference(theirs)
                 if rest:
                     children[element] = rest
+                changed = changed or rest is not sub
+        if not changed and self.members.isdisjoint(other.members):
+            return self
         return FieldSet(self.members - other.members, children)
 
     def recursive_difference(self, other: FieldSet) -> FieldSet:
@@ -260,8 +284,11 @@ class FieldSet:
             yield from self.children[element].paths((*prefix, element))
 
     def to_fields_v1(self) -> dict[str, Any]:
-        """The FieldsV1 JSON object, keys in upstream's order."""
-        return self._emit(include_self=False)
+        """The FieldsV1 JSON object, keys in upstream's order (shared: do not modify it)."""
+        encoded = self._fields_v1
+        if encoded is None:
+            encoded = self._fields_v1 = self._emit(include_self=False)
+        return encoded
 
     def _emit(self, *, include_self: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -281,8 +308,22 @@ class FieldSet:
         """Decode a FieldsV1 object; ValueError if it is not one. Unknown element kinds drop."""
         if not isinstance(data, dict):
             raise ValueError("FieldsV1 must be a JSON object")
+        try:
+            content = orjson.dumps(data)
+        except TypeError:  # not JSON (an integer beyond 64 bits): decoded, not cached
+            content = None
+        if content is not None:
+            cached = _decoded.get(content)
+            if cached is not None:
+                _decoded.move_to_end(content)
+                return cached
         found = cls._read(data)
-        return found if found is not None else cls()
+        decoded = found if found is not None else cls()
+        if content is not None:
+            _decoded[content] = decoded
+            if len(_decoded) > _DECODED_CACHE_SIZE:
+                _decoded.popitem(last=False)
+        return decoded
 
     @classmethod
     def _read(cls, data: dict[str, Any]) -> FieldSet | None:
