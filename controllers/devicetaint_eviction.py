@@ -54,6 +54,18 @@ from fakeapi.controllers.devicetaints import (
     rule_taint,
     slice_taints,
 )
+from fakeapi.controllers.indexes import (
+    CLAIM_POOL_INDEX,
+    POD_CLAIMS_INDEX,
+    POD_GROUP_INDEX,
+    SLICE_POOL_INDEX,
+    allocated_pools,
+    allocation_results,
+    pod_claim_keys,
+    pod_group_keys,
+    pool_key,
+    slice_pools,
+)
 from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
 from fakeapi.controllers.runtime import Controller, Result, meta_key
 from fakeapi.timefmt import format_time, parse_time
@@ -61,51 +73,10 @@ from fakeapi.timefmt import format_time, parse_time
 __all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]
 
 RULE_STATUS_PERIOD = 10.0
-_POD_CLAIMS_INDEX = "devicetaint-eviction/claims"
-_POD_GROUP_INDEX = "devicetaint-eviction/pod-group"
-_SLICE_POOL_INDEX = "devicetaint-eviction/pool"
-_CLAIM_POOL_INDEX = "devicetaint-eviction/allocated-pools"
 
 
 def _ns(obj: Obj) -> str:
     return text(meta(obj).get("namespace"))
-
-
-def _direct_claims(pod: Obj) -> list[str]:
-    """Index: ``ns/claim`` for claims the pod names in its spec or its status."""
-    ns = _ns(pod)
-    names = {
-        text(as_dict(e).get("resourceClaimName"))
-        for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))
-    }
-    names |= {
-        text(as_dict(s).get("resourceClaimName"))
-        for s in as_list(as_dict(pod.get("status")).get("resourceClaimStatuses"))
-    }
-    return sorted(f"{ns}/{n}" for n in names if n)
-
-
-def _group_index(pod: Obj) -> list[str]:
-    group = pod_group_name(pod)
-    return [f"{_ns(pod)}/{group}"] if group else []
-
-
-def _pool(driver: str, pool: str) -> str:
-    return f"{driver}|{pool}"
-
-
-def _slice_pool(slice_obj: Obj) -> list[str]:
-    spec = as_dict(slice_obj.get("spec"))
-    return [_pool(text(spec.get("driver")), text(as_dict(spec.get("pool")).get("name")))]
-
-
-def _results(claim: Obj) -> list[dict[str, Any]]:
-    allocation = as_dict(as_dict(claim.get("status")).get("allocation"))
-    return [as_dict(r) for r in as_list(as_dict(allocation.get("devices")).get("results"))]
-
-
-def _claim_pools(claim: Obj) -> list[str]:
-    return sorted({_pool(text(r.get("driver")), text(r.get("pool"))) for r in _results(claim)})
 
 
 def _terminal(pod: Obj) -> bool:
@@ -162,10 +133,10 @@ class DeviceTaintEvictionController:
         self.informers = [
             i for i in (self.pods, self.claims, self.slices, self.rules, self.pod_groups) if i
         ]
-        ensure_index(self.pods, _POD_CLAIMS_INDEX, _direct_claims)
-        ensure_index(self.pods, _POD_GROUP_INDEX, _group_index)
-        ensure_index(self.slices, _SLICE_POOL_INDEX, _slice_pool)
-        ensure_index(self.claims, _CLAIM_POOL_INDEX, _claim_pools)
+        ensure_index(self.pods, POD_CLAIMS_INDEX, pod_claim_keys)
+        ensure_index(self.pods, POD_GROUP_INDEX, pod_group_keys)
+        ensure_index(self.slices, SLICE_POOL_INDEX, slice_pools)
+        ensure_index(self.claims, CLAIM_POOL_INDEX, allocated_pools)
         if metrics is not None:
             self._deletions = Counter(
                 "device_taint_eviction_controller_pod_deletions",
@@ -206,7 +177,7 @@ class DeviceTaintEvictionController:
     # --- which pods use which claims -----------------------------------------------------------
     def _pod_claims(self, pod: Obj) -> list[str]:
         """``ns/name`` of every claim the pod uses."""
-        keys = set(_direct_claims(pod))
+        keys = set(pod_claim_keys(pod))
         group = (
             self.pod_groups.get(f"{_ns(pod)}/{pod_group_name(pod)}")
             if (self.pod_groups is not None and pod_group_name(pod))
@@ -225,12 +196,12 @@ class DeviceTaintEvictionController:
 
     def pods_of_claim(self, claim: Obj) -> list[str]:
         key = meta_key(claim)
-        pods = set(self.pods.index_keys(_POD_CLAIMS_INDEX, key))
+        pods = set(self.pods.index_keys(POD_CLAIMS_INDEX, key))
         for ref in as_list(as_dict(claim.get("status")).get("reservedFor")):
             ref = as_dict(ref)
             if ref.get("apiGroup") == SCHEDULING_GROUP and ref.get("resource") == "podgroups":
                 for pod_key in self.pods.index_keys(
-                    _POD_GROUP_INDEX, f"{_ns(claim)}/{ref.get('name')}"
+                    POD_GROUP_INDEX, f"{_ns(claim)}/{ref.get('name')}"
                 ):
                     pod = self.pods.get(pod_key)
                     if pod is not None and key in self._pod_claims(pod):
@@ -243,7 +214,7 @@ class DeviceTaintEvictionController:
             self.controller.enqueue("pod:" + meta_key(pod))
 
     def _claim_changed(self, claim: Obj) -> None:
-        if _results(claim):
+        if allocation_results(claim):
             for pod_key in self.pods_of_claim(claim):
                 self.controller.enqueue("pod:" + pod_key)
 
@@ -252,8 +223,8 @@ class DeviceTaintEvictionController:
             self._claim_changed(new)
 
     def _slice_changed(self, slice_obj: Obj) -> None:
-        for pool in _slice_pool(slice_obj):
-            for claim in self.claims.by_index(_CLAIM_POOL_INDEX, pool):
+        for pool in slice_pools(slice_obj):
+            for claim in self.claims.by_index(CLAIM_POOL_INDEX, pool):
                 self._claim_changed(claim)
 
     def _slice_updated(self, old: Obj, new: Obj) -> None:
@@ -266,7 +237,7 @@ class DeviceTaintEvictionController:
                 rule_matches(
                     rule, text(r.get("driver")), text(r.get("pool")), text(r.get("device"))
                 )
-                for r in _results(claim)
+                for r in allocation_results(claim)
             ):
                 self._claim_changed(claim)
         if self.rules is not None and self.rules.get(meta_key(rule)) is not None:
@@ -274,7 +245,8 @@ class DeviceTaintEvictionController:
 
     # --- taints --------------------------------------------------------------------------------
     def _device_taints(self, driver: str, pool: str, device: str) -> list[Taint]:
-        taints = slice_taints(self.slices.by_index(_SLICE_POOL_INDEX, _pool(driver, pool)), device)
+        pool_slices = self.slices.by_index(SLICE_POOL_INDEX, pool_key(driver, pool))
+        taints = slice_taints(pool_slices, device)
         if self.rules is not None:
             taints += [
                 rule_taint(r) for r in self.rules.list() if rule_matches(r, driver, pool, device)
@@ -288,7 +260,7 @@ class DeviceTaintEvictionController:
             claim = self.claims.get(claim_key)
             if claim is None:
                 continue
-            for result in _results(claim):
+            for result in allocation_results(claim):
                 tolerations = [as_dict(t) for t in as_list(result.get("tolerations"))]
                 for taint in self._device_taints(
                     text(result.get("driver")), text(result.get("pool")), text(result.get("device"))

@@ -49,6 +49,12 @@ from fakeapi.controllers.claimnames import (
     pod_group_reference,
     pod_reference,
 )
+from fakeapi.controllers.indexes import (
+    POD_CLAIMS_INDEX,
+    POD_GROUP_INDEX,
+    pod_claim_keys,
+    pod_group_keys,
+)
 from fakeapi.controllers.objects import (
     as_dict,
     as_list,
@@ -76,8 +82,6 @@ log = logging.getLogger("fakeapi.controllers.resourceclaim")
 FIELD_MANAGER = "ResourceClaimController"
 _RESERVED_INDEX = "resourceclaim-controller/reserved-for"
 _OWNER_INDEX = "resourceclaim-controller/owner-uid"
-_GROUP_PODS_INDEX = "resourceclaim-controller/pod-group"
-_POD_CLAIMS_INDEX = "resourceclaim-controller/claims"
 #: resource.k8s.io/v1 ResourceClaimReservedForMaxSize
 _MAX_RESERVED_FOR = 256
 
@@ -87,21 +91,6 @@ def _reserved_for(claim: Obj) -> list[str]:
         text(as_dict(r).get("uid"))
         for r in as_list(as_dict(claim.get("status")).get("reservedFor"))
     ]
-
-
-def _group_of_pod(pod: Obj) -> list[str]:
-    group = pod_group_name(pod)
-    return [f"{meta(pod).get('namespace')}/{group}"] if group else []
-
-
-def _claims_of_pod(pod: Obj) -> list[str]:
-    """Index: ``ns/claim`` for the claims a pod names in its spec or its status."""
-    ns = text(meta(pod).get("namespace"))
-    names = {
-        text(as_dict(e).get("resourceClaimName"))
-        for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))
-    } | set(_statuses(pod).values())
-    return sorted(f"{ns}/{n}" for n in names if n)
 
 
 def _group_key(group: Obj) -> str | None:
@@ -158,8 +147,8 @@ class ResourceClaimController:
         ensure_index(self.claims, GENERATED_INDEX, generated_for)
         ensure_index(self.claims, _RESERVED_INDEX, _reserved_for)
         ensure_index(self.claims, _OWNER_INDEX, owner_uids)
-        ensure_index(self.pods, _GROUP_PODS_INDEX, _group_of_pod)
-        ensure_index(self.pods, _POD_CLAIMS_INDEX, _claims_of_pod)
+        ensure_index(self.pods, POD_GROUP_INDEX, pod_group_keys)
+        ensure_index(self.pods, POD_CLAIMS_INDEX, pod_claim_keys)
         self.controller = Controller(
             name="resource_claim",
             reconcile=self.reconcile,
@@ -260,7 +249,7 @@ class ResourceClaimController:
         ):
             self.controller.enqueue("claim:" + meta_key(claim))
         if status.get("allocation"):  # pods bound without the scheduler may need a reservation
-            for pod_key in self.pods.index_keys(_POD_CLAIMS_INDEX, meta_key(claim)):
+            for pod_key in self.pods.index_keys(POD_CLAIMS_INDEX, meta_key(claim)):
                 pod = self.pods.get(pod_key)
                 if pod is not None and as_dict(pod.get("spec")).get("nodeName"):
                     self.controller.enqueue("pod:" + pod_key)
@@ -409,7 +398,7 @@ class ResourceClaimController:
             await self._apply_statuses(
                 POD_GROUPS, group, POD_GROUPS.api_version, "PodGroup", wanted
             )
-        for key in self.pods.index_keys(_GROUP_PODS_INDEX, f"{ns}/{name}"):
+        for key in self.pods.index_keys(POD_GROUP_INDEX, f"{ns}/{name}"):
             self.controller.enqueue("pod:" + key)
         return Result(requeue=True) if retry else None
 

@@ -37,7 +37,15 @@ from fakeapi.client import (
 )
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
+from fakeapi.controllers.indexes import (
+    CLAIM_POOL_INDEX,
+    SLICE_POOL_INDEX,
+    allocated_pools,
+    allocation_results,
+    pool_key,
+    slice_pools,
+)
+from fakeapi.controllers.objects import as_dict, deep_copy, ensure_index, meta, text
 from fakeapi.controllers.resourcepool_status import PoolView, compute_status, pool_object_name
 from fakeapi.controllers.runtime import Controller, Result
 from fakeapi.timefmt import format_time
@@ -45,32 +53,12 @@ from fakeapi.timefmt import format_time
 __all__ = ["FIELD_MANAGER", "ResourcePoolController"]
 
 FIELD_MANAGER = "resourcepool-controller"
-_SLICE_POOL_INDEX = "resourcepool-controller/pool"
-_CLAIM_POOL_INDEX = "resourcepool-controller/allocated-pools"
 _POOL_SPEC_INDEX = "resourcepool-controller/spec"
-
-
-def _pool_key(driver: str, pool: str) -> str:
-    return f"{driver}|{pool}"
-
-
-def _slice_pools(slice_obj: Obj) -> list[str]:
-    spec = as_dict(slice_obj.get("spec"))
-    return [_pool_key(text(spec.get("driver")), text(as_dict(spec.get("pool")).get("name")))]
-
-
-def _results(claim: Obj) -> list[dict[str, Any]]:
-    allocation = as_dict(as_dict(claim.get("status")).get("allocation"))
-    return [as_dict(r) for r in as_list(as_dict(allocation.get("devices")).get("results"))]
-
-
-def _claim_pools(claim: Obj) -> list[str]:
-    return sorted({_pool_key(text(r.get("driver")), text(r.get("pool"))) for r in _results(claim)})
 
 
 def _spec_key(pool_obj: Obj) -> list[str]:
     spec = as_dict(pool_obj.get("spec"))
-    return [_pool_key(text(spec.get("driver")), text(spec.get("poolName")))]
+    return [pool_key(text(spec.get("driver")), text(spec.get("poolName")))]
 
 
 def _without_time(status: dict[str, Any]) -> dict[str, Any]:
@@ -101,8 +89,8 @@ class ResourcePoolController:
         self.claims = informers.informer(RESOURCE_CLAIMS)
         self.pools = informers.informer(RESOURCE_POOLS)
         self.informers = [self.slices, self.claims, self.pools]
-        ensure_index(self.slices, _SLICE_POOL_INDEX, _slice_pools)
-        ensure_index(self.claims, _CLAIM_POOL_INDEX, _claim_pools)
+        ensure_index(self.slices, SLICE_POOL_INDEX, slice_pools)
+        ensure_index(self.claims, CLAIM_POOL_INDEX, allocated_pools)
         ensure_index(self.pools, _POOL_SPEC_INDEX, _spec_key)
         self.controller = Controller(
             name="resourcepool",
@@ -151,7 +139,7 @@ class ResourcePoolController:
             self._owned_metrics = []
 
     def _slice_changed(self, slice_obj: Obj) -> None:
-        for key in _slice_pools(slice_obj):
+        for key in slice_pools(slice_obj):
             self.controller.enqueue(key)
 
     def _slice_updated(self, old: Obj, new: Obj) -> None:
@@ -163,11 +151,11 @@ class ResourcePoolController:
             self.controller.enqueue(key)
 
     def _claim_changed(self, claim: Obj) -> None:
-        for key in _claim_pools(claim):
+        for key in allocated_pools(claim):
             self.controller.enqueue(key)
 
     def _claim_updated(self, old: Obj, new: Obj) -> None:
-        if _results(old) != _results(new):
+        if allocation_results(old) != allocation_results(new):
             self._claim_changed(old)
             self._claim_changed(new)
 
@@ -185,7 +173,7 @@ class ResourcePoolController:
 
     async def _sync(self, key: str) -> Result | None:
         driver, _, pool = key.partition("|")
-        slices = self.slices.by_index(_SLICE_POOL_INDEX, key)
+        slices = self.slices.by_index(SLICE_POOL_INDEX, key)
         existing = self.pools.by_index(_POOL_SPEC_INDEX, key)
         if not slices:
             for pool_obj in existing:
@@ -198,8 +186,8 @@ class ResourcePoolController:
             return None
         pool_obj = existing[0] if existing else await self._create(driver, pool, slices)
         view = PoolView(driver=driver, pool=pool, slices=slices)
-        for claim in self.claims.by_index(_CLAIM_POOL_INDEX, key):
-            for result in _results(claim):
+        for claim in self.claims.by_index(CLAIM_POOL_INDEX, key):
+            for result in allocation_results(claim):
                 if result.get("driver") == driver and result.get("pool") == pool:
                     view.allocations.append(
                         (text(result.get("device")), as_dict(result.get("consumedCapacity")))
@@ -238,7 +226,7 @@ class ResourcePoolController:
         # the name is taken: by this pool (our cache lags) or by a pool whose name sanitises
         # to the same string
         current = await self.client.get(RESOURCE_POOLS, name=name)
-        if _spec_key(current) == [_pool_key(driver, pool)]:
+        if _spec_key(current) == [pool_key(driver, pool)]:
             return current
         digest = hashlib.sha256(f"{driver}|{pool}".encode()).hexdigest()[:8]
         body["metadata"] = {"name": f"{name[:240]}-{digest}"}
