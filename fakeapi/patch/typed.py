@@ -244,6 +244,14 @@ def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[
         # a type change, or two empty containers: compared as values
         _leaf(old, new, out, path)
         return
+    if path and (old is MISSING or new is MISSING):
+        # a whole sub-tree added (every create) or removed: all its paths, built in one walk
+        present, into = (new, out.added) if old is MISSING else (old, out.removed)
+        if _empty(present):
+            into.insert(path)
+        else:
+            _graft(into, path, _all_paths(present, node, shape, path))
+        return
     if shape in ("struct", "map"):
         old_map: dict[str, Any] = old if isinstance(old, dict) else {}
         new_map: dict[str, Any] = new if isinstance(new, dict) else {}
@@ -263,6 +271,38 @@ def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[
             out.added.insert(path)
         elif new is MISSING:
             out.removed.insert(path)
+
+
+def _all_paths(value: Any, node: SchemaNode, shape: Shape, where: tuple[str, ...]) -> FieldSet:
+    """Every path below a granular, non-empty ``value``, as comparing it with nothing finds."""
+    out = FieldSet()
+    if shape in ("struct", "map"):
+        for key, sub in value.items():
+            element = "f:" + key
+            out.members.add(element)
+            child, _ = _child(node, shape, key)
+            child_shape = _shape(child)
+            if sub and child_shape != "leaf" and _granular(sub, child_shape):
+                out.children[element] = _all_paths(sub, child, child_shape, (*where, element))
+        return out
+    item_node = node.item or _ANY
+    item_shape = _shape(item_node)
+    for element, item in _index(node, shape, value, where).items():
+        out.members.add(element)
+        if item and item_shape != "leaf" and _granular(item, item_shape):
+            out.children[element] = _all_paths(item, item_node, item_shape, (*where, element))
+    return out
+
+
+def _graft(target: FieldSet, path: tuple[str, ...], below: FieldSet) -> None:
+    """Add ``path`` and, under it, the paths of ``below`` to ``target`` (a set being built)."""
+    target.insert(path)
+    node = target
+    for element in path[:-1]:
+        node = node.children[element]
+    if below:
+        existing = node.children.get(path[-1])
+        node.children[path[-1]] = below if existing is None else existing.union(below)
 
 
 def _index(node: SchemaNode, shape: Shape, items: Any, where: tuple[str, ...]) -> dict[str, Any]:
