@@ -15,6 +15,7 @@ import yaml
 from aiohttp import web
 
 from fakeapi import errors
+from fakeapi.server.media import media_type
 from fakeapi.server.protobuf import ProtobufDecodeError, decode_kubernetes_protobuf
 
 __all__ = [
@@ -60,10 +61,6 @@ def status_response(error: errors.StatusError) -> web.Response:
 def warning_header(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'299 - "{escaped}"'
-
-
-def media_type(content_type: str) -> str:
-    return content_type.split(";", 1)[0].strip().lower()
 
 
 class _DupDict(dict[str, Any]):

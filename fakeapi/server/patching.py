@@ -16,7 +16,7 @@ from fakeapi.patch import apply_json_patch, apply_merge_patch, apply_strategic_m
 from fakeapi.registry.decode import decode_patched
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import GenericStore, WriteResult
-from fakeapi.server.encoding import media_type
+from fakeapi.server.media import media_type
 from fakeapi.server.routing import Target
 
 __all__ = ["apply_patch_request", "PATCH_TYPES"]
