@@ -69,14 +69,14 @@ class NodeResourcesFit:
 
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
         info: PodInfo = state.read(_STATE)
-        allocatable, used = node.allocatable, node.non_zero_requested
+        allocatable, used, wanted = node.allocatable, node.non_zero_requested, info.non_zero
         total = 0
-        for capacity, requested in (
-            (allocatable.milli_cpu, used.milli_cpu + info.non_zero.milli_cpu),
-            (allocatable.memory, used.memory + info.non_zero.memory),
-        ):
-            if capacity and requested <= capacity:
-                total += (capacity - requested) * MAX_NODE_SCORE // capacity
+        capacity, requested = allocatable.milli_cpu, used.milli_cpu + wanted.milli_cpu
+        if capacity and requested <= capacity:
+            total += (capacity - requested) * MAX_NODE_SCORE // capacity
+        capacity, requested = allocatable.memory, used.memory + wanted.memory
+        if capacity and requested <= capacity:
+            total += (capacity - requested) * MAX_NODE_SCORE // capacity
         return total // 2, None
 
     def normalize_score(

@@ -15,7 +15,7 @@ from ..framework.events import (
     QueueingHint,
 )
 from ..framework.interface import Handle
-from ..framework.status import Status, unresolvable
+from ..framework.status import Status, skip, unresolvable
 from ..framework.types import NodeInfo, NodeScore
 from .helpers import default_normalize_score, find_untolerated_taint, toleration_tolerates
 
@@ -67,6 +67,10 @@ class TaintToleration:
         )
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Skip when no feasible node has a PreferNoSchedule taint: every node would score the
+        same, which cannot change the choice of node."""
+        if not any(node.prefer_no_schedule_taints for node in nodes):
+            return skip()
         state.write(
             _SCORE_STATE,
             [
