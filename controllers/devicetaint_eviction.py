@@ -26,7 +26,6 @@ import random
 from collections import Counter as Tally
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
@@ -67,7 +66,7 @@ from fakeapi.controllers.indexes import (
     slice_pools,
 )
 from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
-from fakeapi.controllers.runtime import Controller, Result, meta_key
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
 from fakeapi.timefmt import format_time, parse_time
 
 __all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]
@@ -83,7 +82,7 @@ def _terminal(pod: Obj) -> bool:
     return as_dict(pod.get("status")).get("phase") in ("Succeeded", "Failed")
 
 
-class DeviceTaintEvictionController:
+class DeviceTaintEvictionController(ControllerComponent):
     """Evicts pods whose devices carry untolerated NoExecute taints."""
 
     name = "device-taint-eviction-controller"
@@ -114,7 +113,6 @@ class DeviceTaintEvictionController:
         #: pods evicted per DeviceTaintRule uid since this controller started
         self.evicted_by_rule: Tally[str] = Tally()
         self.metrics = metrics
-        self._owned_metrics: list[Any] = []
         if not self.enabled:
             return
         self.pods = informers.informer(PODS)
@@ -150,7 +148,7 @@ class DeviceTaintEvictionController:
                 buckets=(0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 180, 240),
                 registry=metrics,
             )
-            self._owned_metrics = [self._deletions, self._latency]
+            self.controller.own_metrics(self._deletions, self._latency)
         self.pods.add_handler(
             on_add=self._pod_changed, on_update=lambda _o, new: self._pod_changed(new)
         )
@@ -166,13 +164,6 @@ class DeviceTaintEvictionController:
     def start(self) -> None:
         if self.enabled:
             self.controller.start()
-
-    async def stop(self) -> None:
-        await self.controller.stop()
-        if self.metrics is not None:
-            for metric in self._owned_metrics:
-                self.metrics.unregister(metric)
-            self._owned_metrics = []
 
     # --- which pods use which claims -----------------------------------------------------------
     def _pod_claims(self, pod: Obj) -> list[str]:

@@ -61,7 +61,7 @@ from fakeapi.client import (
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.objects import as_dict, as_list, ensure_index, meta, owner_uids, text
-from fakeapi.controllers.runtime import Controller, Result, meta_key
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
 
 __all__ = ["COLLECTED_RESOURCES", "GarbageCollector"]
 
@@ -107,7 +107,7 @@ def _group_of(api_version: str) -> str:
     return api_version.rpartition("/")[0]
 
 
-class GarbageCollector:
+class GarbageCollector(ControllerComponent):
     """Deletes dependents whose owners are gone and runs the foreground and orphan policies."""
 
     name = "garbage-collector-controller"
@@ -145,12 +145,6 @@ class GarbageCollector:
         for plural, informer in self.caches.items():
             self._watch(plural, informer)
         self.informers = list(self.caches.values())
-
-    def start(self) -> None:
-        self.controller.start()
-
-    async def stop(self) -> None:
-        await self.controller.stop()
 
     # --- the graph ---------------------------------------------------------------------------
     def _keys_of(self, index: str, uid: str) -> list[str]:

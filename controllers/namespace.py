@@ -34,7 +34,7 @@ from fakeapi.controllers.objects import (
     set_condition,
     text,
 )
-from fakeapi.controllers.runtime import Controller, Result
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.errors import StatusError
 
 __all__ = ["KUBERNETES_FINALIZER", "NamespaceController"]
@@ -49,7 +49,7 @@ def _gr(resource: Resource) -> str:
     return f"{resource.plural}.{resource.group}"
 
 
-class NamespaceController:
+class NamespaceController(ControllerComponent):
     """Deletes the content of terminating namespaces and finalizes them."""
 
     name = "namespace-controller"
@@ -87,12 +87,6 @@ class NamespaceController:
             informer = informers.informer(resource)
             informer.add_handler(on_delete=self._content_deleted)
             self.informers.append(informer)
-
-    def start(self) -> None:
-        self.controller.start()
-
-    async def stop(self) -> None:
-        await self.controller.stop()
 
     def _namespace_changed(self, ns: Obj) -> None:
         if is_deleting(ns):

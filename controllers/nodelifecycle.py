@@ -39,7 +39,7 @@ from fakeapi.controllers.objects import (
     meta,
     text,
 )
-from fakeapi.controllers.runtime import Controller, Result, meta_key
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
 from fakeapi.timefmt import format_time, parse_time
 
 __all__ = ["NODE_MONITOR_GRACE_PERIOD", "NodeLifecycleController", "UNREACHABLE", "NOT_READY"]
@@ -72,7 +72,7 @@ def _time(value: Any) -> datetime | None:
     return parse_time(value) if isinstance(value, str) and value else None
 
 
-class NodeLifecycleController:
+class NodeLifecycleController(ControllerComponent):
     """Marks silent nodes Unknown, taints unhealthy nodes, evicts pods from NoExecute nodes."""
 
     name = "node-lifecycle-controller"
@@ -113,12 +113,6 @@ class NodeLifecycleController:
         self.pods.add_handler(
             on_add=self._pod_changed, on_update=lambda old, new: self._pod_changed(new)
         )
-
-    def start(self) -> None:
-        self.controller.start()
-
-    async def stop(self) -> None:
-        await self.controller.stop()
 
     def _node_changed(self, node: Obj) -> None:
         name = text(meta(node).get("name"))

@@ -73,7 +73,7 @@ from fakeapi.controllers.resourceclaim_generate import (
     generated_for,
 )
 from fakeapi.controllers.resourceclaim_metrics import ClaimCollector
-from fakeapi.controllers.runtime import Controller, Result, meta_key
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
 
 __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
 
@@ -107,7 +107,7 @@ def _statuses(obj: Obj) -> dict[str, str]:
     }
 
 
-class ResourceClaimController:
+class ResourceClaimController(ControllerComponent):
     """Creates, records and cleans up ResourceClaims for pods and PodGroups."""
 
     name = "resourceclaim-controller"
@@ -161,11 +161,10 @@ class ResourceClaimController:
         )
         self.events = EventRecorder(client, component=self.name, clock=clock)
         self.metrics = metrics
-        self._collector: ClaimCollector | None = None
         self._creates: Counter | None = None
         if metrics is not None:
-            self._collector = ClaimCollector(self.claims)
-            metrics.register(self._collector)
+            collector = ClaimCollector(self.claims)
+            metrics.register(collector)
             self._creates = Counter(
                 "resourceclaim_controller_creates",
                 "Number of ResourceClaims creation requests, categorized by creation status and "
@@ -173,6 +172,7 @@ class ResourceClaimController:
                 ["status", "admin_access"],
                 registry=metrics,
             )
+            self.controller.own_metrics(collector, self._creates)
         self.generator = ClaimGenerator(
             client=client,
             claims=self.claims,
@@ -196,17 +196,9 @@ class ResourceClaimController:
             self.controller.watch(self.pod_groups, key=_group_key, on_delete=False)
             self.pod_groups.add_handler(on_delete=self._group_deleted)
 
-    def start(self) -> None:
-        self.controller.start()
-
     async def stop(self) -> None:
-        await self.controller.stop()
+        await super().stop()
         await self.events.close()
-        if self.metrics is not None:
-            if self._collector is not None:
-                self.metrics.unregister(self._collector)
-            if self._creates is not None:
-                self.metrics.unregister(self._creates)
 
     # --- event handlers: queue keys ----------------------------------------------------------
     def _pod_added(self, pod: Obj) -> None:

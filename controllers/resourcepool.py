@@ -47,7 +47,7 @@ from fakeapi.controllers.indexes import (
 )
 from fakeapi.controllers.objects import as_dict, deep_copy, ensure_index, meta, text
 from fakeapi.controllers.resourcepool_status import PoolView, compute_status, pool_object_name
-from fakeapi.controllers.runtime import Controller, Result
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.timefmt import format_time
 
 __all__ = ["FIELD_MANAGER", "ResourcePoolController"]
@@ -65,7 +65,7 @@ def _without_time(status: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in status.items() if k != "lastUpdateTime"}
 
 
-class ResourcePoolController:
+class ResourcePoolController(ControllerComponent):
     """Keeps one ResourcePool per published pool, its status eventually consistent."""
 
     name = "resourcepool-controller"
@@ -101,7 +101,6 @@ class ResourcePoolController:
         )
         self._last_write: dict[str, float] = {}
         self.metrics = metrics
-        self._owned_metrics: list[Any] = []
         if metrics is not None:
             self._sync_duration = Histogram(
                 "resourcepool_controller_sync_duration_seconds",
@@ -117,7 +116,7 @@ class ResourcePoolController:
                 "resourcepool_controller_pools_total", "ResourcePools managed", registry=metrics
             )
             pools_total.set_function(lambda: len(self.pools))
-            self._owned_metrics = [self._sync_duration, self._sync_errors, pools_total]
+            self.controller.own_metrics(self._sync_duration, self._sync_errors, pools_total)
         self.slices.add_handler(
             on_add=self._slice_changed, on_update=self._slice_updated, on_delete=self._slice_changed
         )
@@ -127,16 +126,6 @@ class ResourcePoolController:
             on_delete=self._claim_changed,
         )
         self.pools.add_handler(on_delete=self._pool_deleted)
-
-    def start(self) -> None:
-        self.controller.start()
-
-    async def stop(self) -> None:
-        await self.controller.stop()
-        if self.metrics is not None:
-            for metric in self._owned_metrics:
-                self.metrics.unregister(metric)
-            self._owned_metrics = []
 
     def _slice_changed(self, slice_obj: Obj) -> None:
         for key in slice_pools(slice_obj):

@@ -36,12 +36,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from prometheus_client import CollectorRegistry
+from prometheus_client.registry import Collector
 
 from fakeapi.client import Informer, WorkQueue, is_conflict, is_not_found
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 
-__all__ = ["Controller", "Reconciler", "Result", "meta_key"]
+__all__ = ["Controller", "ControllerComponent", "Reconciler", "Result", "meta_key"]
 
 log = logging.getLogger("fakeapi.controllers")
 
@@ -75,7 +76,9 @@ class Controller:
     """A work queue of string keys, ``workers`` tasks draining it into ``reconcile``.
 
     ``name`` names the queue (and its ``workqueue_*`` metrics in ``metrics``). Keys may be added
-    before :meth:`start` (they wait) and are ignored after :meth:`stop`.
+    before :meth:`start` (they wait) and are ignored after :meth:`stop`. Collectors handed to
+    :meth:`own_metrics` are unregistered from ``metrics`` by :meth:`stop`, so a controller made
+    again over the same registry (the manager restarted) can register its metrics again.
     """
 
     def __init__(
@@ -92,6 +95,8 @@ class Controller:
         self.clock = clock
         self.workers = workers
         self.queue: WorkQueue[str] = _new_queue(name=name, clock=clock, metrics=metrics)
+        self.metrics = metrics
+        self._owned_metrics: list[Collector] = []
         self._tasks: list[asyncio.Task[None]] = []
         #: reconciles that raised an unexpected error (for tests and logs)
         self.errors = 0
@@ -127,6 +132,10 @@ class Controller:
             on_delete=enqueue if on_delete else None,
         )
 
+    def own_metrics(self, *collectors: Collector) -> None:
+        """Collectors the caller registered in ``metrics``, to unregister on :meth:`stop`."""
+        self._owned_metrics.extend(collectors)
+
     # --- running -----------------------------------------------------------------------------
     @property
     def running(self) -> bool:
@@ -142,8 +151,13 @@ class Controller:
         ]
 
     async def stop(self) -> None:
-        """Stop taking keys, let reconciles in progress finish, then end the workers."""
+        """Stop taking keys, let reconciles in progress finish, then end the workers; unregister
+        the owned metrics."""
         self.queue.shutdown()
+        owned, self._owned_metrics = self._owned_metrics, []
+        if self.metrics is not None:
+            for collector in owned:
+                self.metrics.unregister(collector)
         tasks, self._tasks = self._tasks, []
         if not tasks:
             return
@@ -195,6 +209,22 @@ class Controller:
             self.queue.add(key)
         else:
             self.queue.add_after(key, delay)
+
+
+class ControllerComponent:
+    """A controller as the manager runs it: a name, the informers it needs synced before it
+    starts, and one :class:`Controller` that :meth:`start` and :meth:`stop` run. Controllers
+    with more to stop (an event recorder) extend :meth:`stop`."""
+
+    name: str
+    informers: list[Informer]
+    controller: Controller
+
+    def start(self) -> None:
+        self.controller.start()
+
+    async def stop(self) -> None:
+        await self.controller.stop()
 
 
 def _new_queue(*, name: str, clock: Clock, metrics: CollectorRegistry | None) -> WorkQueue[str]:

@@ -149,3 +149,22 @@ async def test_watch_queues_the_key_of_each_changed_object(clock):
     assert seen and set(seen) == {"cm:a"}
     await controller.stop()
     await informers.stop()
+
+
+async def test_stop_unregisters_the_owned_metrics_so_a_new_controller_can_register_them(clock):
+    from prometheus_client import CollectorRegistry
+    from prometheus_client import Counter as PromCounter
+
+    metrics = CollectorRegistry()
+
+    async def reconcile(key: str) -> Result | None:
+        return None
+
+    for _ in range(2):  # the second round registers the same names again
+        controller = Controller(name="t", reconcile=reconcile, clock=clock, metrics=metrics)
+        syncs = PromCounter("t_syncs", "syncs", registry=metrics)
+        controller.own_metrics(syncs)
+        controller.start()
+        assert metrics.get_sample_value("t_syncs_total") == 0.0
+        await controller.stop()
+        assert metrics.get_sample_value("t_syncs_total") is None
