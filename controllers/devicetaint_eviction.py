@@ -39,8 +39,6 @@ from fakeapi.client import (
     Client,
     Informer,
     InformerFactory,
-    Preconditions,
-    is_not_found,
 )
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
@@ -53,6 +51,7 @@ from fakeapi.controllers.devicetaints import (
     rule_taint,
     slice_taints,
 )
+from fakeapi.controllers.eviction import evict_pod
 from fakeapi.controllers.indexes import (
     CLAIM_POOL_INDEX,
     POD_CLAIMS_INDEX,
@@ -67,7 +66,7 @@ from fakeapi.controllers.indexes import (
 )
 from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
-from fakeapi.timefmt import format_time, parse_time
+from fakeapi.timefmt import parse_time
 
 __all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]
 
@@ -293,35 +292,13 @@ class DeviceTaintEvictionController(ControllerComponent):
         pod = await self.client.get(PODS, namespace=m.get("namespace"), name=text(m.get("name")))
         if meta(pod).get("uid") != m.get("uid") or meta(pod).get("deletionTimestamp"):
             return
-        updated = deep_copy(pod)
-        status = as_dict(updated.get("status"))
-        conditions = [
-            as_dict(c)
-            for c in as_list(status.get("conditions"))
-            if as_dict(c).get("type") != "DisruptionTarget"
-        ]
-        conditions.append(
-            {
-                "type": "DisruptionTarget",
-                "status": "True",
-                "reason": "DeletionByDeviceTaintManager",
-                "message": "Device Taint manager: deleting due to NoExecute taint",
-                "lastTransitionTime": format_time(self.clock.now()),
-            }
+        await evict_pod(
+            client=self.client,
+            pod=pod,
+            reason="DeletionByDeviceTaintManager",
+            message="Device Taint manager: deleting due to NoExecute taint",
+            now=self.clock.now(),
         )
-        status["conditions"] = conditions
-        updated["status"] = status
-        await self.client.update_status(PODS, body=updated)
-        try:
-            await self.client.delete(
-                PODS,
-                namespace=m.get("namespace"),
-                name=text(m.get("name")),
-                preconditions=Preconditions(uid=text(m.get("uid"))),
-            )
-        except Exception as exc:
-            if not is_not_found(exc):
-                raise
 
     async def _sync_rule(self, name: str) -> Result | None:
         if self.rules is None:

@@ -27,10 +27,11 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from fakeapi.client import LEASES, NODES, PODS, Client, InformerFactory, Preconditions, is_not_found
+from fakeapi.client import LEASES, NODES, PODS, Client, InformerFactory
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.devicetaints import Taint, eviction_time
+from fakeapi.controllers.eviction import evict_pod
 from fakeapi.controllers.objects import (
     as_dict,
     as_list,
@@ -245,35 +246,11 @@ class NodeLifecycleController(ControllerComponent):
         when = min(times)
         if when > now:
             return Result(requeue_after=(when - now).total_seconds())
-        await self._evict(pod, now=now)
+        await evict_pod(
+            client=self.client,
+            pod=pod,
+            reason="DeletionByTaintManager",
+            message="Taint manager: deleting due to NoExecute taint",
+            now=now,
+        )
         return None
-
-    async def _evict(self, pod: Obj, *, now: datetime) -> None:
-        m = meta(pod)
-        updated = deep_copy(pod)
-        status = as_dict(updated.get("status"))
-        status["conditions"] = [
-            c
-            for c in (as_dict(c) for c in as_list(status.get("conditions")))
-            if c.get("type") != "DisruptionTarget"
-        ] + [
-            {
-                "type": "DisruptionTarget",
-                "status": "True",
-                "reason": "DeletionByTaintManager",
-                "message": "Taint manager: deleting due to NoExecute taint",
-                "lastTransitionTime": format_time(now),
-            }
-        ]
-        updated["status"] = status
-        await self.client.update_status(PODS, body=updated)
-        try:
-            await self.client.delete(
-                PODS,
-                namespace=m.get("namespace"),
-                name=text(m.get("name")),
-                preconditions=Preconditions(uid=text(m.get("uid"))),
-            )
-        except Exception as exc:
-            if not is_not_found(exc):
-                raise
