@@ -36,20 +36,8 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from fakeapi.client import (
-    CONFIGMAPS,
-    DEVICE_CLASSES,
-    DEVICE_TAINT_RULES,
-    LEASES,
-    NAMESPACES,
-    NODES,
-    POD_GROUPS,
-    PODS,
-    PRIORITY_CLASSES,
-    RESOURCE_CLAIM_TEMPLATES,
-    RESOURCE_CLAIMS,
-    RESOURCE_POOLS,
-    RESOURCE_SLICES,
-    WORKLOADS,
+    ALL_RESOURCES,
+    EVENTS,
     Client,
     Informer,
     InformerFactory,
@@ -68,22 +56,7 @@ __all__ = ["COLLECTED_RESOURCES", "GarbageCollector"]
 log = logging.getLogger("fakeapi.controllers.garbage_collector")
 
 #: every served kind whose objects may own or depend on others (events are left out, as upstream)
-COLLECTED_RESOURCES: tuple[Resource, ...] = (
-    NAMESPACES,
-    NODES,
-    PODS,
-    CONFIGMAPS,
-    LEASES,
-    DEVICE_CLASSES,
-    RESOURCE_CLAIMS,
-    RESOURCE_CLAIM_TEMPLATES,
-    RESOURCE_SLICES,
-    DEVICE_TAINT_RULES,
-    RESOURCE_POOLS,
-    PRIORITY_CLASSES,
-    WORKLOADS,
-    POD_GROUPS,
-)
+COLLECTED_RESOURCES: tuple[Resource, ...] = tuple(r for r in ALL_RESOURCES if r is not EVENTS)
 ORPHAN = "orphan"
 FOREGROUND = "foregroundDeletion"
 _UID_INDEX = "garbage-collector/uid"

@@ -21,10 +21,17 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from fakeapi.client import EVENTS, NAMESPACES, Client, Informer, InformerFactory, Resource
+from fakeapi.client import (
+    ALL_RESOURCES,
+    EVENTS,
+    NAMESPACES,
+    Client,
+    Informer,
+    InformerFactory,
+    Resource,
+)
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.garbage_collector import COLLECTED_RESOURCES
 from fakeapi.controllers.objects import (
     as_dict,
     as_list,
@@ -63,7 +70,7 @@ class NamespaceController(ControllerComponent):
         rng: random.Random,
         feature_gates: Mapping[str, bool] | None = None,
         metrics: CollectorRegistry | None = None,
-        resources: Sequence[Resource] = (*COLLECTED_RESOURCES, EVENTS),
+        resources: Sequence[Resource] = ALL_RESOURCES,
         workers: int = 2,
     ) -> None:
         self.client = client

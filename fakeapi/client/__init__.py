@@ -42,6 +42,7 @@ from fakeapi.client.events import EventRecorder, object_reference
 from fakeapi.client.factory import InformerFactory, wait_for_sync
 from fakeapi.client.informer import NAMESPACE_INDEX, Informer, namespace_index, object_key
 from fakeapi.client.resource import (
+    ALL_RESOURCES,
     CONFIGMAPS,
     DEVICE_CLASSES,
     DEVICE_TAINT_RULES,
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
     from fakeapi.client.http import HttpTransport
 
 __all__ = [
+    "ALL_RESOURCES",
     "CONFIGMAPS",
     "DEFAULT_FIELD_MANAGER",
     "DEVICE_CLASSES",

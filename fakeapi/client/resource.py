@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "ALL_RESOURCES",
     "CONFIGMAPS",
     "DEVICE_CLASSES",
     "DEVICE_TAINT_RULES",
@@ -108,3 +109,24 @@ RESOURCE_POOLS = Resource(_RESOURCE, "v1beta2", "resourcepools", "ResourcePool",
 PRIORITY_CLASSES = Resource(_SCHEDULING, "v1", "priorityclasses", "PriorityClass", namespaced=False)
 WORKLOADS = Resource(_SCHEDULING, "v1alpha1", "workloads", "Workload", namespaced=True)
 POD_GROUPS = Resource(_SCHEDULING, "v1alpha1", "podgroups", "PodGroup", namespaced=True)
+
+#: every kind above once, at the address this client prefers — :data:`EVENTS_K8S_IO` and
+#: :data:`DEVICE_TAINT_RULES_V1BETA2` name objects listed here again and are left out — for
+#: components that look at every kind (garbage collection, namespace deletion)
+ALL_RESOURCES: tuple[Resource, ...] = (
+    NAMESPACES,
+    NODES,
+    PODS,
+    EVENTS,
+    CONFIGMAPS,
+    LEASES,
+    DEVICE_CLASSES,
+    RESOURCE_CLAIMS,
+    RESOURCE_CLAIM_TEMPLATES,
+    RESOURCE_SLICES,
+    DEVICE_TAINT_RULES,
+    RESOURCE_POOLS,
+    PRIORITY_CLASSES,
+    WORKLOADS,
+    POD_GROUPS,
+)

@@ -47,3 +47,9 @@ def test_every_constant_names_a_served_kind_with_the_same_kind_and_scope() -> No
 def test_constants_are_distinct() -> None:
     addresses = [_address(r) for r in CONSTANTS.values()]
     assert len(addresses) == len(set(addresses))
+
+
+def test_all_resources_names_every_constant_once_but_the_aliases() -> None:
+    aliases = {constants.EVENTS_K8S_IO, constants.DEVICE_TAINT_RULES_V1BETA2}
+    assert len(set(constants.ALL_RESOURCES)) == len(constants.ALL_RESOURCES)
+    assert set(constants.ALL_RESOURCES) == set(CONSTANTS.values()) - aliases
