@@ -30,13 +30,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from fakeapi.client import (
-    DEVICE_CLASSES,
-    DEVICE_TAINT_RULES,
-    NODES,
-    POD_GROUPS,
     PODS,
-    RESOURCE_CLAIMS,
-    RESOURCE_SLICES,
     Client,
     EventRecorder,
     Informer,
@@ -44,12 +38,13 @@ from fakeapi.client import (
     Resource,
 )
 from fakeapi.clock import Clock
-from fakeapi.features import default_gates, enabled
+from fakeapi.features import default_gates
 from fakeapi.timefmt import format_time
 
 from .cache import Cache
+from .eventhandlers import EventHandlers, responsible_for
 from .framework.cycle_state import CycleState
-from .framework.events import ActionType, ClusterEvent, EventResource, node_update_actions
+from .framework.events import ActionType, ClusterEvent, EventResource
 from .framework.interface import NodeToStatus
 from .framework.registry import Profile, Registry
 from .framework.runtime import Framework
@@ -141,7 +136,15 @@ class Scheduler:
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
         self._stopped = False
-        self._wire()
+        self.event_handlers = EventHandlers(
+            cache=self.cache,
+            queue=self.queue,
+            framework=self.framework,
+            scheduler_name=self.profile.scheduler_name,
+        )
+        self.event_handlers.register(
+            pods=self.pods, informer=self.informer, feature_gates=self.feature_gates
+        )
 
     # -- the framework handle ---------------------------------------------------------------------
     def informer(self, resource: Resource) -> Informer:
@@ -173,103 +176,6 @@ class Scheduler:
 
     def activate(self, pods: Sequence[Obj]) -> None:
         self.queue.activate(pods)
-
-    # -- informers ------------------------------------------------------------------------------
-    def _responsible(self, pod: Obj) -> bool:
-        spec = pod.get("spec") or {}
-        return (
-            (spec.get("schedulerName") or "default-scheduler") == self.profile.scheduler_name
-            and not spec.get("nodeName")
-            and not _meta(pod).get("deletionTimestamp")
-            and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
-        )
-
-    def _wire(self) -> None:
-        self.pods.add_handler(
-            on_add=self._pod_added, on_update=self._pod_updated, on_delete=self._pod_deleted
-        )
-        nodes = self.informer(NODES)
-        nodes.add_handler(
-            on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_deleted
-        )
-        for resource, kind in (
-            (RESOURCE_CLAIMS, EventResource.RESOURCE_CLAIM),
-            (RESOURCE_SLICES, EventResource.RESOURCE_SLICE),
-            (DEVICE_CLASSES, EventResource.DEVICE_CLASS),
-            (POD_GROUPS, EventResource.POD_GROUP),
-        ):
-            self._forward(self.informer(resource), kind)
-        if enabled(self.feature_gates, "DRADeviceTaintRules"):
-            self._forward(self.informer(DEVICE_TAINT_RULES), EventResource.DEVICE_TAINT_RULE)
-
-    def _forward(self, informer: Informer, kind: EventResource) -> None:
-        on_event = self.queue.on_event
-        add = ClusterEvent(kind, ActionType.ADD)
-        update = ClusterEvent(kind, ActionType.UPDATE)
-        delete = ClusterEvent(kind, ActionType.DELETE)
-        informer.add_handler(
-            on_add=lambda obj: on_event(add, None, obj),
-            on_update=lambda old, new: on_event(update, old, new),
-            on_delete=lambda obj: on_event(delete, obj, None),
-        )
-
-    def _pod_added(self, pod: Obj) -> None:
-        if (pod.get("spec") or {}).get("nodeName"):
-            self.cache.add_pod(pod)
-            self.queue.on_event(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), None, pod)
-        elif self._responsible(pod):
-            self.queue.add(pod)
-            self.queue.on_event(
-                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD), None, pod
-            )
-
-    def _pod_updated(self, old: Obj, new: Obj) -> None:
-        if (new.get("spec") or {}).get("nodeName"):
-            uid = _meta(new).get("uid", "")
-            if not (old.get("spec") or {}).get("nodeName"):
-                self.queue.delete(new)
-            if (new.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-                self.cache.remove_pod(new)
-                self.queue.on_event(
-                    ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), old, None
-                )
-            elif not self.cache.is_assumed_or_bound(uid) or self.cache.is_assumed(uid):
-                self.cache.add_pod(new)
-            elif (old.get("spec") or {}) != (new.get("spec") or {}):
-                self.cache.update_pod(old, new)
-            return
-        if self.cache.is_assumed(_meta(new).get("uid", "")):
-            return
-        if self._responsible(new):
-            self.queue.update(old, new)
-        else:
-            self.queue.delete(new)
-
-    def _pod_deleted(self, pod: Obj) -> None:
-        uid = _meta(pod).get("uid", "")
-        waiting = self.framework.waiting.get(uid)
-        if waiting is not None:
-            waiting.reject("", "pod was deleted")
-        if (pod.get("spec") or {}).get("nodeName") or self.cache.is_assumed_or_bound(uid):
-            if not self.cache.is_assumed(uid):
-                self.cache.remove_pod(pod)
-            self.queue.on_event(
-                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), pod, None
-            )
-        self.queue.delete(pod)
-
-    def _node_added(self, node: Obj) -> None:
-        self.cache.add_node(node)
-        self.queue.on_event(ClusterEvent(EventResource.NODE, ActionType.ADD), None, node)
-
-    def _node_updated(self, old: Obj, new: Obj) -> None:
-        self.cache.update_node(new)
-        actions = node_update_actions(old, new)
-        if actions:
-            self.queue.on_event(ClusterEvent(EventResource.NODE, actions), old, new)
-
-    def _node_deleted(self, node: Obj) -> None:
-        self.cache.remove_node(node)
 
     # -- lifecycle --------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -322,7 +228,9 @@ class Scheduler:
     # -- one pod -----------------------------------------------------------------------------------
     async def schedule_one(self, qpi: QueuedPodInfo) -> None:
         pod = self.pods.get(qpi.info.key) or qpi.pod
-        if _meta(pod).get("uid") != qpi.uid or not self._responsible(pod):
+        if _meta(pod).get("uid") != qpi.uid or not responsible_for(
+            self.profile.scheduler_name, pod
+        ):
             self.queue.done(qpi.uid)
             return
         if pod is not qpi.pod:
@@ -502,7 +410,7 @@ class Scheduler:
         if (
             current is None
             or _meta(current).get("uid") != qpi.uid
-            or not self._responsible(current)
+            or not responsible_for(self.profile.scheduler_name, current)
         ):
             self.queue.done(qpi.uid)
             return

@@ -48,11 +48,7 @@ from fakeapi.features import enabled
 
 from ...framework.cycle_state import CycleState
 from ...framework.events import (
-    ActionType,
-    ClusterEvent,
     ClusterEventWithHint,
-    EventResource,
-    QueueingHint,
 )
 from ...framework.interface import Handle, NodeToStatus, PostFilterResult, PreFilterResult
 from ...framework.status import Status, as_error, skip, unresolvable, unschedulable
@@ -61,6 +57,7 @@ from .allocator import Allocator, PreparedClaims
 from .claims import ClaimTracker
 from .errors import AllocationError, FailedAllocationOnNodeError
 from .features import AllocatorFeatures
+from .hints import QueueingHints
 from .inventory import DeviceInventory
 from .nodeaffinity import Node, node_selector_matches
 from .podclaims import (
@@ -148,6 +145,7 @@ class DynamicResources:
         #: counters for benchmarks: allocator runs and memo hits
         self.allocate_calls = 0
         self.memo_hits = 0
+        self.hints = QueueingHints(resolve=self._resolve)
         self._wire()
 
     # -- informers ------------------------------------------------------------------------------
@@ -204,77 +202,7 @@ class DynamicResources:
 
     # -- queueing --------------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.ADD | ActionType.UPDATE),
-                self._after_claim_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.DELETE),
-                self._after_claim_delete,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(
-                    EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM
-                ),
-                self._after_pod_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE)
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.RESOURCE_SLICE, ActionType.ADD | ActionType.UPDATE)
-            ),
-            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_TAINT_RULE, ActionType.ALL)),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.POD_GROUP, ActionType.ADD | ActionType.UPDATE),
-                self._after_pod_group_change,
-            ),
-        ]
-
-    def _after_claim_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if new is None:
-            return QueueingHint.QUEUE
-        try:
-            claims = self._resolve(pod)
-        except ClaimNotReadyError:
-            return QueueingHint.QUEUE_SKIP
-        if (
-            old is not None
-            and (old.get("status") or {}).get("allocation")
-            and not (new.get("status") or {}).get("allocation")
-        ):
-            return QueueingHint.QUEUE  # deallocated: devices became free
-        uid = _meta(new).get("uid")
-        if not any(_meta(c.claim).get("uid") == uid for c in claims):
-            return QueueingHint.QUEUE_SKIP
-        if old is None:
-            return QueueingHint.QUEUE
-        if old.get("status") == new.get("status"):
-            return QueueingHint.QUEUE_SKIP
-        return QueueingHint.QUEUE
-
-    def _after_claim_delete(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if old is not None and (old.get("status") or {}).get("allocation"):
-            return QueueingHint.QUEUE
-        return QueueingHint.QUEUE_SKIP
-
-    def _after_pod_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if new is None or _meta(new).get("uid") != _meta(pod).get("uid"):
-            return QueueingHint.QUEUE_SKIP
-        try:
-            self._resolve(new)
-        except ClaimNotReadyError:
-            return QueueingHint.QUEUE_SKIP
-        return QueueingHint.QUEUE
-
-    def _after_pod_group_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if new is None or _meta(new).get("name") != pod_group_name(pod):
-            return QueueingHint.QUEUE_SKIP
-        return QueueingHint.QUEUE
+        return self.hints.events()
 
     def pre_enqueue(self, pod: Obj) -> Status | None:
         if not (pod.get("spec") or {}).get("resourceClaims"):

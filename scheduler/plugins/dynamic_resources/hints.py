@@ -1,0 +1,109 @@
+"""The cluster events that can make a pod DynamicResources rejected schedulable, with their hints.
+
+As upstream: node adds and label changes (claims may be node-local); claim adds and updates that
+concern the pod (created, status changed) or that free devices (deallocation); deleted allocated
+claims; the pod's own update recording generated claim names; class and slice adds and updates;
+DeviceTaintRules; the pod's PodGroup appearing or changing (its claims). A hint answers QUEUE only
+when the change can help the pod, so a busy cluster does not wake every waiting pod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ...framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
+from .podclaims import ClaimNotReadyError, PodClaim, pod_group_name
+
+__all__ = ["QueueingHints"]
+
+Obj = Mapping[str, Any]
+
+
+def _meta(obj: Obj) -> Mapping[str, Any]:
+    meta: Mapping[str, Any] = obj.get("metadata") or {}
+    return meta
+
+
+class QueueingHints:
+    def __init__(self, *, resolve: Callable[[Obj], list[PodClaim]]) -> None:
+        self._resolve = resolve
+
+    def events(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.ADD | ActionType.UPDATE),
+                self._after_claim_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.DELETE),
+                self._after_claim_delete,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM
+                ),
+                self._after_pod_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_SLICE, ActionType.ADD | ActionType.UPDATE)
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_TAINT_RULE, ActionType.ALL)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD_GROUP, ActionType.ADD | ActionType.UPDATE),
+                self._after_pod_group_change,
+            ),
+        ]
+
+    def _after_claim_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is None:
+            return QueueingHint.QUEUE
+        try:
+            claims = self._resolve(pod)
+        except ClaimNotReadyError:
+            return QueueingHint.QUEUE_SKIP
+        if (
+            old is not None
+            and (old.get("status") or {}).get("allocation")
+            and not (new.get("status") or {}).get("allocation")
+        ):
+            return QueueingHint.QUEUE  # deallocated: devices became free
+        uid = _meta(new).get("uid")
+        if not any(_meta(c.claim).get("uid") == uid for c in claims):
+            return QueueingHint.QUEUE_SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        if old.get("status") == new.get("status"):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+    def _after_claim_delete(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if old is not None and (old.get("status") or {}).get("allocation"):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def _after_pod_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is None or _meta(new).get("uid") != _meta(pod).get("uid"):
+            return QueueingHint.QUEUE_SKIP
+        try:
+            self._resolve(new)
+        except ClaimNotReadyError:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+    def _after_pod_group_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is None or _meta(new).get("name") != pod_group_name(pod):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
