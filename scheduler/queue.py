@@ -98,6 +98,7 @@ class SchedulingQueue:
         self._backoff: list[tuple[float, int, str]] = []
         self._backoff_pods: dict[str, QueuedPodInfo] = {}
         self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._gated: set[str] = set()
         self._in_flight: dict[str, int] = {}
         self._in_flight_pods: dict[str, QueuedPodInfo] = {}
         self._events: deque[_Event] = deque()
@@ -114,8 +115,20 @@ class SchedulingQueue:
                 self._interesting[reg.event.resource] = current | reg.event.action
 
     # -- reading --------------------------------------------------------------------------------
+    def _park(self, qpi: QueuedPodInfo) -> None:
+        """Into the unschedulable pool (gated or rejected)."""
+        self._unschedulable[qpi.uid] = qpi
+        if qpi.gated:
+            self._gated.add(qpi.uid)
+        else:
+            self._gated.discard(qpi.uid)
+
+    def _unpark(self, uid: str) -> QueuedPodInfo | None:
+        self._gated.discard(uid)
+        return self._unschedulable.pop(uid, None)
+
     def pending_counts(self) -> dict[str, int]:
-        gated = sum(1 for q in self._unschedulable.values() if q.gated)
+        gated = len(self._gated)
         return {
             "active": len(self._active_by_uid),
             "backoff": len(self._backoff_pods),
@@ -180,7 +193,7 @@ class SchedulingQueue:
             return
         qpi.info = info
         if self._worth_retrying(qpi, event, old, new):
-            del self._unschedulable[uid]
+            self._unpark(uid)
             self._requeue(qpi)
         self._changed()
 
@@ -190,7 +203,7 @@ class SchedulingQueue:
         if entry is not None:
             entry.removed = True
         self._backoff_pods.pop(uid, None)
-        self._unschedulable.pop(uid, None)
+        self._unpark(uid)
         self._changed()
 
     # -- popping --------------------------------------------------------------------------------
@@ -253,7 +266,7 @@ class SchedulingQueue:
         if retry:
             self._requeue(qpi)
         else:
-            self._unschedulable[uid] = qpi
+            self._park(qpi)
         self._changed()
 
     # -- events ---------------------------------------------------------------------------------
@@ -274,7 +287,7 @@ class SchedulingQueue:
             if qpi.uid != exclude and self._worth_retrying(qpi, event, old, new)
         ]
         for qpi in moved:
-            del self._unschedulable[qpi.uid]
+            self._unpark(qpi.uid)
             self._requeue(qpi)
         if moved:
             self._changed()
@@ -284,7 +297,7 @@ class SchedulingQueue:
         changed = False
         for pod in pods:
             uid = (pod.get("metadata") or {}).get("uid", "")
-            qpi = self._unschedulable.pop(uid, None) or self._backoff_pods.pop(uid, None)
+            qpi = self._unpark(uid) or self._backoff_pods.pop(uid, None)
             if qpi is not None:
                 self._to_active(qpi)
                 changed = True
@@ -353,7 +366,7 @@ class SchedulingQueue:
         if status is not None:
             qpi.gated = True
             qpi.gating_plugin = status.plugin
-            self._unschedulable[qpi.uid] = qpi
+            self._park(qpi)
             return
         qpi.gated = False
         qpi.gating_plugin = ""
@@ -386,7 +399,7 @@ class SchedulingQueue:
             if now - qpi.timestamp > MAX_UNSCHEDULABLE_DURATION
         ]
         for qpi in stale:
-            del self._unschedulable[qpi.uid]
+            self._unpark(qpi.uid)
             qpi.timestamp = now
             self._requeue(qpi)
         if stale:
