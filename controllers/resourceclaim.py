@@ -183,7 +183,7 @@ class ResourceClaimController(ControllerComponent):
             creates=self._creates,
         )
         self.pods.add_handler(
-            on_add=self._pod_added, on_update=self._pod_updated, on_delete=self._pod_deleted
+            on_add=self._pod_added, on_update=self._pod_updated, on_delete=self._owner_gone
         )
         self.claims.add_handler(
             on_add=self._claim_changed,
@@ -194,7 +194,7 @@ class ResourceClaimController(ControllerComponent):
             self.workloads.add_handler(on_delete=self._consumer_deleted)
         if self.pod_groups is not None:
             self.controller.watch(self.pod_groups, key=_group_key, on_delete=False)
-            self.pod_groups.add_handler(on_delete=self._group_deleted)
+            self.pod_groups.add_handler(on_delete=self._owner_gone)
 
     async def stop(self) -> None:
         await super().stop()
@@ -205,17 +205,15 @@ class ResourceClaimController(ControllerComponent):
         if as_list(as_dict(pod.get("spec")).get("resourceClaims")) and not is_deleting(pod):
             self.controller.enqueue("pod:" + meta_key(pod))
         if pod_is_done(pod):
-            self._pod_gone(pod)
+            self._owner_gone(pod)
 
     def _pod_updated(self, _old: Obj, pod: Obj) -> None:
         self._pod_added(pod)
 
-    def _pod_deleted(self, pod: Obj) -> None:
-        self._pod_gone(pod)
-
-    def _pod_gone(self, pod: Obj) -> None:
-        """Claims reserved for or generated for a pod that will not run any more."""
-        uid = text(meta(pod).get("uid"))
+    def _owner_gone(self, owner: Obj) -> None:
+        """Claims reserved for or generated for a pod that will not run any more, or for a
+        PodGroup that was deleted."""
+        uid = text(meta(owner).get("uid"))
         for index in (_RESERVED_INDEX, _OWNER_INDEX):
             for key in self.claims.index_keys(index, uid):
                 self.controller.enqueue("claim:" + key)
@@ -223,12 +221,6 @@ class ResourceClaimController(ControllerComponent):
     def _consumer_deleted(self, consumer: Obj) -> None:
         for key in self.claims.index_keys(_RESERVED_INDEX, text(meta(consumer).get("uid"))):
             self.controller.enqueue("claim:" + key)
-
-    def _group_deleted(self, group: Obj) -> None:
-        uid = text(meta(group).get("uid"))
-        for index in (_RESERVED_INDEX, _OWNER_INDEX):
-            for key in self.claims.index_keys(index, uid):
-                self.controller.enqueue("claim:" + key)
 
     def _claim_changed(self, claim: Obj) -> None:
         status = as_dict(claim.get("status"))
