@@ -122,6 +122,10 @@ class Cluster:
     async def claims(self, namespace: str = "default") -> list[dict[str, Any]]:
         return (await self.user.list(RESOURCE_CLAIMS, namespace=namespace)).items
 
+    async def create_claim(self, name: str, **manifest: Any) -> dict[str, Any]:
+        """Create :meth:`claim` ``name`` as the user."""
+        return await self.user.create(RESOURCE_CLAIMS, body=self.claim(name, **manifest))
+
     async def allocate(
         self,
         claim: dict[str, Any],
@@ -180,6 +184,24 @@ class Cluster:
                 },
             },
         }
+
+    @staticmethod
+    def claim(
+        name: str, *, namespace: str = "default", reserved_for: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """A claim for one device of class ``gpu.example.com``; ``reserved_for`` is the KEP-5194
+        consumer written in its spec."""
+        spec: dict[str, Any] = {
+            "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}
+        }
+        if reserved_for is not None:
+            spec["reservedFor"] = reserved_for
+        return {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+    @staticmethod
+    def pod_ref(pod: dict[str, Any]) -> dict[str, Any]:
+        """The ``reservedFor`` entry of a pod."""
+        return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
 
     @staticmethod
     def pod(

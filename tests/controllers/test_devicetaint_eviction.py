@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.client import DEVICE_TAINT_RULES, POD_GROUPS, PODS, RESOURCE_CLAIMS, RESOURCE_SLICES
+from fakeapi.client import DEVICE_TAINT_RULES, POD_GROUPS, PODS, RESOURCE_SLICES
 
 DRIVER = "gpu.example.com"
 TAINT = {"key": "example.com/unhealthy", "value": "ecc", "effect": "NoExecute"}
@@ -31,20 +31,17 @@ def _slice(taints: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     }
 
 
-async def _claim(cluster, name: str) -> dict[str, Any]:
-    return await cluster.user.create(
-        RESOURCE_CLAIMS,
-        body={
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {
-                "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}
-            },
+def _maintenance_rule(name: str, selector: dict[str, str], *, effect: str) -> dict[str, Any]:
+    """A DeviceTaintRule putting the taint ``example.com/maintenance`` on the selected devices."""
+    return {
+        "apiVersion": DEVICE_TAINT_RULES.api_version,
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": name},
+        "spec": {
+            "deviceSelector": selector,
+            "taint": {"key": "example.com/maintenance", "effect": effect},
         },
-    )
-
-
-def _ref(pod: dict[str, Any]) -> dict[str, Any]:
-    return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+    }
 
 
 async def _evicted(cluster, name: str) -> bool:
@@ -59,7 +56,7 @@ async def _shared_claim_with_pods(
     device: str,
     tolerations: list[dict[str, Any]] | None = None,
 ) -> None:
-    claim = await _claim(cluster, claim_name)
+    claim = await cluster.create_claim(claim_name)
     created = [
         await cluster.user.create(
             PODS,
@@ -70,7 +67,10 @@ async def _shared_claim_with_pods(
         for name in pods
     ]
     await cluster.allocate(
-        claim, devices=[device], reserved_for=[_ref(p) for p in created], tolerations=tolerations
+        claim,
+        devices=[device],
+        reserved_for=[cluster.pod_ref(p) for p in created],
+        tolerations=tolerations,
     )
 
 
@@ -96,7 +96,7 @@ async def test_every_pod_sharing_a_claim_on_a_tainted_device_is_evicted(cluster)
 async def test_pods_of_a_pod_group_sharing_the_group_claim_are_evicted(cluster):
     await cluster.start(EVICTION)
     await cluster.user.create(RESOURCE_SLICES, body=_slice({"gpu-0": [TAINT]}))
-    claim = await _claim(cluster, "group-claim")
+    claim = await cluster.create_claim("group-claim")
     group = await cluster.user.create(
         POD_GROUPS,
         body={
@@ -179,17 +179,9 @@ async def test_a_device_taint_rule_evicts_and_reports_progress(make_cluster):
         await cluster.start(EVICTION)
         await cluster.user.create(RESOURCE_SLICES, body=_slice({}))
         await _shared_claim_with_pods(cluster, "ruled", ["r-0", "r-1"], "gpu-1")
+        selector = {"driver": DRIVER, "pool": "node-1", "device": "gpu-1"}
         await cluster.user.create(
-            DEVICE_TAINT_RULES,
-            body={
-                "apiVersion": DEVICE_TAINT_RULES.api_version,
-                "kind": "DeviceTaintRule",
-                "metadata": {"name": "drain-gpu-1"},
-                "spec": {
-                    "deviceSelector": {"driver": DRIVER, "pool": "node-1", "device": "gpu-1"},
-                    "taint": {"key": "example.com/maintenance", "effect": "NoExecute"},
-                },
-            },
+            DEVICE_TAINT_RULES, body=_maintenance_rule("drain-gpu-1", selector, effect="NoExecute")
         )
 
         async def both_evicted() -> bool:
@@ -219,17 +211,9 @@ async def test_a_rule_with_effect_none_previews_what_it_would_evict(make_cluster
         await cluster.start(EVICTION)
         await cluster.user.create(RESOURCE_SLICES, body=_slice({}))
         await _shared_claim_with_pods(cluster, "previewed", ["v-0", "v-1"], "gpu-1")
+        selector = {"driver": DRIVER, "device": "gpu-1"}
         await cluster.user.create(
-            DEVICE_TAINT_RULES,
-            body={
-                "apiVersion": DEVICE_TAINT_RULES.api_version,
-                "kind": "DeviceTaintRule",
-                "metadata": {"name": "what-if"},
-                "spec": {
-                    "deviceSelector": {"driver": DRIVER, "device": "gpu-1"},
-                    "taint": {"key": "example.com/maintenance", "effect": "None"},
-                },
-            },
+            DEVICE_TAINT_RULES, body=_maintenance_rule("what-if", selector, effect="None")
         )
 
         async def previewed() -> bool:

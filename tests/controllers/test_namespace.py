@@ -36,17 +36,9 @@ async def test_deleting_a_namespace_removes_its_content_then_the_namespace(clust
 async def test_content_with_finalizers_keeps_the_namespace_terminating_with_conditions(cluster):
     await cluster.start(["namespace-controller"])
     await cluster.namespace("team-b")
-    await cluster.user.create(
-        RESOURCE_CLAIMS,
-        body={
-            "metadata": {"name": "held", "namespace": "team-b", "finalizers": ["example.com/hold"]},
-            "spec": {
-                "devices": {
-                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
-                }
-            },
-        },
-    )
+    held = cluster.claim("held", namespace="team-b")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    await cluster.user.create(RESOURCE_CLAIMS, body=held)
     await cluster.user.delete(NAMESPACES, name="team-b")
 
     def condition(ns, type_):

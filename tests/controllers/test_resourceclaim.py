@@ -34,10 +34,6 @@ def _group_ref(group: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _pod_ref(pod: dict[str, Any]) -> dict[str, Any]:
-    return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
-
-
 async def test_pod_template_claim_is_created_recorded_and_deleted_with_the_pod(cluster):
     await cluster.start(CONTROLLERS)
     await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
@@ -259,17 +255,7 @@ async def test_rapid_pod_group_churn_leaves_no_orphaned_or_duplicate_claims(clus
 
 async def test_finished_pod_is_removed_from_reserved_for_and_the_claim_deallocated(cluster):
     await cluster.start(["resourceclaim-controller"])
-    claim = await cluster.user.create(
-        RESOURCE_CLAIMS,
-        body={
-            "metadata": {"name": "shared", "namespace": "default"},
-            "spec": {
-                "devices": {
-                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
-                }
-            },
-        },
-    )
+    claim = await cluster.create_claim("shared")
     pods = []
     for i in range(2):
         pods.append(
@@ -282,14 +268,16 @@ async def test_finished_pod_is_removed_from_reserved_for_and_the_claim_deallocat
                 ),
             )
         )
-    await cluster.allocate(claim, devices=["gpu-0"], reserved_for=[_pod_ref(p) for p in pods])
+    await cluster.allocate(
+        claim, devices=["gpu-0"], reserved_for=[cluster.pod_ref(p) for p in pods]
+    )
     finished = await cluster.user.get(PODS, namespace="default", name="user-0")
     finished["status"] = {"phase": "Succeeded"}
     await cluster.user.update_status(PODS, body=finished)
 
     async def one_reservation() -> bool:
         current = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="shared")
-        return current["status"].get("reservedFor") == [_pod_ref(pods[1])]
+        return current["status"].get("reservedFor") == [cluster.pod_ref(pods[1])]
 
     await cluster.eventually(one_reservation)
     await cluster.user.delete(PODS, namespace="default", name="user-1", grace_period_seconds=0)
@@ -312,18 +300,7 @@ async def test_reserved_for_workload_claim_stays_allocated_until_its_consumer_le
         "name": "train",
         "uid": "1234",
     }
-    claim = await cluster.user.create(
-        RESOURCE_CLAIMS,
-        body={
-            "metadata": {"name": "team", "namespace": "default"},
-            "spec": {
-                "reservedFor": consumer,
-                "devices": {
-                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
-                },
-            },
-        },
-    )
+    claim = await cluster.create_claim("team", reserved_for=consumer)
     pod = await cluster.user.create(
         PODS,
         body=cluster.pod(
@@ -331,7 +308,10 @@ async def test_reserved_for_workload_claim_stays_allocated_until_its_consumer_le
         ),
     )
     await cluster.allocate(
-        claim, devices=["gpu-0"], reserved_for=[consumer, _pod_ref(pod)], reserved_for_any_pod=True
+        claim,
+        devices=["gpu-0"],
+        reserved_for=[consumer, cluster.pod_ref(pod)],
+        reserved_for_any_pod=True,
     )
     await cluster.user.delete(PODS, namespace="default", name="user-0", grace_period_seconds=0)
 
@@ -365,17 +345,7 @@ async def test_claim_metrics_count_by_source_and_allocation(cluster):
             "web-0", claims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
         ),
     )
-    plain = await cluster.user.create(
-        RESOURCE_CLAIMS,
-        body={
-            "metadata": {"name": "plain", "namespace": "default"},
-            "spec": {
-                "devices": {
-                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
-                }
-            },
-        },
-    )
+    plain = await cluster.create_claim("plain")
     await cluster.allocate(plain, devices=["gpu-1"], reserved_for=[])
 
     def text() -> str:
@@ -435,17 +405,7 @@ async def test_a_missing_template_is_reported_and_the_claim_made_once_it_exists(
 
 async def test_a_pod_bound_without_the_scheduler_gets_its_reservation(cluster):
     await cluster.start(["resourceclaim-controller"])
-    claim = await cluster.user.create(
-        RESOURCE_CLAIMS,
-        body={
-            "metadata": {"name": "pre", "namespace": "default"},
-            "spec": {
-                "devices": {
-                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
-                }
-            },
-        },
-    )
+    claim = await cluster.create_claim("pre")
     await cluster.allocate(claim, devices=["gpu-0"], reserved_for=[])
     pod = await cluster.user.create(
         PODS,
@@ -456,7 +416,7 @@ async def test_a_pod_bound_without_the_scheduler_gets_its_reservation(cluster):
 
     async def reserved() -> bool:
         current = await cluster.user.get(RESOURCE_CLAIMS, namespace="default", name="pre")
-        return current["status"].get("reservedFor") == [_pod_ref(pod)]
+        return current["status"].get("reservedFor") == [cluster.pod_ref(pod)]
 
     await cluster.eventually(reserved)
 
@@ -479,18 +439,7 @@ async def test_a_reservation_for_a_workload_that_is_gone_is_dropped(cluster):
         "name": "training",
         "uid": workload["metadata"]["uid"],
     }
-    claim = await cluster.user.create(
-        RESOURCE_CLAIMS,
-        body={
-            "metadata": {"name": "team", "namespace": "default"},
-            "spec": {
-                "reservedFor": consumer,
-                "devices": {
-                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
-                },
-            },
-        },
-    )
+    claim = await cluster.create_claim("team", reserved_for=consumer)
     await cluster.allocate(
         claim, devices=["gpu-0"], reserved_for=[consumer], reserved_for_any_pod=True
     )

@@ -40,18 +40,6 @@ def _slice(
     }
 
 
-async def _claim(cluster, name: str) -> dict[str, Any]:
-    return await cluster.user.create(
-        RESOURCE_CLAIMS,
-        body={
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {
-                "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}
-            },
-        },
-    )
-
-
 async def _pool(cluster, name: str = POOL_NAME) -> dict[str, Any] | None:
     try:
         return await cluster.user.get(RESOURCE_POOLS, name=name)
@@ -105,7 +93,7 @@ async def test_a_pool_gets_a_resource_pool_whose_counts_follow_allocations(pools
     assert status["observedGeneration"] == 1
     assert status["lastUpdateTime"]
 
-    claim = await _claim(pools, "a")
+    claim = await pools.create_claim("a")
     await pools.allocate(claim, devices=["gpu-0", "gpu-1"], reserved_for=[])
     await pools.advance(2)
     await _wait_summary(pools, totalDevices=4, allocatedDevices=2, availableDevices=2)
@@ -170,7 +158,7 @@ async def test_exhausted_shared_counters_make_devices_unavailable(pools):
         RESOURCE_SLICES, body=_slice("node-1-devices", [], count=2, device_specs=devices)
     )
     await _wait_summary(pools, slices=2, totalDevices=3, availableDevices=3)
-    claim = await _claim(pools, "a")
+    claim = await pools.create_claim("a")
     await pools.allocate(claim, devices=["half-0"], reserved_for=[])
     await pools.advance(2)
     pool = await _wait_summary(
@@ -201,7 +189,7 @@ async def test_a_burst_of_allocations_is_written_once_per_interval(pools):
     )
     first = await _wait_summary(pools, totalDevices=8, allocatedDevices=0)
     for i in range(5):
-        claim = await _claim(pools, f"c-{i}")
+        claim = await pools.create_claim(f"c-{i}")
         await pools.allocate(claim, devices=[f"gpu-{i}"], reserved_for=[])
     await pools.settle()
     unchanged = await _pool(pools)
