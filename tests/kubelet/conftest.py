@@ -83,6 +83,27 @@ class Cluster:
     async def claim(self, name: str, namespace: str = "default") -> Obj:
         return await self.client.get(RESOURCE_CLAIMS, namespace=namespace, name=name)
 
+    async def phase(self, name: str) -> str | None:
+        """The pod's ``status.phase``; None when it does not exist."""
+        pod = await self.pod(name)
+        return None if pod is None else pod["status"].get("phase")
+
+    async def until_phase(self, phase: str, *names: str, seconds: float = 10) -> None:
+        """Advance the clock until every pod named is in ``phase``."""
+
+        async def reached() -> bool:
+            return all([await self.phase(name) == phase for name in names])
+
+        await self.eventually(reached, seconds=seconds)
+
+    async def until_gone(self, *names: str, seconds: float = 5) -> None:
+        """Advance the clock until no pod named exists any more."""
+
+        async def gone() -> bool:
+            return all([await self.pod(name) is None for name in names])
+
+        await self.eventually(gone, seconds=seconds)
+
 
 @pytest.fixture
 async def cluster() -> AsyncIterator[Cluster]:

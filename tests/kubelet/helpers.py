@@ -105,3 +105,16 @@ async def bind(client: Client, pod: Obj, node: str) -> None:
             "target": {"kind": "Node", "name": node},
         },
     )
+
+
+async def schedule_with_claim(
+    client: Client, name: str, *, claim: str, device: str, node: str = "node-1", **pod: Any
+) -> Obj:
+    """Pod ``name`` using a new claim ``claim``, then what the scheduler would write: the claim
+    allocated ``device`` on ``node`` and reserved for the pod, the pod bound there. The keyword
+    arguments in ``pod`` go to :func:`make_pod`."""
+    created = await make_claim(client, claim)
+    made = await make_pod(client, name, claim=claim, **pod)
+    await allocate(client, created, node=node, devices=[device], reserved_for=[pod_ref(made)])
+    await bind(client, made, node)
+    return made

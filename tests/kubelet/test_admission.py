@@ -18,12 +18,6 @@ async def _warnings(cluster: Cluster, pod: str) -> list[str]:
     ]
 
 
-async def _phase(cluster: Cluster, name: str) -> str:
-    pod = await cluster.pod(name)
-    assert pod is not None
-    return str(pod["status"]["phase"])
-
-
 async def test_pod_without_reservation_stays_pending_with_a_warning(cluster: Cluster) -> None:
     kubelet = await cluster.kubelet("node-1")
     claim = await make_claim(cluster.client, "gpu-claim")
@@ -31,7 +25,7 @@ async def test_pod_without_reservation_stays_pending_with_a_warning(cluster: Clu
     await allocate(cluster.client, claim, node="node-1", devices=["gpu-0"])  # no reservedFor
     await bind(cluster.client, pod, "node-1")
     await cluster.advance(10)
-    assert await _phase(cluster, "sneaky") == "Pending"
+    assert await cluster.phase("sneaky") == "Pending"
     await kubelet.events.flush()
     warnings = await _warnings(cluster, "sneaky")
     assert warnings, "expected a FailedPrepareDynamicResources event"
@@ -50,14 +44,10 @@ async def test_reservation_added_later_lets_the_pod_run(cluster: Cluster) -> Non
     pod = await make_pod(cluster.client, "late", claim="gpu-claim")
     await bind(cluster.client, pod, "node-1")
     await cluster.advance(3)
-    assert await _phase(cluster, "late") == "Pending"
+    assert await cluster.phase("late") == "Pending"
     await allocate(cluster.client, claim, node="node-1", devices=["gpu-0"],
                    reserved_for=[pod_ref(pod)])
-
-    async def running() -> bool:
-        return await _phase(cluster, "late") == "Running"
-
-    await cluster.eventually(running, seconds=5)
+    await cluster.until_phase("Running", "late", seconds=5)
 
 
 async def test_missing_claim_keeps_the_pod_pending(cluster: Cluster) -> None:
@@ -65,7 +55,7 @@ async def test_missing_claim_keeps_the_pod_pending(cluster: Cluster) -> None:
     pod = await make_pod(cluster.client, "orphan", claim="does-not-exist")
     await bind(cluster.client, pod, "node-1")
     await cluster.advance(5)
-    assert await _phase(cluster, "orphan") == "Pending"
+    assert await cluster.phase("orphan") == "Pending"
     await kubelet.events.flush()
     assert any('fetch ResourceClaim does-not-exist: resourceclaims.resource.k8s.io '
                '"does-not-exist" not found' in w
@@ -80,7 +70,7 @@ async def test_claim_allocated_for_another_node_is_refused(cluster: Cluster) -> 
                    reserved_for=[pod_ref(pod)])
     await bind(cluster.client, pod, "node-1")
     await cluster.advance(5)
-    assert await _phase(cluster, "misplaced") == "Pending"
+    assert await cluster.phase("misplaced") == "Pending"
     await kubelet.events.flush()
     assert any("allocated for other nodes" in w for w in await _warnings(cluster, "misplaced"))
 
@@ -93,11 +83,7 @@ async def test_reserved_for_any_pod_admits_unlisted_pods(cluster: Cluster) -> No
                    reserved_for=[owner], any_pod=True)
     pod = await make_pod(cluster.client, "member", claim="shared")
     await bind(cluster.client, pod, "node-1")
-
-    async def running() -> bool:
-        return await _phase(cluster, "member") == "Running"
-
-    await cluster.eventually(running, seconds=5)
+    await cluster.until_phase("Running", "member", seconds=5)
 
 
 async def test_claim_reserved_for_the_pods_group_admits_it(cluster: Cluster) -> None:
@@ -119,9 +105,5 @@ async def test_claim_reserved_for_the_pods_group_admits_it(cluster: Cluster) -> 
     outsider = await make_pod(cluster.client, "outsider", claim="group-claim")
     await bind(cluster.client, member, "node-1")
     await bind(cluster.client, outsider, "node-1")
-
-    async def member_running() -> bool:
-        return await _phase(cluster, "member") == "Running"
-
-    await cluster.eventually(member_running, seconds=5)
-    assert await _phase(cluster, "outsider") == "Pending"
+    await cluster.until_phase("Running", "member", seconds=5)
+    assert await cluster.phase("outsider") == "Pending"

@@ -7,23 +7,14 @@ from typing import Any
 from fakeapi.client import NODES, PODS
 
 from .conftest import Cluster
-from .helpers import allocate, bind, make_claim, make_pod, pod_ref
+from .helpers import allocate, bind, make_claim, pod_ref, schedule_with_claim
 
 RID = "gpu.example.com/node-1/gpu-2"
 
 
 async def _running_pod_with_gpu(cluster: Cluster, name: str = "web", **kw: Any) -> None:
-    claim = await make_claim(cluster.client, f"{name}-claim")
-    pod = await make_pod(cluster.client, name, claim=f"{name}-claim", **kw)
-    await allocate(cluster.client, claim, node="node-1", devices=["gpu-2"],
-                   reserved_for=[pod_ref(pod)])
-    await bind(cluster.client, pod, "node-1")
-
-    async def running() -> bool:
-        current = await cluster.pod(name)
-        return current is not None and current["status"].get("phase") == "Running"
-
-    await cluster.eventually(running, seconds=10)
+    await schedule_with_claim(cluster.client, name, claim=f"{name}-claim", device="gpu-2", **kw)
+    await cluster.until_phase("Running", name)
 
 
 async def _health(cluster: Cluster, name: str = "web") -> tuple[str, str] | None:

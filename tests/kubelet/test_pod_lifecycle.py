@@ -6,26 +6,21 @@ from fakeapi.client import PODS, RESOURCE_CLAIMS
 from fakeapi.fixtures.profiles import load_profile
 
 from .conftest import Cluster
-from .helpers import allocate, bind, make_claim, make_pod, node_selector_for, pod_ref
-
-
-async def _phase(cluster: Cluster, name: str) -> str | None:
-    pod = await cluster.pod(name)
-    return None if pod is None else pod["status"].get("phase")
+from .helpers import (
+    allocate,
+    bind,
+    make_claim,
+    make_pod,
+    node_selector_for,
+    pod_ref,
+    schedule_with_claim,
+)
 
 
 async def test_pod_with_allocated_claim_runs_and_claim_shows_cdi_ids(cluster: Cluster) -> None:
     kubelet = await cluster.kubelet("node-1")
-    claim = await make_claim(cluster.client, "gpu-claim")
-    pod = await make_pod(cluster.client, "web", claim="gpu-claim")
-    await allocate(cluster.client, claim, node="node-1", devices=["gpu-3"],
-                   reserved_for=[pod_ref(pod)])
-    await bind(cluster.client, pod, "node-1")
-
-    async def running() -> bool:
-        return await _phase(cluster, "web") == "Running"
-
-    await cluster.eventually(running, seconds=10)
+    await schedule_with_claim(cluster.client, "web", claim="gpu-claim", device="gpu-3")
+    await cluster.until_phase("Running", "web")
     pod = await cluster.pod("web")
     assert pod is not None
     status = pod["status"]
@@ -46,23 +41,11 @@ async def test_pod_with_allocated_claim_runs_and_claim_shows_cdi_ids(cluster: Cl
 
 async def test_deleting_a_running_pod_unprepares_then_removes_it(cluster: Cluster) -> None:
     kubelet = await cluster.kubelet("node-1")
-    claim = await make_claim(cluster.client, "gpu-claim")
-    pod = await make_pod(cluster.client, "web", claim="gpu-claim")
-    await allocate(cluster.client, claim, node="node-1", devices=["gpu-0"],
-                   reserved_for=[pod_ref(pod)])
-    await bind(cluster.client, pod, "node-1")
-
-    async def running() -> bool:
-        return await _phase(cluster, "web") == "Running"
-
-    await cluster.eventually(running, seconds=10)
+    await schedule_with_claim(cluster.client, "web", claim="gpu-claim", device="gpu-0")
+    await cluster.until_phase("Running", "web")
     await cluster.client.delete(PODS, namespace="default", name="web")
     assert (await cluster.pod("web")) is not None  # graceful: the kubelet finishes the job
-
-    async def gone() -> bool:
-        return await cluster.pod("web") is None
-
-    await cluster.eventually(gone, seconds=5)
+    await cluster.until_gone("web")
     assert kubelet.prepared_claims() == {}
     claim = await cluster.claim("gpu-claim")
     assert not claim["status"].get("devices")
@@ -70,28 +53,18 @@ async def test_deleting_a_running_pod_unprepares_then_removes_it(cluster: Cluste
 
 async def test_pod_annotated_to_succeed_finishes_and_releases_its_claim(cluster: Cluster) -> None:
     kubelet = await cluster.kubelet("node-1")
-    claim = await make_claim(cluster.client, "gpu-claim")
-    pod = await make_pod(
+    await schedule_with_claim(
         cluster.client,
         "job",
         claim="gpu-claim",
+        device="gpu-1",
         restart_policy="Never",
         annotations={"fakeapi.dev/finish": "Succeeded", "fakeapi.dev/run-seconds": "20"},
     )
-    await allocate(cluster.client, claim, node="node-1", devices=["gpu-1"],
-                   reserved_for=[pod_ref(pod)])
-    await bind(cluster.client, pod, "node-1")
-
-    async def running() -> bool:
-        return await _phase(cluster, "job") == "Running"
-
-    async def succeeded() -> bool:
-        return await _phase(cluster, "job") == "Succeeded"
-
-    await cluster.eventually(running, seconds=10)
+    await cluster.until_phase("Running", "job")
     await cluster.advance(15)
-    assert await _phase(cluster, "job") == "Running"  # run-seconds not over yet
-    await cluster.eventually(succeeded, seconds=10)
+    assert await cluster.phase("job") == "Running"  # run-seconds not over yet
+    await cluster.until_phase("Succeeded", "job")
     pod = await cluster.pod("job")
     assert pod is not None
     terminated = pod["status"]["containerStatuses"][0]["state"]["terminated"]
@@ -132,39 +105,23 @@ async def test_failing_container_fails_the_pod_under_restart_policy_never(
         annotations={"fakeapi.dev/finish": "Failed", "fakeapi.dev/run-seconds": "3"},
     )
     await bind(cluster.client, pod, "node-1")
-
-    async def failed() -> bool:
-        return await _phase(cluster, "once") == "Failed"
-
-    await cluster.eventually(failed, seconds=20)
+    await cluster.until_phase("Failed", "once", seconds=20)
 
 
 async def test_restarted_kubelet_adopts_running_pods_and_still_deletes_them(
     cluster: Cluster,
 ) -> None:
     first = await cluster.kubelet("node-1")
-    claim = await make_claim(cluster.client, "gpu-claim")
-    pod = await make_pod(cluster.client, "web", claim="gpu-claim")
-    await allocate(cluster.client, claim, node="node-1", devices=["gpu-4"],
-                   reserved_for=[pod_ref(pod)])
-    await bind(cluster.client, pod, "node-1")
-
-    async def running() -> bool:
-        return await _phase(cluster, "web") == "Running"
-
-    await cluster.eventually(running, seconds=10)
+    await schedule_with_claim(cluster.client, "web", claim="gpu-claim", device="gpu-4")
+    await cluster.until_phase("Running", "web")
     await first.stop()
     cluster.kubelets.remove(first)
     second = await cluster.kubelet("node-1")
     await cluster.advance(1)
-    assert await _phase(cluster, "web") == "Running"
+    assert await cluster.phase("web") == "Running"
     assert list(second.prepared_claims().values()) == [("k8s.gpu.example.com/gpu=gpu-4",)]
     await cluster.client.delete(PODS, namespace="default", name="web")
-
-    async def gone() -> bool:
-        return await cluster.pod("web") is None
-
-    await cluster.eventually(gone, seconds=5)
+    await cluster.until_gone("web")
     assert second.prepared_claims() == {}
 
 
@@ -189,10 +146,7 @@ async def test_shared_device_claims_report_their_share_ids(cluster: Cluster) -> 
         await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
         await bind(cluster.client, pod, "node-1")
 
-    async def both_running() -> bool:
-        return all([await _phase(cluster, f"user-{i}") == "Running" for i in range(2)])
-
-    await cluster.eventually(both_running, seconds=10)
+    await cluster.until_phase("Running", "user-0", "user-1")
     for i, share in enumerate(share_ids):
         (entry,) = (await cluster.claim(f"slice-{i}"))["status"]["devices"]
         assert (entry["device"], entry["shareID"]) == ("accel-0", share)
@@ -206,11 +160,7 @@ async def test_init_containers_complete_and_sidecars_keep_running(cluster: Clust
         {"name": "proxy", "image": "registry.example/proxy:1.0", "restartPolicy": "Always"},
     ]})
     await bind(cluster.client, pod, "node-1")
-
-    async def running() -> bool:
-        return await _phase(cluster, "with-init") == "Running"
-
-    await cluster.eventually(running, seconds=10)
+    await cluster.until_phase("Running", "with-init")
     current = await cluster.pod("with-init")
     assert current is not None
     inits = {s["name"]: s["state"] for s in current["status"]["initContainerStatuses"]}
@@ -228,23 +178,12 @@ async def test_shared_claim_stays_prepared_until_its_last_pod_is_gone(cluster: C
     for pod in pods:
         await bind(cluster.client, pod, "node-1")
 
-    async def both_running() -> bool:
-        return all([await _phase(cluster, f"user-{i}") == "Running" for i in range(2)])
-
-    await cluster.eventually(both_running, seconds=10)
+    await cluster.until_phase("Running", "user-0", "user-1")
     await cluster.client.delete(PODS, namespace="default", name="user-0")
-
-    async def first_gone() -> bool:
-        return await cluster.pod("user-0") is None
-
-    await cluster.eventually(first_gone, seconds=5)
+    await cluster.until_gone("user-0")
     assert list(kubelet.prepared_claims().values()) == [("k8s.gpu.example.com/gpu=gpu-7",)]
     assert (await cluster.claim("shared"))["status"]["devices"]
     await cluster.client.delete(PODS, namespace="default", name="user-1")
-
-    async def second_gone() -> bool:
-        return await cluster.pod("user-1") is None
-
-    await cluster.eventually(second_gone, seconds=5)
+    await cluster.until_gone("user-1")
     assert kubelet.prepared_claims() == {}
     assert not (await cluster.claim("shared"))["status"].get("devices")
