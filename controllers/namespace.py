@@ -56,6 +56,18 @@ def _gr(resource: Resource) -> str:
     return f"{resource.plural}.{resource.group}"
 
 
+def _problem_condition(
+    type_: str, problems: list[str], *, true: tuple[str, str], false: tuple[str, str]
+) -> tuple[str, str, str, str]:
+    """``(type, status, reason, message)`` of a condition that is True while there are
+    ``problems`` (``true``'s reason, its message followed by the problems) and False with
+    ``false``'s reason and message once there are none."""
+    if problems:
+        reason, message = true
+        return (type_, "True", reason, message + ", ".join(problems))
+    return (type_, "False", *false)
+
+
 class NamespaceController(ControllerComponent):
     """Deletes the content of terminating namespaces and finalizes them."""
 
@@ -174,68 +186,34 @@ class NamespaceController(ControllerComponent):
                 "ParsedGroupVersions",
                 "All legacy kube types successfully parsed",
             ),
-        ]
-        if failures:
-            wanted.append(
-                (
-                    "NamespaceDeletionContentFailure",
-                    "True",
+            _problem_condition(
+                "NamespaceDeletionContentFailure",
+                failures,
+                true=(
                     "ContentDeletionFailed",
-                    f"Failed to delete all resource types, {len(failures)} remaining: "
-                    + ", ".join(failures),
-                )
-            )
-        else:
-            wanted.append(
-                (
-                    "NamespaceDeletionContentFailure",
-                    "False",
+                    f"Failed to delete all resource types, {len(failures)} remaining: ",
+                ),
+                false=(
                     "ContentDeleted",
                     "All content successfully deleted, may be waiting on finalization",
-                )
-            )
-        if remaining:
-            wanted.append(
-                (
-                    "NamespaceContentRemaining",
-                    "True",
-                    "SomeResourcesRemain",
-                    "Some resources are remaining: "
-                    + ", ".join(
-                        f"{gr} has {n} resource instances" for gr, n in sorted(remaining.items())
-                    ),
-                )
-            )
-        else:
-            wanted.append(
-                (
-                    "NamespaceContentRemaining",
-                    "False",
-                    "ContentRemoved",
-                    "All content successfully removed",
-                )
-            )
-        if holding:
-            wanted.append(
-                (
-                    "NamespaceFinalizersRemaining",
-                    "True",
+                ),
+            ),
+            _problem_condition(
+                "NamespaceContentRemaining",
+                [f"{gr} has {n} resource instances" for gr, n in sorted(remaining.items())],
+                true=("SomeResourcesRemain", "Some resources are remaining: "),
+                false=("ContentRemoved", "All content successfully removed"),
+            ),
+            _problem_condition(
+                "NamespaceFinalizersRemaining",
+                [f"{f} in {n} resource instances" for f, n in sorted(holding.items())],
+                true=(
                     "SomeFinalizersRemain",
-                    "Some content in the namespace has finalizers remaining: "
-                    + ", ".join(
-                        f"{f} in {n} resource instances" for f, n in sorted(holding.items())
-                    ),
-                )
-            )
-        else:
-            wanted.append(
-                (
-                    "NamespaceFinalizersRemaining",
-                    "False",
-                    "ContentHasNoFinalizers",
-                    "All content-preserving finalizers finished",
-                )
-            )
+                    "Some content in the namespace has finalizers remaining: ",
+                ),
+                false=("ContentHasNoFinalizers", "All content-preserving finalizers finished"),
+            ),
+        ]
         updated_conditions = conditions
         for type_, status, reason, message in wanted:
             updated_conditions = set_condition(
