@@ -7,7 +7,7 @@ dicts; readers that want to change something copy first).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import orjson
@@ -41,3 +41,8 @@ class Event:
     obj: dict[str, Any]
     raw: bytes
     prev: Stored | None
+    #: ``(type, obj, raw)``: what a watcher queues, built once and shared by all of them
+    delivery: tuple[str, dict[str, Any], bytes] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "delivery", (self.type, self.obj, self.raw))

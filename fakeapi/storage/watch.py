@@ -95,20 +95,20 @@ class Watcher:
             event = self._convert(event)
         pred = self.predicate
         if pred is None:
-            self._push((event.type, event.obj, event.raw))
+            self._push(event.delivery)
             return
         etype = event.type
         if etype == "ADDED":
             if pred(event.obj):
-                self._push(("ADDED", event.obj, event.raw))
+                self._push(event.delivery)
         elif etype == "DELETED":
             if pred(event.prev.obj if event.prev is not None else event.obj):
-                self._push(("DELETED", event.obj, event.raw))
+                self._push(event.delivery)
         else:
             now = pred(event.obj)
             before = event.prev is not None and pred(event.prev.obj)
             if now and before:
-                self._push(("MODIFIED", event.obj, event.raw))
+                self._push(event.delivery)
             elif now:
                 self._push(("ADDED", event.obj, event.raw))
             elif before:
@@ -122,11 +122,12 @@ class Watcher:
     def _push(self, delivery: Delivery) -> None:
         queue = self.queue
         queue.append(delivery)
-        if len(queue) > self.max_queue:
+        size = len(queue)
+        if size > self.max_queue:
             self.overflowed = True
             self.close()
-            return
-        self._wakeup.set()
+        elif size == 1:  # the reader is woken once per batch: drain() empties and re-arms
+            self._wakeup.set()
 
     def drain(self) -> list[Delivery]:
         """Everything queued so far, oldest first."""
