@@ -29,7 +29,6 @@ All waiting happens on the injected clock, so tests drive backoffs with a ``Fake
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from typing import Protocol
 from prometheus_client import CollectorRegistry
 from prometheus_client.registry import Collector
 
-from fakeapi.client import Informer, WorkQueue, is_conflict, is_not_found
+from fakeapi.client import Informer, WorkQueue, end_tasks, is_conflict, is_not_found
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 
@@ -159,14 +158,7 @@ class Controller:
             for collector in owned:
                 self.metrics.unregister(collector)
         tasks, self._tasks = self._tasks, []
-        if not tasks:
-            return
-        _done, pending = await asyncio.wait(tasks, timeout=5.0)
-        for task in pending:
-            task.cancel()
-        for task in pending:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await end_tasks(tasks, grace=5.0)
 
     async def _worker(self) -> None:
         while (key := await self.queue.get()) is not None:

@@ -47,6 +47,7 @@ from fakeapi.client import (
     EventRecorder,
     InformerFactory,
     WorkQueue,
+    end_tasks,
     object_key,
 )
 from fakeapi.clock import Clock
@@ -226,11 +227,7 @@ class Kubelet:
         self.running = False
         self.pod_sync.queue.shutdown()
         tasks, self._tasks = [*self._tasks, *self._fault_tasks], []
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await end_tasks(tasks)
         for driver in self.drivers.values():
             await driver.stop(remove_slices=False)
         self.pod_sync.close()

@@ -41,6 +41,7 @@ from fakeapi.client.errors import (
 from fakeapi.client.events import EventRecorder, object_reference
 from fakeapi.client.factory import InformerFactory, wait_for_sync
 from fakeapi.client.informer import NAMESPACE_INDEX, Informer, namespace_index, object_key
+from fakeapi.client.lifecycle import end_tasks
 from fakeapi.client.resource import (
     ALL_RESOURCES,
     CONFIGMAPS,
@@ -130,6 +131,7 @@ __all__ = [
     "reason_of",
     "retry_on_conflict",
     "wait_for_sync",
+    "end_tasks",
     "namespace_index",
     "object_key",
 ]

@@ -23,7 +23,6 @@ kubelet observes the consequences the same way it would observe a real driver.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from fakeapi.client import (
     RESOURCE_SLICES,
     Client,
     WorkQueue,
+    end_tasks,
     is_already_exists,
     is_conflict,
     is_invalid,
@@ -142,11 +142,7 @@ class SimulatedDriver:
         self.running = False
         self._queue.shutdown()
         tasks, self._tasks = self._tasks, []
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await end_tasks(tasks)
         if remove_slices and self._publish_enabled:
             await self._delete_all_slices()
 
