@@ -48,6 +48,7 @@ from fakeapi.client import (
 )
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
+from fakeapi.controllers.indexes import OWNER_UID_INDEX
 from fakeapi.controllers.objects import as_dict, as_list, ensure_index, meta, owner_uids, text
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
 
@@ -60,7 +61,6 @@ COLLECTED_RESOURCES: tuple[Resource, ...] = tuple(r for r in ALL_RESOURCES if r 
 ORPHAN = "orphan"
 FOREGROUND = "foregroundDeletion"
 _UID_INDEX = "garbage-collector/uid"
-_OWNER_INDEX = "garbage-collector/owner-uid"
 
 
 def _uid(obj: Obj) -> list[str]:
@@ -113,7 +113,7 @@ class GarbageCollector(ControllerComponent):
         for resource in resources:
             informer = informers.informer(resource)
             ensure_index(informer, _UID_INDEX, _uid)
-            ensure_index(informer, _OWNER_INDEX, owner_uids)
+            ensure_index(informer, OWNER_UID_INDEX, owner_uids)
             self.caches[resource.qualified_plural] = informer
         for plural, informer in self.caches.items():
             self._watch(plural, informer)
@@ -133,7 +133,7 @@ class GarbageCollector(ControllerComponent):
                 self.controller.enqueue(key)
 
     def _enqueue_dependents(self, obj: Obj) -> None:
-        for key in self._keys_of(_OWNER_INDEX, text(meta(obj).get("uid"))):
+        for key in self._keys_of(OWNER_UID_INDEX, text(meta(obj).get("uid"))):
             self.controller.enqueue(key)
 
     # --- event handlers ------------------------------------------------------------------------
@@ -196,7 +196,7 @@ class GarbageCollector(ControllerComponent):
 
     async def _orphan_dependents(self, resource: Resource, owner: Obj) -> None:
         uid = text(meta(owner).get("uid"))
-        for key in self._keys_of(_OWNER_INDEX, uid):
+        for key in self._keys_of(OWNER_UID_INDEX, uid):
             plural, _, dep_key = key.partition("|")
             dependent = self.caches[plural].get(dep_key)
             if dependent is None:
@@ -215,7 +215,7 @@ class GarbageCollector(ControllerComponent):
     async def _delete_dependents(self, resource: Resource, owner: Obj) -> None:
         uid = text(meta(owner).get("uid"))
         blocking = 0
-        for key in self._keys_of(_OWNER_INDEX, uid):
+        for key in self._keys_of(OWNER_UID_INDEX, uid):
             plural, _, dep_key = key.partition("|")
             dependent = self.caches[plural].get(dep_key)
             if dependent is None:
@@ -266,7 +266,7 @@ class GarbageCollector(ControllerComponent):
                 await self._patch_meta(resource, obj, {"ownerReferences": solid})
             return
         policy: PropagationPolicy
-        has_dependents = bool(self._keys_of(_OWNER_INDEX, text(m.get("uid"))))
+        has_dependents = bool(self._keys_of(OWNER_UID_INDEX, text(m.get("uid"))))
         if waiting and has_dependents:
             unblocked = [
                 {**ref, "blockOwnerDeletion": False} if ref in waiting else ref for ref, _ in states

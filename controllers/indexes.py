@@ -19,6 +19,7 @@ from fakeapi.controllers.objects import as_dict, as_list, meta, text
 
 __all__ = [
     "CLAIM_POOL_INDEX",
+    "OWNER_UID_INDEX",
     "POD_CLAIMS_INDEX",
     "POD_GROUP_INDEX",
     "SLICE_POOL_INDEX",
@@ -38,6 +39,8 @@ CLAIM_POOL_INDEX = "controllers/allocated-pools"
 POD_CLAIMS_INDEX = "controllers/pod-claims"
 #: Pods by the ``ns/podgroup`` they belong to
 POD_GROUP_INDEX = "controllers/pod-group"
+#: any object by the uids its owner references name (:func:`~.objects.owner_uids`)
+OWNER_UID_INDEX = "controllers/owner-uid"
 
 
 def pool_key(driver: str, pool: str) -> str:

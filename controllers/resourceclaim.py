@@ -50,6 +50,7 @@ from fakeapi.controllers.claimnames import (
     pod_reference,
 )
 from fakeapi.controllers.indexes import (
+    OWNER_UID_INDEX,
     POD_CLAIMS_INDEX,
     POD_GROUP_INDEX,
     pod_claim_keys,
@@ -81,7 +82,6 @@ log = logging.getLogger("fakeapi.controllers.resourceclaim")
 
 FIELD_MANAGER = "ResourceClaimController"
 _RESERVED_INDEX = "resourceclaim-controller/reserved-for"
-_OWNER_INDEX = "resourceclaim-controller/owner-uid"
 #: resource.k8s.io/v1 ResourceClaimReservedForMaxSize
 _MAX_RESERVED_FOR = 256
 
@@ -146,7 +146,7 @@ class ResourceClaimController(ControllerComponent):
         ]
         ensure_index(self.claims, GENERATED_INDEX, generated_for)
         ensure_index(self.claims, _RESERVED_INDEX, _reserved_for)
-        ensure_index(self.claims, _OWNER_INDEX, owner_uids)
+        ensure_index(self.claims, OWNER_UID_INDEX, owner_uids)
         ensure_index(self.pods, POD_GROUP_INDEX, pod_group_keys)
         ensure_index(self.pods, POD_CLAIMS_INDEX, pod_claim_keys)
         self.controller = Controller(
@@ -214,7 +214,7 @@ class ResourceClaimController(ControllerComponent):
         """Claims reserved for or generated for a pod that will not run any more, or for a
         PodGroup that was deleted."""
         uid = text(meta(owner).get("uid"))
-        for index in (_RESERVED_INDEX, _OWNER_INDEX):
+        for index in (_RESERVED_INDEX, OWNER_UID_INDEX):
             for key in self.claims.index_keys(index, uid):
                 self.controller.enqueue("claim:" + key)
 
