@@ -25,6 +25,22 @@ FINALIZER = "resource.kubernetes.io/delete-protection"
 CONTROLLERS = ["garbage-collector-controller", "resourceclaim-controller"]
 
 
+#: a pod's ``spec.resourceClaims``: one claim from the cluster's default template
+FROM_TEMPLATE = [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
+
+
+async def _until_recorded(cluster, pod_name: str) -> list[dict[str, Any]]:
+    """Wait until the controller has recorded the pod's claims in its status; return them."""
+
+    async def recorded() -> bool:
+        pod = await cluster.user.get(PODS, namespace="default", name=pod_name)
+        return bool((pod.get("status") or {}).get("resourceClaimStatuses"))
+
+    await cluster.eventually(recorded)
+    pod = await cluster.user.get(PODS, namespace="default", name=pod_name)
+    return pod["status"]["resourceClaimStatuses"]
+
+
 def _group_ref(group: dict[str, Any]) -> dict[str, Any]:
     return {
         "apiGroup": "scheduling.k8s.io",
@@ -37,20 +53,8 @@ def _group_ref(group: dict[str, Any]) -> dict[str, Any]:
 async def test_pod_template_claim_is_created_recorded_and_deleted_with_the_pod(cluster):
     await cluster.start(CONTROLLERS)
     await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
-    pod = await cluster.user.create(
-        PODS,
-        body=cluster.pod(
-            "web-0", claims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
-        ),
-    )
-
-    async def recorded() -> bool:
-        current = await cluster.user.get(PODS, namespace="default", name="web-0")
-        return bool((current.get("status") or {}).get("resourceClaimStatuses"))
-
-    await cluster.eventually(recorded)
-    current = await cluster.user.get(PODS, namespace="default", name="web-0")
-    [status] = current["status"]["resourceClaimStatuses"]
+    pod = await cluster.user.create(PODS, body=cluster.pod("web-0", claims=FROM_TEMPLATE))
+    [status] = await _until_recorded(cluster, "web-0")
     claims = await cluster.claims()
     assert [c["metadata"]["name"] for c in claims] == [status["resourceClaimName"]]
     claim = claims[0]
@@ -102,18 +106,8 @@ async def test_long_names_are_cut_in_proportion(cluster):
 async def test_a_retried_pod_sync_never_creates_a_second_claim(cluster):
     await cluster.start(["resourceclaim-controller"])
     await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
-    await cluster.user.create(
-        PODS,
-        body=cluster.pod(
-            "web-0", claims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
-        ),
-    )
-
-    async def recorded() -> bool:
-        pod = await cluster.user.get(PODS, namespace="default", name="web-0")
-        return bool((pod.get("status") or {}).get("resourceClaimStatuses"))
-
-    await cluster.eventually(recorded)
+    await cluster.user.create(PODS, body=cluster.pod("web-0", claims=FROM_TEMPLATE))
+    await _until_recorded(cluster, "web-0")
     controller = cluster.manager.controllers["resourceclaim-controller"]
     # the workers stop (reconciles below are ours alone); the record of the claim is lost
     await controller.controller.stop()
@@ -339,12 +333,7 @@ async def test_reserved_for_workload_claim_stays_allocated_until_its_consumer_le
 async def test_claim_metrics_count_by_source_and_allocation(cluster):
     await cluster.start(["resourceclaim-controller"])
     await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
-    await cluster.user.create(
-        PODS,
-        body=cluster.pod(
-            "web-0", claims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
-        ),
-    )
+    await cluster.user.create(PODS, body=cluster.pod("web-0", claims=FROM_TEMPLATE))
     plain = await cluster.create_claim("plain")
     await cluster.allocate(plain, devices=["gpu-1"], reserved_for=[])
 
