@@ -27,7 +27,15 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from fakeapi.client import LEASES, NODES, PODS, Client, InformerFactory
+from fakeapi.client import (
+    LEASES,
+    NODE_NAME_INDEX,
+    NODES,
+    PODS,
+    Client,
+    InformerFactory,
+    node_name_index,
+)
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.devicetaints import Taint, eviction_time
@@ -50,14 +58,6 @@ LEASE_NAMESPACE = "kube-node-lease"
 UNREACHABLE = "node.kubernetes.io/unreachable"
 NOT_READY = "node.kubernetes.io/not-ready"
 _KUBELET_CONDITIONS = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
-_NODE_INDEX = "node-lifecycle/node-name"
-
-
-def _node_of_pod(pod: Obj) -> list[str]:
-    node = text(as_dict(pod.get("spec")).get("nodeName"))
-    return [node] if node else []
-
-
 def _conditions(node: Obj) -> list[dict[str, Any]]:
     return [as_dict(c) for c in as_list(as_dict(node.get("status")).get("conditions"))]
 
@@ -97,7 +97,7 @@ class NodeLifecycleController(ControllerComponent):
         self.leases = informers.informer(LEASES, namespace=LEASE_NAMESPACE)
         self.pods = informers.informer(PODS)
         self.informers = [self.nodes, self.leases, self.pods]
-        ensure_index(self.pods, _NODE_INDEX, _node_of_pod)
+        ensure_index(self.pods, NODE_NAME_INDEX, node_name_index)
         self.controller = Controller(
             name="node_lifecycle_controller",
             reconcile=self.reconcile,
@@ -122,7 +122,7 @@ class NodeLifecycleController(ControllerComponent):
             as_dict(t).get("effect") == "NoExecute"
             for t in as_list(as_dict(node.get("spec")).get("taints"))
         ):
-            for key in self.pods.index_keys(_NODE_INDEX, name):
+            for key in self.pods.index_keys(NODE_NAME_INDEX, name):
                 self.controller.enqueue("pod:" + key)
 
     def _pod_changed(self, pod: Obj) -> None:

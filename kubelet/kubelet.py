@@ -29,7 +29,6 @@ Python (methods below) or through Node annotations (:mod:`.faults`, docs/kubelet
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Mapping, Sequence
@@ -39,6 +38,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from fakeapi.client import (
+    NODE_NAME_INDEX,
     NODES,
     PODS,
     RESOURCE_CLAIMS,
@@ -48,6 +48,7 @@ from fakeapi.client import (
     InformerFactory,
     WorkQueue,
     end_tasks,
+    node_name_index,
     object_key,
 )
 from fakeapi.clock import Clock
@@ -61,13 +62,7 @@ from fakeapi.kubelet.dra.profiles import DriverProfile
 from fakeapi.kubelet.engine import StageEngine
 from fakeapi.kubelet.faults import NodeFaults, faults_from_node
 from fakeapi.kubelet.node import LEASE_RENEW_INTERVAL, NODE_STATUS_REPORT_INTERVAL, NodeAgent
-from fakeapi.kubelet.pods import (
-    CLAIM_INDEX,
-    NODE_NAME_INDEX,
-    PodSync,
-    claim_index,
-    node_name_index,
-)
+from fakeapi.kubelet.pods import CLAIM_INDEX, PodSync, claim_index
 from fakeapi.kubelet.stages import Stage, parse_stages
 
 __all__ = ["Kubelet"]
@@ -142,13 +137,10 @@ class Kubelet:
         self._nodes = informers.informer(NODES)
         self._slices = informers.informer(RESOURCE_SLICES)
         self._claims = informers.informer(RESOURCE_CLAIMS)
-        for informer, index, keys in (
-            (self._pods, NODE_NAME_INDEX, node_name_index),
-            (self._pods, CLAIM_INDEX, claim_index),
-            (self._slices, NODE_NAME_INDEX, node_name_index),
-        ):
-            with contextlib.suppress(ValueError):  # another kubelet added it already
-                informer.add_index(index, keys)
+        # every kubelet adds the same indexes to the shared informers: the first one counts
+        self._pods.add_index(NODE_NAME_INDEX, node_name_index)
+        self._pods.add_index(CLAIM_INDEX, claim_index)
+        self._slices.add_index(NODE_NAME_INDEX, node_name_index)
         self._pod_dispatch = Dispatcher.of(self._pods, name=NODE_NAME_INDEX, keys=node_name_index)
         self._node_dispatch = Dispatcher.of(
             self._nodes, name="metadata.name", keys=field_key("metadata", "name")

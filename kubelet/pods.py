@@ -37,13 +37,12 @@ from fakeapi.kubelet.node import NodeAgent
 from fakeapi.kubelet.stages import Stage, StageContext, apply_steps
 from fakeapi.timefmt import format_time
 
-__all__ = ["CLAIM_INDEX", "NODE_NAME_INDEX", "PodSync", "claim_index", "node_name_index"]
+__all__ = ["CLAIM_INDEX", "PodSync", "claim_index"]
 
 log = logging.getLogger("fakeapi.kubelet")
 
 Obj = dict[str, Any]
 #: index names on the shared informers are shared too: name them by what they index
-NODE_NAME_INDEX = "spec.nodeName"
 CLAIM_INDEX = "resourceClaimNames"
 _ADMISSION_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
 #: the status fields a kubelet owns and writes
@@ -59,12 +58,6 @@ _STATUS_KEYS = (
     "startTime",
     "allocatedResourcesStatus",
 )
-
-
-def node_name_index(obj: Obj) -> list[str]:
-    """Index values: the object's ``spec.nodeName`` (pods, ResourceSlices)."""
-    name = (obj.get("spec") or {}).get("nodeName")
-    return [name] if isinstance(name, str) and name else []
 
 
 def claim_index(pod: Obj) -> list[str]:

@@ -40,7 +40,14 @@ from fakeapi.client.errors import (
 )
 from fakeapi.client.events import EventRecorder, object_reference
 from fakeapi.client.factory import InformerFactory, wait_for_sync
-from fakeapi.client.informer import NAMESPACE_INDEX, Informer, namespace_index, object_key
+from fakeapi.client.informer import (
+    NAMESPACE_INDEX,
+    NODE_NAME_INDEX,
+    Informer,
+    namespace_index,
+    node_name_index,
+    object_key,
+)
 from fakeapi.client.lifecycle import end_tasks
 from fakeapi.client.resource import (
     ALL_RESOURCES,
@@ -90,6 +97,7 @@ __all__ = [
     "LEASES",
     "NAMESPACES",
     "NAMESPACE_INDEX",
+    "NODE_NAME_INDEX",
     "NODES",
     "PODS",
     "PRIORITY_CLASSES",
@@ -133,6 +141,7 @@ __all__ = [
     "wait_for_sync",
     "end_tasks",
     "namespace_index",
+    "node_name_index",
     "object_key",
 ]
 

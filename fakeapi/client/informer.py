@@ -44,9 +44,11 @@ from fakeapi.objects import object_key
 
 __all__ = [
     "NAMESPACE_INDEX",
+    "NODE_NAME_INDEX",
     "IndexFunc",
     "Informer",
     "namespace_index",
+    "node_name_index",
     "object_key",
 ]
 
@@ -58,8 +60,18 @@ UpdateHandler = Callable[[Obj, Obj], None]
 DeleteHandler = Callable[[Obj], None]
 
 NAMESPACE_INDEX = "namespace"
+#: the index of :func:`node_name_index`; shared informers share index names, so every component
+#: that needs "the pods (or slices) of a node" uses this one
+NODE_NAME_INDEX = "spec.nodeName"
 _MIN_BACKOFF = 0.8
 _MAX_BACKOFF = 30.0
+
+
+def node_name_index(obj: Obj) -> list[str]:
+    """Index function: the object's ``spec.nodeName`` (pods, ResourceSlices), if it has one."""
+    spec = obj.get("spec")
+    name = spec.get("nodeName") if isinstance(spec, dict) else None
+    return [name] if isinstance(name, str) and name else []
 
 
 def namespace_index(obj: Obj) -> list[str]:
@@ -158,8 +170,14 @@ class Informer:
         """Index the cache by the values ``index`` returns for each object (any number of them).
 
         May be called before or after start; an index added later is built from the cache.
+        Adding the same function under the same name again (a second component on a shared
+        informer, a restarted one) changes nothing; another function under a taken name is a
+        ValueError.
         """
-        if name in self._index_funcs:
+        existing = self._index_funcs.get(name)
+        if existing is index:
+            return
+        if existing is not None:
             raise ValueError(f"index {name!r} already exists")
         self._index_funcs[name] = index
         self._indexes[name] = {}

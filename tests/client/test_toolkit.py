@@ -16,6 +16,7 @@ from prometheus_client import CollectorRegistry
 from fakeapi.bootstrap import new_registry
 from fakeapi.client import (
     EVENTS_K8S_IO,
+    NODE_NAME_INDEX,
     NODES,
     PODS,
     Client,
@@ -28,6 +29,7 @@ from fakeapi.client import (
     is_gone,
     is_invalid,
     is_not_found,
+    node_name_index,
     retry_on_conflict,
     wait_for_sync,
 )
@@ -338,3 +340,23 @@ class TestWorkQueueShutdown:
         assert metrics.get_sample_value("workqueue_depth", labels) == 1
         assert metrics.get_sample_value("workqueue_work_duration_seconds_sum", labels) == 2
         assert metrics.get_sample_value("workqueue_adds_total", {"name": "pools"}) == 1
+
+
+class TestSharedIndexes:
+    async def test_the_same_index_added_twice_is_kept_once_and_a_clash_is_refused(
+        self, client: Client
+    ) -> None:
+        factory = InformerFactory(client)
+        pods = factory.informer(PODS)
+        pods.add_index(NODE_NAME_INDEX, node_name_index)
+        pods.add_index(NODE_NAME_INDEX, node_name_index)  # a second component: no change
+        with pytest.raises(ValueError, match="already exists"):
+            pods.add_index(NODE_NAME_INDEX, lambda obj: [])
+        factory.start()
+        await factory.wait_for_sync(timeout=5)
+        await client.create(PODS, body=pod("a", node="n1"), namespace="default")
+        await client.create(PODS, body=pod("b", node="n2"), namespace="default")
+        await client.create(PODS, body=pod("c"), namespace="default")
+        assert pods.index_keys(NODE_NAME_INDEX, "n1") == ["default/a"]
+        assert pods.index_keys(NODE_NAME_INDEX, "n2") == ["default/b"]
+        await factory.stop()
