@@ -218,15 +218,23 @@ class MemoryResourceStore:
         stored = Stored(obj, raw, rv)
         if etype == "DELETED":
             del self.objects[key]
+            # the caller's copy stays decoded; the history's is released below
+            version = Stored(obj, raw, rv)
         else:
-            self.objects[key] = stored
-        event = Event(etype, key, rv, obj, raw, prev)
+            self.objects[key] = version = stored
+        event = Event(etype, key, version, prev)
         self._record(event)
         if self.watchers:
             for watcher in tuple(self.watchers):
                 watcher.offer(event)
         if self._indexes:
             self._offer_indexed(event)
+        # watchers have queued what they need; the history keeps bytes of what is not current
+        event.forget_delivery()
+        if prev is not None:
+            prev.release()
+        if etype == "DELETED":
+            version.release()
         return stored
 
     def _offer_indexed(self, event: Event) -> None:

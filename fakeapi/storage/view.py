@@ -48,7 +48,7 @@ class ConvertedResourceStore:
     def _view_event(self, event: Event) -> Event:
         obj = self.converter.from_storage(event.obj)
         prev = self._view(event.prev) if event.prev is not None else None
-        return Event(event.type, event.key, event.rv, obj, encode(obj), prev)
+        return Event(event.type, event.key, Stored(obj, encode(obj), event.rv), prev)
 
     # --- reads -----------------------------------------------------------------------------
     def get(self, key: str) -> Stored | None:
