@@ -347,7 +347,7 @@ class GenericStore:
                 new.pop("status", None)
             if "managedFields" in (obj.get("metadata") or {}):
                 new["metadata"]["managedFields"] = obj["metadata"]["managedFields"]
-            missing = check_types(rt, new)
+            missing = _check_status_types(rt, new)
             strategy.prepare_for_status_update(new, old, ctx)
             errs = strategy.validate_status_update(new, old, ctx)
         else:
@@ -479,6 +479,24 @@ class GenericStore:
                 if exc.code != 404:
                     raise
         return results
+
+
+def _check_status_types(rt: ResourceType, obj: Obj) -> builtins.list[fe.FieldError]:
+    """:func:`check_types` for a status write, over the parts the request supplied.
+
+    Everything but ``status`` (and the request's ``metadata.managedFields``) is the stored
+    version's, which went through the same final decoding when it was written, so walking it
+    again changes nothing; only ``metadata`` and ``status`` are decoded, in place.
+    """
+    supplied = [key for key in ("metadata", "status") if key in obj]
+    part: Obj = {key: obj[key] for key in supplied}
+    missing = check_types(rt, part)
+    for key in supplied:  # the decoding drops nulls and may add required parts: carry it over
+        if key in part:
+            obj[key] = part[key]
+        else:
+            del obj[key]
+    return [e for e in missing if e.field.split(".", 1)[0].split("[", 1)[0] in supplied]
 
 
 def _random_suffix(n: int) -> str:
