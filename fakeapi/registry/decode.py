@@ -22,6 +22,7 @@ the registry to report together with the kind's own validation.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -73,18 +74,59 @@ def _unknown_field_problems(decoder: TypedDecoder, options: WriteOptions) -> lis
     return problems
 
 
+def _decode_changed(
+    decoder: TypedDecoder, rt: ResourceType, obj: Any, stored: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """``decoder.decode`` of ``obj``, skipping top-level parts identical to the stored version's.
+
+    A status write sends the whole object back, spec included. A part whose JSON is byte for
+    byte the stored version's was decoded when it was written and can report nothing (no
+    unknown field, no type error), so it is copied from those bytes instead of walked again.
+    """
+    if not stored or not isinstance(obj, dict):
+        return decoder.decode(rt.schema, obj)
+    same: dict[str, bytes] = {}
+    for key, value in obj.items():
+        if key in _TYPE_META or value is None:
+            continue
+        known = stored.get(key)
+        if known is not None:
+            encoded = orjson.dumps(value)
+            if encoded == orjson.dumps(known):
+                same[key] = encoded
+    if not same:
+        return decoder.decode(rt.schema, obj)
+    decoded = decoder.decode(rt.schema, {k: v for k, v in obj.items() if k not in same})
+    return {
+        key: orjson.loads(same[key]) if key in same else decoded[key]
+        for key in obj
+        if key in same or key in decoded
+    }
+
+
+_TYPE_META = ("apiVersion", "kind")
+
+
 def decode_object(
-    rt: ResourceType, obj: Any, options: WriteOptions, *, patch: bool = False
+    rt: ResourceType,
+    obj: Any,
+    options: WriteOptions,
+    *,
+    patch: bool = False,
+    stored: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The decoded object (a new one) and the warnings to send; raises on bad input.
 
     ``patch`` marks a server-side apply configuration: it is checked as structured-merge-diff
     checks one, and kept as sent otherwise (nulls and directives included) for the merge.
+    ``stored`` (the current version, for an update) lets parts sent back unchanged skip the walk.
     """
     _check_type_meta(rt, obj)
     decoder = TypedDecoder(rt.version, mode="apply" if patch else "decode")
     try:
-        decoded = decoder.decode(rt.schema, obj)
+        decoded = decoder.decode(rt.schema, obj) if patch else _decode_changed(
+            decoder, rt, obj, stored
+        )
     except DecodeError as exc:
         if patch:
             raise bad_request(
@@ -110,6 +152,7 @@ def decode_patched(
     patch: Any,
     name: str,
     namespace: str | None,
+    stored: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The object a JSON, merge or strategic merge patch produced, decoded; raises on bad input.
 
@@ -120,7 +163,7 @@ def decode_patched(
     decoder = TypedDecoder(rt.version, mode="decode")
     try:
         _check_type_meta(rt, patched)
-        decoded = decoder.decode(rt.schema, patched)
+        decoded = _decode_changed(decoder, rt, patched, stored)
     except DecodeError as exc:
         raise _patch_invalid(patched, patch_type, patch, exc.message) from None
     except StatusError as exc:

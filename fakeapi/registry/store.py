@@ -247,7 +247,11 @@ class GenericStore:
         subresource: str = "",
     ) -> WriteResult:
         """PUT: replace the object (or its status) with ``body``."""
-        obj, warnings = decode_object(rt, body, options)
+        ns = self._namespace_of(rt, namespace)
+        current = rt.store(self.storage).get(key_for(ns, name))
+        obj, warnings = decode_object(
+            rt, body, options, stored=current.obj if current is not None else None
+        )
         obj = deep_copy(obj) if obj is body else obj
         meta = obj.get("metadata") or {}
         body_name = meta.get("name")
@@ -255,14 +259,12 @@ class GenericStore:
             raise errors.bad_request(
                 f"the name of the object ({body_name}) does not match the name on the URL ({name})"
             )
-        ns = self._namespace_of(rt, namespace)
         body_ns = meta.get("namespace")
         if rt.namespaced and body_ns and body_ns != ns:
             raise errors.bad_request(
                 "the namespace of the provided object does not match the namespace sent on the "
                 "request"
             )
-        current = rt.store(self.storage).get(key_for(ns, name))
         if current is None:
             if rt.strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)

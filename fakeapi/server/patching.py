@@ -55,7 +55,7 @@ def apply_patch_request(
         patched = apply_strategic_merge_patch(original=base, patch=patch, schema=rt.schema)
     new, warnings = decode_patched(
         rt, patched, options, patch_type=kind, patch=patch, name=target.name,
-        namespace=target.namespace,
+        namespace=target.namespace, stored=current.obj,
     )
     precondition = (new.get("metadata") or {}).get("resourceVersion") or None
     return registry.write_update(
