@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from fakeapi import errors
 from fakeapi.clock import Clock, RealClock
 from fakeapi.features import default_gates
@@ -353,7 +355,7 @@ class GenericStore:
             strategy.prepare_for_status_update(new, old, ctx)
             errs = strategy.validate_status_update(new, old, ctx)
         else:
-            missing = check_types(rt, obj)
+            missing = _check_changed_types(rt, obj, old)
             new = obj
             new["apiVersion"] = rt.api_version
             new["kind"] = rt.kind
@@ -499,6 +501,30 @@ def _check_status_types(rt: ResourceType, obj: Obj) -> builtins.list[fe.FieldErr
         else:
             del obj[key]
     return [e for e in missing if e.field.split(".", 1)[0].split("[", 1)[0] in supplied]
+
+
+def _check_changed_types(rt: ResourceType, obj: Obj, old: Obj) -> builtins.list[fe.FieldError]:
+    """:func:`check_types` for an update, skipping top-level parts byte-identical to ``old``.
+
+    The stored version went through the same final decoding when it was written, so a part sent
+    back unchanged (the status in a spec update, the spec in a binding) would come out the same.
+    """
+    same = {
+        key for key, value in obj.items()
+        if key in old and orjson.dumps(value) == orjson.dumps(old[key])
+    }
+    if not same:
+        return check_types(rt, obj)
+    part: Obj = {key: value for key, value in obj.items() if key not in same}
+    changed = list(part)
+    missing = check_types(rt, part)
+    for key in changed:  # the decoding drops nulls in place: carry that over
+        if key not in part:
+            del obj[key]
+    for key, value in part.items():  # decoded parts, and required parts the decoding added
+        if key not in same:  # (it fills a skipped required part too: keep the real one)
+            obj[key] = value
+    return [e for e in missing if e.field.split(".", 1)[0].split("[", 1)[0] not in same]
 
 
 def _random_suffix(n: int) -> str:

@@ -77,3 +77,19 @@ def test_a_status_merge_patch_that_also_breaks_the_spec_is_refused(
             patch={"spec": {"size": "big"}, "status": {"phase": "Ready"}}, options=W,
         )
     assert err.value.code == 422
+
+
+@pytest.mark.parametrize("version", ["v1", "v1beta2"])
+def test_a_required_spec_sent_back_unchanged_survives_a_metadata_update(version: str) -> None:
+    from fakeapi.bootstrap import new_registry
+    from fakeapi.fixtures.samples import sample
+
+    registry = new_registry(clock=FakeClock())
+    rt = registry.resources.lookup("resource.k8s.io", version, "devicetaintrules")
+    assert rt is not None
+    created = registry.create(rt, None, sample(f"resource.k8s.io/{version}", "DeviceTaintRule"),
+                              W).obj
+    body = {**created, "metadata": {**created["metadata"], "labels": {"team": "infra"}}}
+    updated = registry.update(rt, None, created["metadata"]["name"], body, W).obj
+    assert updated["metadata"]["labels"] == {"team": "infra"}
+    assert updated["spec"] == created["spec"]
