@@ -104,13 +104,16 @@ def _feature_gates(text: str) -> dict[str, bool] | None:
         return None
 
 
-async def _wait_for_signal() -> None:
+@contextlib.contextmanager
+def _stop_on_signal() -> Iterator[asyncio.Event]:
+    """An event set by SIGINT or SIGTERM. Entered before the ready line is printed, so that a
+    signal sent as soon as that line is read stops the command cleanly (exit status 0)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
-        await stop.wait()
+        yield stop
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
@@ -157,10 +160,11 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     if args.kubeconfig:
         write_kubeconfig(args.kubeconfig, server=server.url)
     ready()
-    print(f"fakeapi serving at {server.url}", flush=True)
-    if args.kubeconfig:
-        print(f"kubeconfig written to {args.kubeconfig}", flush=True)
-    await _wait_for_signal()
+    with _stop_on_signal() as stop:
+        print(f"fakeapi serving at {server.url}", flush=True)
+        if args.kubeconfig:
+            print(f"kubeconfig written to {args.kubeconfig}", flush=True)
+        await stop.wait()
     await server.stop()
     return 0
 
@@ -249,9 +253,10 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
     try:
         seconds = time.perf_counter() - started
         ready()
-        print(_banner(cluster, kubeconfig=kubeconfig, default_config=default_config,
-                      seconds=seconds), flush=True)
-        await _wait_for_signal()
+        with _stop_on_signal() as stop:
+            print(_banner(cluster, kubeconfig=kubeconfig, default_config=default_config,
+                          seconds=seconds), flush=True)
+            await stop.wait()
         print("fakeapi sandbox: stopping", flush=True)
     finally:
         unmerge_kubeconfig(kubeconfig, name=SANDBOX_CONTEXT, restore_context=previous)
