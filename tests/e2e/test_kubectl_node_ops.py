@@ -17,6 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
+from fakeapi.fixtures.protobuf_wire import envelope, ld, vi
+
 from .conftest import KUBECTL, Kubectl, Server, _start_server, _stop_server, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -81,25 +83,10 @@ def test_drain_evicts_the_nodes_pods_and_leaves_it_cordoned(k: Kubectl) -> None:
     k("uncordon", "node-1", namespaced=False)
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
 def _protobuf_eviction(name: str) -> bytes:
     """What client-go's typed clientset sends for an Eviction in protobuf."""
-    meta = _field(1, name.encode()) + _field(3, b"default")
-    eviction = _field(1, meta) + _field(2, _varint(1 << 3) + _varint(5))  # gracePeriodSeconds 5
-    type_meta = _field(1, b"policy/v1") + _field(2, b"Eviction")
-    return b"k8s\x00" + _field(1, type_meta) + _field(2, eviction)
+    meta = ld(1, name) + ld(3, "default")
+    return envelope("policy/v1", "Eviction", ld(1, meta) + ld(2, vi(1, 5)))  # gracePeriodSeconds 5
 
 
 def test_protobuf_eviction_over_http_is_accepted_and_the_pod_goes(

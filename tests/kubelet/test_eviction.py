@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fakeapi.client import PODS, StatusError
+from fakeapi.fixtures.protobuf_wire import envelope, ld, vi
 from fakeapi.server.protobuf import decode_kubernetes_protobuf
 
 from .conftest import Cluster
@@ -87,25 +88,10 @@ async def test_eviction_of_a_missing_pod_is_not_found(cluster: Cluster) -> None:
     assert caught.value.code == 404
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
 def test_protobuf_eviction_body_decodes_with_its_delete_options() -> None:
-    meta = _field(1, b"web") + _field(3, b"default")
-    delete_options = _varint(1 << 3) + _varint(0) + _field(5, b"All")  # gracePeriodSeconds: 0
-    eviction = _field(1, meta) + _field(2, delete_options)
-    type_meta = _field(1, b"policy/v1") + _field(2, b"Eviction")
-    body = b"k8s\x00" + _field(1, type_meta) + _field(2, eviction)
+    meta = ld(1, "web") + ld(3, "default")
+    delete_options = vi(1, 0) + ld(5, "All")  # gracePeriodSeconds: 0, dryRun: [All]
+    body = envelope("policy/v1", "Eviction", ld(1, meta) + ld(2, delete_options))
     assert decode_kubernetes_protobuf(body) == {
         "apiVersion": "policy/v1",
         "kind": "Eviction",

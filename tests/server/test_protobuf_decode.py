@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from fakeapi.fixtures.protobuf_wire import envelope, ld, map_entry, tag, varint, vi
 from fakeapi.server.protobuf import ProtobufDecodeError, decode_kubernetes_protobuf
 
 DATA = Path(__file__).parent / "data"
@@ -63,41 +64,6 @@ def test_decodes_captured_kubectl_bodies(fixture: str, expected: dict[str, Any])
 # Hand-built wire data
 
 
-def varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def tag(number: int, wire: int) -> bytes:
-    return varint(number << 3 | wire)
-
-
-def ld(number: int, payload: bytes | str) -> bytes:
-    raw = payload.encode() if isinstance(payload, str) else payload
-    return tag(number, 2) + varint(len(raw)) + raw
-
-
-def vi(number: int, value: int) -> bytes:
-    return tag(number, 0) + varint(value)
-
-
-def envelope(api_version: str, kind: str, raw: bytes, *extra: bytes) -> bytes:
-    type_meta = ld(1, api_version) + ld(2, kind)
-    return b"k8s\x00" + ld(1, type_meta) + ld(2, raw) + b"".join(extra)
-
-
-def entry(key: str, value: str) -> bytes:
-    return ld(1, key) + ld(2, value)
-
-
 FULL_META = b"".join(
     [
         ld(1, ""),
@@ -107,9 +73,9 @@ FULL_META = b"".join(
         vi(7, 3),
         ld(8, vi(1, 1767225600)),  # 2026-01-01T00:00:00Z
         ld(9, b""),  # the zero time
-        ld(11, entry("app", "web")),
-        ld(11, entry("tier", "")),
-        ld(12, entry("note", "hi")),
+        ld(11, map_entry("app", "web")),
+        ld(11, map_entry("tier", "")),
+        ld(12, map_entry("note", "hi")),
         ld(13, ld(5, "v1") + ld(1, "Pod") + ld(3, "p") + ld(4, "u") + vi(6, 1)),
         ld(14, "example.com/f1"),
         ld(14, "example.com/f2"),
