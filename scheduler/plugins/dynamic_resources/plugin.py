@@ -51,7 +51,7 @@ from ...framework.events import (
     ClusterEventWithHint,
 )
 from ...framework.interface import Handle, NodeToStatus, PostFilterResult, PreFilterResult
-from ...framework.status import Status, as_error, skip, unresolvable, unschedulable
+from ...framework.status import Code, Status, as_error, skip, unresolvable, unschedulable
 from ...framework.types import NodeInfo, NodeScore
 from .allocator import Allocator, PreparedClaims
 from .claims import ClaimTracker
@@ -76,6 +76,10 @@ log = logging.getLogger("fakeapi.scheduler.dra")
 NAME = "DynamicResources"
 MAX_SUBREQUESTS = 8
 Obj = Mapping[str, Any]
+#: the common per-node rejection, shared: Filter results are only read afterwards
+_CANNOT_ALLOCATE = Status(
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",), plugin=NAME
+)
 
 
 @dataclass(slots=True)
@@ -312,7 +316,7 @@ class DynamicResources:
             except AllocationError as exc:
                 return as_error(exc)
             if allocations is None:
-                return unresolvable("cannot allocate all claims")
+                return _CANNOT_ALLOCATE
             if not unavailable:
                 s.node_allocations[node.name] = allocations
         if unavailable:
