@@ -261,7 +261,7 @@ class Scheduler:
             candidates = [n for n in nodes if n.name in result.node_names]
             diagnosis.absent = Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                ("node(s) didn't satisfy plugin(s) [PreFilter]",),
+                (f"node(s) didn't satisfy plugin(s) [{' '.join(result.plugins)}]",),
             )
         feasible = self._find_feasible(state, pod, candidates, diagnosis)
         if isinstance(feasible, Status):
@@ -288,9 +288,7 @@ class Scheduler:
             self.cache.forget_pod(qpi.uid)
             if status.rejected:
                 qpi.unschedulable_plugins = {status.plugin} if status.plugin else set()
-                await self._failed(qpi, state, status, status.message, start=start)
-            else:
-                await self._failed(qpi, state, status, status.message, start=start)
+            await self._failed(qpi, state, status, status.message, start=start)
             return
         task = asyncio.get_running_loop().create_task(
             self._binding_cycle(qpi, state, pod, host, start), name=f"bind {qpi.info.key}"
@@ -392,6 +390,10 @@ class Scheduler:
             for status in diagnosis.statuses.values():
                 for reason in status.reasons:
                     counts[reason] = counts.get(reason, 0) + 1
+            absent = diagnosis.num_all_nodes - len(diagnosis.statuses)
+            if absent > 0 and diagnosis.absent is not None:
+                for reason in diagnosis.absent.reasons:
+                    counts[reason] = counts.get(reason, 0) + absent
             message = fit_error_message(diagnosis.num_all_nodes, counts)
         if post.message:
             message += f" {post.message}"

@@ -65,6 +65,8 @@ class PreFilterResult:
     """Restricts the nodes Filter is called for (None = all)."""
 
     node_names: set[str] | None = None
+    #: the plugins that restricted the nodes (for "node(s) didn't satisfy plugin(s) [...]")
+    plugins: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

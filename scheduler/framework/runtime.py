@@ -122,6 +122,7 @@ class Framework:
                     merged = PreFilterResult(set(result.node_names))
                 else:
                     merged.node_names &= result.node_names
+                merged.plugins.append(plugin.name)
         return merged, None
 
     def run_filters(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:

@@ -97,7 +97,7 @@ class _PodState:
     prepared: PreparedClaims | None = None
     signature: bytes = b""
     #: node selectors of claims already allocated (or shared in flight), by claim index
-    available_on: dict[int, Obj] = field(default_factory=dict)
+    available_on: dict[int, tuple[Obj, frozenset[str] | None]] = field(default_factory=dict)
     #: claims whose allocation is in flight for another member of the pod's group
     shared_pending: dict[int, Obj] = field(default_factory=dict)
     node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -107,6 +107,21 @@ class _PodState:
     #: claims whose allocation PreBind wrote (Unreserve takes it back)
     wrote_allocation: set[int] = field(default_factory=set)
     group: Obj | None = None
+
+
+def _pinned_nodes(selector: Obj) -> frozenset[str] | None:
+    """The node names of a selector that is exactly ``metadata.name In [...]`` (what the
+    allocator writes for node-local devices), else None."""
+    terms: list[Obj] = list(selector.get("nodeSelectorTerms") or ())
+    if len(terms) != 1 or terms[0].get("matchExpressions"):
+        return None
+    fields: list[Obj] = list(terms[0].get("matchFields") or ())
+    if len(fields) != 1:
+        return None
+    field_req = fields[0]
+    if field_req.get("key") != "metadata.name" or field_req.get("operator") != "In":
+        return None
+    return frozenset(field_req.get("values") or ())
 
 
 def _meta(obj: Obj) -> Mapping[str, Any]:
@@ -242,14 +257,16 @@ class DynamicResources:
                 if not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
                     return None, unresolvable("resourceclaim in use")
                 if allocation.get("nodeSelector"):
-                    s.available_on[index] = allocation["nodeSelector"]
+                    selector = allocation["nodeSelector"]
+                    s.available_on[index] = (selector, _pinned_nodes(selector))
                 continue
             pending = self.tracker.pending(_meta(claim).get("uid", ""))
             if pending is not None:
                 if pod_claim.via_group and pending.group == f"{namespace}/{group_name}":
                     s.shared_pending[index] = pending.allocation
                     if pending.allocation.get("nodeSelector"):
-                        s.available_on[index] = pending.allocation["nodeSelector"]
+                        selector = pending.allocation["nodeSelector"]
+                        s.available_on[index] = (selector, _pinned_nodes(selector))
                     continue
                 return None, unresolvable(
                     f"resource claim {_klog(claim)} is in the process of being allocated"
@@ -302,8 +319,12 @@ class DynamicResources:
         unavailable = (
             [
                 index
-                for index, selector in s.available_on.items()
-                if not node_selector_matches(selector, target)
+                for index, (selector, pinned) in s.available_on.items()
+                if not (
+                    target.name in pinned
+                    if pinned is not None
+                    else node_selector_matches(selector, target)
+                )
             ]
             if s.available_on
             else ()
