@@ -11,8 +11,6 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-import pytest
-
 from fakeapi.clock import FakeClock
 from fakeapi.scheduler.framework import (
     ActionType,
@@ -243,8 +241,7 @@ async def test_deleted_pods_leave_the_queue() -> None:
     assert await queue.pop() is None
 
 
-@pytest.mark.parametrize("name", ["activate"])
-async def test_activate_moves_a_pod_out_of_the_pool(name: str) -> None:
+async def test_activate_moves_a_pod_out_of_the_pool() -> None:
     clock = FakeClock()
     queue = make_queue(clock)
     queue.add(pod("p"))
