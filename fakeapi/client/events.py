@@ -123,8 +123,14 @@ class EventRecorder:
         related_ref = object_reference(related) if related is not None else None
         key = (action, reason, self.component, _ref_key(ref), _ref_key(related_ref))
         now = self.clock.monotonic()
-        self._forget_finished(now)
         recorded = self._series.get(key)
+        if recorded is not None and now - recorded.last_observed > SERIES_FINISH:
+            # finished: its final count is written and this occurrence starts a new Event (the
+            # heartbeat sweeps the other quiet series; checking only this key keeps recording
+            # constant-time however many series there are)
+            del self._series[key]
+            self._write_count(recorded)
+            recorded = None
         if recorded is not None:
             recorded.count += 1
             recorded.last_observed = now
