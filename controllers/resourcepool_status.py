@@ -12,7 +12,9 @@ Counting rules:
   (``allowMultipleAllocations``) whose allocations leave some of some capacity unconsumed is
   also *partially allocated*.
 - An unallocated device is *unavailable* when one of its ``consumesCounters`` asks for more than
-  its counter set has left after the allocated devices took theirs, *available* otherwise.
+  its counter set has left after the allocated devices took theirs, or when its slice taints it
+  with a ``NoSchedule`` or ``NoExecute`` effect (no allocation lands on it without a toleration);
+  *available* otherwise.
 """
 
 from __future__ import annotations
@@ -30,6 +32,13 @@ __all__ = ["MAX_VALIDATION_ERRORS", "PoolView", "compute_status", "pool_object_n
 
 MAX_VALIDATION_ERRORS = 10
 _MAX_NAME = 253
+
+
+_BLOCKING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
+
+
+def _blocked_by_taint(device: dict[str, Any]) -> bool:
+    return any(as_dict(t).get("effect") in _BLOCKING_EFFECTS for t in as_list(device.get("taints")))
 
 
 def pool_object_name(driver: str, pool: str) -> str:
@@ -131,7 +140,7 @@ def compute_status(view: PoolView, *, old: dict[str, Any], now: datetime) -> dic
     for device_name, device in devices.items():
         if device_name in allocated:
             continue
-        if any(
+        if _blocked_by_taint(device) or any(
             (s, c) in counters and counters[(s, c)] < v for s, c, v in _consumed_counters(device)
         ):
             unavailable += 1

@@ -90,3 +90,32 @@ def test_allocations_of_unknown_devices_are_ignored():
         "allocatedDevices": 0,
         "availableDevices": 1,
     }
+
+
+def test_unallocated_devices_tainted_against_scheduling_are_unavailable():
+    def tainted(name: str, effect: str) -> dict[str, Any]:
+        return {"name": name, "taints": [{"key": "example.com/fault", "effect": effect}]}
+
+    view = PoolView(
+        driver="d",
+        pool="p",
+        slices=[
+            _slice(
+                "s",
+                [
+                    tainted("no-schedule", "NoSchedule"),
+                    tainted("no-execute", "NoExecute"),
+                    tainted("noted", "None"),  # recorded only: allocations still land there
+                    tainted("in-use", "NoExecute"),  # allocated already: counted as allocated
+                    {"name": "clean"},
+                ],
+            )
+        ],
+        allocations=[("in-use", {})],
+    )
+    assert compute_status(view, old={}, now=NOW)["summary"] == {
+        "totalDevices": 5,
+        "allocatedDevices": 1,
+        "availableDevices": 2,
+        "unavailableDevices": 2,
+    }
