@@ -7,6 +7,8 @@ from typing import Any
 
 from ..framework.interface import MAX_NODE_SCORE
 from ..framework.types import NodeInfo, NodeScore
+from .dynamic_resources.errors import AllocationError
+from .dynamic_resources.nodeaffinity import node_selector_term_matches
 
 __all__ = [
     "default_normalize_score",
@@ -46,40 +48,14 @@ def find_untolerated_taint(
     return None
 
 
-def _requirement(req: Obj, value: str | None) -> bool:
-    operator = req.get("operator")
-    values = req.get("values") or ()
-    if operator == "In":
-        return value is not None and value in values
-    if operator == "NotIn":
-        return value is None or value not in values
-    if operator == "Exists":
-        return value is not None
-    if operator == "DoesNotExist":
-        return value is None
-    if operator in ("Gt", "Lt"):
-        if value is None or len(values) != 1:
-            return False
-        try:
-            have, want = int(value), int(next(iter(values)))
-        except ValueError:
-            return False
-        return have > want if operator == "Gt" else have < want
-    return False
-
-
 def match_node_selector_term(term: Obj, node: NodeInfo) -> bool:
-    expressions = term.get("matchExpressions") or ()
-    fields = term.get("matchFields") or ()
-    if not expressions and not fields:
+    """A pod's ``NodeSelectorTerm`` against a node, by the allocator library's rules (one
+    implementation of core/v1 node selectors); an operator the API would have refused matches
+    nothing here instead of failing the cycle."""
+    try:
+        return node_selector_term_matches(term, node)
+    except AllocationError:
         return False
-    for req in expressions:
-        if not _requirement(req, node.labels.get(req.get("key", ""))):
-            return False
-    for req in fields:
-        if req.get("key") != "metadata.name" or not _requirement(req, node.name):
-            return False
-    return True
 
 
 def match_node_selector_terms(terms: Iterable[Obj], node: NodeInfo) -> bool:

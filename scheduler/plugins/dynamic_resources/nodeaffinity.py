@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .errors import AllocationError
 
-__all__ = ["Node", "node_selector_matches"]
+__all__ = ["Node", "NodeLike", "node_selector_matches", "node_selector_term_matches"]
+
+
+class NodeLike(Protocol):
+    """What selector matching reads of a node (the allocator's :class:`Node`, the scheduler's
+    NodeInfo)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def labels(self) -> Mapping[str, str]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +60,8 @@ def _requirement_matches(req: Mapping[str, object], value: str | None) -> bool:
     )
 
 
-def _term_matches(term: Mapping[str, object], node: Node) -> bool:
+def node_selector_term_matches(term: Mapping[str, object], node: NodeLike) -> bool:
+    """One ``NodeSelectorTerm``: its requirements ANDed; a term without any matches nothing."""
     expressions = term.get("matchExpressions") or []
     fields = term.get("matchFields") or []
     assert isinstance(expressions, list) and isinstance(fields, list)
@@ -65,8 +78,8 @@ def _term_matches(term: Mapping[str, object], node: Node) -> bool:
     return True
 
 
-def node_selector_matches(selector: Mapping[str, object], node: Node) -> bool:
+def node_selector_matches(selector: Mapping[str, object], node: NodeLike) -> bool:
     """True when any term of ``selector`` (a ``NodeSelector`` dict) matches ``node``."""
     terms = selector.get("nodeSelectorTerms") or []
     assert isinstance(terms, Sequence)
-    return any(_term_matches(term, node) for term in terms)
+    return any(node_selector_term_matches(term, node) for term in terms)
