@@ -406,6 +406,18 @@ async def test_node_affinity_message_counts_each_reason(
     )
 
 
+def _gpu_0_on(node: str) -> dict[str, Any]:
+    """An allocation of the ``gpu`` request to device gpu-0 of ``node``'s pool, as the scheduler
+    would have written it on an earlier attempt."""
+    pinned = {"key": "metadata.name", "operator": "In", "values": [node]}
+    return {
+        "devices": {
+            "results": [{"request": "gpu", "driver": DRIVER, "pool": node, "device": "gpu-0"}]
+        },
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [pinned]}]},
+    }
+
+
 async def test_post_filter_deallocates_a_claim_allocated_elsewhere_and_unreserved(
     cluster: Cluster, eventually: Eventually
 ) -> None:
@@ -416,24 +428,7 @@ async def test_post_filter_deallocates_a_claim_allocated_elsewhere_and_unreserve
     await cluster.slice("node-2", 1)
     await cluster.claim("gpu")
     claim = await cluster.get_claim("gpu")
-    claim["status"] = {
-        "allocation": {
-            "devices": {
-                "results": [
-                    {"request": "gpu", "driver": DRIVER, "pool": "node-1", "device": "gpu-0"}
-                ]
-            },
-            "nodeSelector": {
-                "nodeSelectorTerms": [
-                    {
-                        "matchFields": [
-                            {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
-                        ]
-                    }
-                ]
-            },
-        }
-    }
+    claim["status"] = {"allocation": _gpu_0_on("node-1")}
     await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
     await cluster.node("node-3", cpu="1")
     await cluster.client.patch(
@@ -563,22 +558,7 @@ async def test_post_filter_never_deallocates_a_claim_reserved_for_a_workload(
     await cluster.claim("held")
     claim = await cluster.get_claim("held")
     claim["status"] = {
-        "allocation": {
-            "devices": {
-                "results": [
-                    {"request": "gpu", "driver": DRIVER, "pool": "node-1", "device": "gpu-0"}
-                ]
-            },
-            "nodeSelector": {
-                "nodeSelectorTerms": [
-                    {
-                        "matchFields": [
-                            {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
-                        ]
-                    }
-                ]
-            },
-        },
+        "allocation": _gpu_0_on("node-1"),
         "reservedFor": [workload],
     }
     await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
