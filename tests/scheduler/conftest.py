@@ -276,8 +276,3 @@ async def cluster() -> AsyncIterator[Cluster]:
         yield made
     finally:
         await made.stop()
-
-
-@pytest.fixture
-def make_cluster() -> Callable[..., Cluster]:
-    return Cluster

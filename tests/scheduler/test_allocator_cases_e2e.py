@@ -1,9 +1,10 @@
-"""Every scenario of the allocator case table, run through the scheduler end to end.
+"""Every scenario of the allocator case table, run through the sandbox end to end.
 
 The same scenarios ``test_allocator_cases.py`` feeds to the allocator library are built here as
-API objects (classes, slices, claims in namespace ``default``, the case's node), a pod uses all
-of the case's claims, and the scheduler runs against the in-process API server. Devices the case
-lists as already allocated become claims allocated through the API. What is checked:
+API objects (classes, slices, claims in namespace ``default``, the case's node) in the cluster
+the assembler builds for ``fakeapi sandbox --nodes 0``: the API server, the controllers and the
+scheduler, with nodes and slices made by hand. A pod uses all of the case's claims. Devices the
+case lists as already allocated become claims allocated through the API. What is checked:
 
 * ``results`` — the pod is bound to the case's node and each claim's ``status.allocation`` holds
   the expected devices and node selector;
@@ -13,26 +14,36 @@ lists as already allocated become claims allocated through the API. What is chec
   error (claim names qualified by namespace, as the scheduler's claims have one; a missing
   DeviceClass reported by PreFilter in the scheduler's words).
 
+* scenarios the API refuses (upstream's test data is not all valid API input) — the refusal.
+
 The API server runs with every allocator-related gate on, so it keeps every field of the
-scenario; the scheduler runs with the case's gates, as the allocator suite does.
+scenario; the scheduler and the controllers run with the case's gates (each component has its
+own, as ``--feature-gates`` of a real cluster's binaries), as the allocator suite does. Time is a
+fake clock: nothing here waits for time to pass. A few scenarios are also made over HTTP.
 """
 
 from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
 from fakeapi.client import (
     DEVICE_CLASSES,
+    EVENTS_K8S_IO,
     NAMESPACES,
     NODES,
     PODS,
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
+    Client,
+    HttpTransport,
+    Informer,
+    Resource,
     StatusError,
     is_invalid,
 )
@@ -42,8 +53,8 @@ from fakeapi.fixtures.allocator_cases import (
     resource_claim,
     resource_slice,
 )
+from fakeapi.fixtures.cluster import Cluster
 
-from .conftest import Cluster
 from .test_allocator_cases import (
     FEATURE_GATES,
     check_config,
@@ -91,6 +102,7 @@ def api_names(value: Any) -> Any:
 CASES = [api_names(case) for case in load_allocator_cases()]
 ALL_GATES = {gate: True for gates in FEATURE_GATES.values() for gate in gates}
 Eventually = Callable[..., Any]
+Obj = dict[str, Any]
 
 
 def scheduler_gates(case: Mapping[str, Any]) -> dict[str, bool]:
@@ -110,9 +122,24 @@ def scheduler_message(message: str) -> str:
     return re.sub(r"\bclaim (claim-\d+)", r"claim default/\1", message)
 
 
-async def allocate_devices(cluster: Cluster, name: str, results: list[dict[str, Any]]) -> None:
+@asynccontextmanager
+async def sandbox(case: Mapping[str, Any], *, http: bool = False) -> AsyncIterator[Cluster]:
+    """``fakeapi sandbox --nodes 0`` on a fake clock: API server (every allocator gate on),
+    controllers and scheduler (the case's gates); no simulated nodes, no default classes."""
+    gates = scheduler_gates(case)
+    async with Cluster(
+        nodes=0,
+        feature_gates=ALL_GATES,
+        component_feature_gates={"scheduler": gates, "controllers": gates},
+        clock="fake",
+        http=http,
+    ) as cluster:
+        yield cluster
+
+
+async def allocate_devices(client: Client, name: str, results: list[Obj]) -> Obj:
     """A claim that already holds ``results`` (another workload's devices)."""
-    claim = await cluster.client.create(
+    claim = await client.create(
         RESOURCE_CLAIMS,
         body={
             "metadata": {"name": name, "namespace": "default"},
@@ -129,12 +156,12 @@ async def allocate_devices(cluster: Cluster, name: str, results: list[dict[str, 
         },
     )
     claim["status"] = {"allocation": {"devices": {"results": results}}}
-    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+    return await client.update_status(RESOURCE_CLAIMS, body=claim)
 
 
-async def report_binding_conditions(cluster: Cluster, name: str) -> None:
+async def report_binding_conditions(client: Client, name: str) -> None:
     """Act as the driver of devices with binding conditions: report them all true."""
-    claim = await cluster.get_claim(name)
+    claim = await client.get(RESOURCE_CLAIMS, name=name, namespace="default")
     status = claim.get("status") or {}
     results = ((status.get("allocation") or {}).get("devices") or {}).get("results") or []
     pending = [r for r in results if r.get("bindingConditions")]
@@ -158,27 +185,55 @@ async def report_binding_conditions(cluster: Cluster, name: str) -> None:
         }
         for r in pending
     ]
-    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+    await client.update_status(RESOURCE_CLAIMS, body=claim)
 
 
-def held(device_id: str, **extra: Any) -> dict[str, Any]:
+def held(device_id: str, **extra: Any) -> Obj:
     driver, pool, device = device_id.split("/")
     return {"request": "held", "driver": driver, "pool": pool, "device": device, **extra}
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-async def test_allocator_case_through_the_scheduler(
-    case: Mapping[str, Any], make_cluster: Callable[..., Cluster], eventually: Eventually
+async def failed_scheduling(client: Client, pod: str) -> list[Obj]:
+    listed = await client.list(EVENTS_K8S_IO, namespace="default")
+    return [
+        e
+        for e in listed.items
+        if e.get("regarding", {}).get("name") == pod and e.get("reason") == "FailedScheduling"
+    ]
+
+
+async def components_have_seen(
+    cluster: Cluster, written: list[tuple[Resource, Obj]], eventually: Eventually
 ) -> None:
-    cluster = make_cluster(feature_gates=ALL_GATES)
-    cluster.feature_gates = scheduler_gates(case)
-    try:
-        await run_case(cluster, case, eventually)
-    finally:
-        await cluster.stop()
+    """Wait until the components' shared informers hold every object the test wrote, as
+    written, so the scheduler's first attempt sees the whole scenario (a pod seen before its
+    claims would fail once and wait out its back-off, which a fake clock never ends)."""
+    informers: dict[Resource, Informer] = {}
+    for resource, _ in written:
+        informers.setdefault(resource, cluster.informers.informer(resource))
+
+    def seen() -> bool:
+        for resource, obj in written:
+            meta = obj["metadata"]
+            cached = informers[resource].get_by_name(
+                name=meta["name"], namespace=meta.get("namespace")
+            )
+            if cached is None or cached["metadata"]["resourceVersion"] != meta["resourceVersion"]:
+                return False
+        return True
+
+    await eventually(seen)
 
 
-#: a few scenarios of each outcome, with the scheduler talking HTTP to a real server
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+async def test_allocator_case_through_the_sandbox(
+    case: Mapping[str, Any], eventually: Eventually
+) -> None:
+    async with sandbox(case) as cluster:
+        await run_case(cluster, cluster.client, case, eventually)
+
+
+#: a few scenarios of each outcome, with the test's objects made over HTTP
 HTTP_CASES = [
     c
     for c in CASES
@@ -194,20 +249,23 @@ HTTP_CASES = [
 
 
 @pytest.mark.parametrize("case", HTTP_CASES, ids=[c["name"] for c in HTTP_CASES])
-async def test_allocator_case_through_the_scheduler_over_http(
-    case: Mapping[str, Any], make_cluster: Callable[..., Cluster], eventually: Eventually
+async def test_allocator_case_through_the_sandbox_over_http(
+    case: Mapping[str, Any], eventually: Eventually
 ) -> None:
-    cluster = make_cluster(feature_gates=ALL_GATES)
-    cluster.feature_gates = scheduler_gates(case)
-    try:
-        await run_case(cluster, case, eventually, http=True)
-    finally:
-        await cluster.stop()
+    async with sandbox(case, http=True) as cluster:
+        client = Client(HttpTransport(cluster.url), field_manager="fakeapi-test")
+        try:
+            await run_case(cluster, client, case, eventually)
+        finally:
+            await client.close()
 
 
-async def create_objects(cluster: Cluster, case: Mapping[str, Any]) -> list[dict[str, Any]]:
+async def create_objects(
+    client: Client, case: Mapping[str, Any], written: list[tuple[Resource, Obj]]
+) -> list[Obj]:
     for spec in case.get("classes") or []:
-        await cluster.client.create(DEVICE_CLASSES, body=device_class(spec))
+        created = await client.create(DEVICE_CLASSES, body=device_class(spec))
+        written.append((DEVICE_CLASSES, created))
     seen: set[str] = set()
     for spec in case.get("slices") or []:
         body = resource_slice(spec)
@@ -215,45 +273,47 @@ async def create_objects(cluster: Cluster, case: Mapping[str, Any]) -> list[dict
         if name in seen:  # the allocator suite keys slices by position, the API by name
             body["metadata"]["name"] = f"{name}-{body['spec']['driver']}"
         seen.add(body["metadata"]["name"])
-        await cluster.client.create(RESOURCE_SLICES, body=body)
+        written.append((RESOURCE_SLICES, await client.create(RESOURCE_SLICES, body=body)))
     claims = [resource_claim(spec, namespace="default") for spec in case["claims"]]
     for claim in claims:
-        await cluster.client.create(RESOURCE_CLAIMS, body=claim)
+        written.append((RESOURCE_CLAIMS, await client.create(RESOURCE_CLAIMS, body=claim)))
     return claims
 
 
 async def run_case(
-    cluster: Cluster, case: Mapping[str, Any], eventually: Eventually, *, http: bool = False
+    cluster: Cluster, client: Client, case: Mapping[str, Any], eventually: Eventually
 ) -> None:
     node = CASE_NODES[case["node"]]
-    await cluster.client.patch(
+    await client.patch(
         NAMESPACES,
         name="default",
         patch={"metadata": {"labels": {"resource.kubernetes.io/admin-access": "true"}}},
     )
+    written: list[tuple[Resource, Obj]] = []
     if case["name"] in API_REJECTS:
         with pytest.raises(StatusError) as refused:
-            await create_objects(cluster, case)
+            await create_objects(client, case, written)
         assert is_invalid(refused.value)
         return
-    await cluster.client.create(
-        NODES,
-        body={
-            "metadata": {"name": node.name, "labels": dict(node.labels)},
-            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
-        },
-    )
+    node_body = {
+        "metadata": {"name": node.name, "labels": dict(node.labels)},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
+    }
+    written.append((NODES, await client.create(NODES, body=node_body)))
     for i, device_id in enumerate(case.get("allocated") or []):
-        await allocate_devices(cluster, f"held-{i}", [held(device_id)])
+        claim = await allocate_devices(client, f"held-{i}", [held(device_id)])
+        written.append((RESOURCE_CLAIMS, claim))
     for i, (device_id, capacity) in enumerate((case.get("allocatedCapacity") or {}).items()):
         consumed = {name: str(value) for name, value in capacity.items()}
-        await allocate_devices(
-            cluster,
+        claim = await allocate_devices(
+            client,
             f"held-capacity-{i}",
             [held(device_id, shareID=str(uuid.uuid4()), consumedCapacity=consumed)],
         )
-    claims = await create_objects(cluster, case)
-    await cluster.client.create(
+        written.append((RESOURCE_CLAIMS, claim))
+    claims = await create_objects(client, case, written)
+    await components_have_seen(cluster, written, eventually)
+    await client.create(
         PODS,
         body={
             "metadata": {"name": "app", "namespace": "default"},
@@ -266,31 +326,36 @@ async def run_case(
             },
         },
     )
-    await cluster.start_scheduler(http=http)
+
+    async def node_of_app() -> str | None:
+        pod = await client.get(PODS, name="app", namespace="default")
+        bound: str | None = pod["spec"].get("nodeName")
+        return bound
 
     async def outcome() -> str | None:
-        if await cluster.node_of("app"):
+        if await node_of_app():
             return "bound"
-        if await cluster.events_about("app", reason="FailedScheduling"):
+        if await failed_scheduling(client, "app"):
             return "failed"
         for claim in claims:
-            await report_binding_conditions(cluster, claim["metadata"]["name"])
+            await report_binding_conditions(client, claim["metadata"]["name"])
         return None
 
     result = await eventually(outcome)
     expect = case["expect"]
     if "results" not in expect:
         assert result == "failed"
-        note = (await cluster.events_about("app", reason="FailedScheduling"))[0]["note"]
+        note = (await failed_scheduling(client, "app"))[0]["note"]
         if expect.get("unschedulable"):
             assert "cannot allocate all claims" in note, note
         else:
             assert scheduler_message(expect["error"]) in note, note
         return
     assert result == "bound"
-    assert await cluster.node_of("app") == node.name
+    assert await node_of_app() == node.name
     for claim, want in zip(claims, expect["results"], strict=True):
-        stored = await cluster.get_claim(claim["metadata"]["name"])
+        name = claim["metadata"]["name"]
+        stored = await client.get(RESOURCE_CLAIMS, name=name, namespace="default")
         allocation = stored["status"]["allocation"]
         assert allocation.get("nodeSelector") == expected_node_selector(want.get("nodeSelector"))
         got = sorted(allocation["devices"]["results"], key=sort_key)
