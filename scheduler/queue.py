@@ -37,6 +37,7 @@ from .framework.events import (
     UNSCHEDULABLE_TIMEOUT,
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     EventResource,
     QueueingHint,
     pod_update_actions,
@@ -113,6 +114,10 @@ class SchedulingQueue:
             for reg in registrations:
                 current = self._interesting.get(reg.event.resource, interesting)
                 self._interesting[reg.event.resource] = current | reg.event.action
+        # the registrations of a plugin that an event matches, per (plugin, event): every event
+        # is checked against each waiting pod's rejectors, so matching once per kind of event
+        # keeps a move pass at a dict lookup per pod and rejector
+        self._matching: dict[tuple[str, ClusterEvent], tuple[ClusterEventWithHint, ...]] = {}
 
     # -- reading --------------------------------------------------------------------------------
     def _park(self, qpi: QueuedPodInfo) -> None:
@@ -328,9 +333,7 @@ class SchedulingQueue:
         if not rejectors:
             return True
         for name in rejectors:
-            for registration in self.framework.events.get(name, ()):
-                if not registration.event.matches(event):
-                    continue
+            for registration in self._registrations_matching(name, event):
                 if registration.hint is None:
                     return True
                 try:
@@ -340,6 +343,20 @@ class SchedulingQueue:
                     log.exception("queueing hint of %s failed; queueing the pod", name)
                     return True
         return False
+
+    def _registrations_matching(
+        self, plugin: str, event: ClusterEvent
+    ) -> tuple[ClusterEventWithHint, ...]:
+        key = (plugin, event)
+        found = self._matching.get(key)
+        if found is None:
+            found = tuple(
+                registration
+                for registration in self.framework.events.get(plugin, ())
+                if registration.event.matches(event)
+            )
+            self._matching[key] = found
+        return found
 
     # -- moving ------------------------------------------------------------------------------------
     def backoff_duration(self, qpi: QueuedPodInfo) -> float:
