@@ -25,6 +25,7 @@ from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
 from fakeapi.registry.kinds.pod_eviction import evict_pod
 from fakeapi.registry.kinds.pod_printing import POD_COLUMNS
 from fakeapi.registry.kinds.pod_validation import (
+    validate_node_name,
     validate_pod_spec,
     validate_pod_status_update,
     validate_pod_update,
@@ -200,6 +201,10 @@ def _positive(values: Any) -> dict[str, Fraction]:
     return out
 
 
+def _without_node_name(spec: Obj) -> Obj:
+    return {key: value for key, value in spec.items() if key != "nodeName"}
+
+
 # --- binding ------------------------------------------------------------------------------------
 
 
@@ -319,7 +324,11 @@ class PodStrategy(Strategy):
 
     def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
         if ctx.subresource == "binding":
-            return validate_pod_spec(as_dict(new.get("spec")), path=Path("spec"), creating=False)
+            spec = as_dict(new.get("spec"))
+            if _without_node_name(spec) == _without_node_name(as_dict(old.get("spec"))):
+                # a binding only sets nodeName on a spec that passed validation when stored
+                return validate_node_name(spec, path=Path("spec"))
+            return validate_pod_spec(spec, path=Path("spec"), creating=False)
         return validate_pod_update(new, old)
 
     def prepare_for_status_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:

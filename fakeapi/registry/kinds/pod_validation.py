@@ -40,6 +40,7 @@ __all__ = [
     "UPDATABLE_POD_SPEC_FIELDS",
     "validate_pod_spec",
     "validate_pod_status_update",
+    "validate_node_name",
     "validate_pod_update",
 ]
 
@@ -94,9 +95,7 @@ def validate_pod_spec(spec: dict[str, Any], *, path: Path, creating: bool) -> li
             )
         )
     node_name = text(spec.get("nodeName"))
-    if node_name:
-        for msg in is_dns1123_subdomain(node_name):
-            errors.append(invalid(path.child("nodeName"), node_name, msg))
+    errors.extend(validate_node_name(spec, path=path))
     errors.extend(
         _validate_tolerations(as_list(spec.get("tolerations")), path.child("tolerations"))
     )
@@ -120,6 +119,15 @@ def validate_pod_spec(spec: dict[str, Any], *, path: Path, creating: bool) -> li
                 )
             )
     return errors
+
+
+def validate_node_name(spec: dict[str, Any], *, path: Path) -> list[FieldError]:
+    """Errors of ``spec.nodeName`` alone (what a binding changes)."""
+    node_name = text(spec.get("nodeName"))
+    if not node_name:
+        return []
+    at = path.child("nodeName")
+    return [invalid(at, node_name, msg) for msg in is_dns1123_subdomain(node_name)]
 
 
 def validate_pod_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
