@@ -31,6 +31,27 @@ def _meta(obj: Obj) -> Mapping[str, Any]:
     return meta
 
 
+def _may_be_pods_claim(pod: Obj, claim: Obj) -> bool:
+    """False when ``claim`` cannot be one of the pod's claims, judged by names alone.
+
+    Every claim event is checked against every waiting pod; resolving each pod's claims through
+    the caches for that is most of a busy queue's time, while a claim in another namespace or
+    named by none of the pod's references can never match. PodGroup claims are not looked up
+    here: such a pod always takes the full path.
+    """
+    claim_meta = _meta(claim)
+    if claim_meta.get("namespace") != _meta(pod).get("namespace"):
+        return False
+    name = claim_meta.get("name")
+    for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
+        if entry.get("podGroupResourceClaim") or entry.get("resourceClaimName") == name:
+            return True
+    for entry in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
+        if entry.get("resourceClaimName") == name:
+            return True
+    return False
+
+
 class QueueingHints:
     def __init__(self, *, resolve: Callable[[Obj], list[PodClaim]]) -> None:
         self._resolve = resolve
@@ -70,16 +91,19 @@ class QueueingHints:
     def _after_claim_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         if new is None:
             return QueueingHint.QUEUE
+        deallocated = (
+            old is not None
+            and (old.get("status") or {}).get("allocation")
+            and not (new.get("status") or {}).get("allocation")
+        )
+        if not deallocated and not _may_be_pods_claim(pod, new):
+            return QueueingHint.QUEUE_SKIP  # what resolving the pod's claims would answer
         try:
             claims = self._resolve(pod)
         except ClaimNotReadyError:
             return QueueingHint.QUEUE_SKIP
-        if (
-            old is not None
-            and (old.get("status") or {}).get("allocation")
-            and not (new.get("status") or {}).get("allocation")
-        ):
-            return QueueingHint.QUEUE  # deallocated: devices became free
+        if deallocated:
+            return QueueingHint.QUEUE  # devices became free
         uid = _meta(new).get("uid")
         if not any(_meta(c.claim).get("uid") == uid for c in claims):
             return QueueingHint.QUEUE_SKIP
