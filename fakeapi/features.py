@@ -20,6 +20,7 @@ so an update never silently strips data that was stored while the gate was on.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -185,14 +186,12 @@ def enabled(gates: Mapping[str, bool], name: str) -> bool:
 _TOKEN = re.compile(r"([^.\[{]+)|\[\*\]|\{\*\}")
 
 
-def _tokens(path: str) -> list[str]:
-    out: list[str] = []
-    for match in _TOKEN.finditer(path):
-        out.append(match.group(1) or match.group(0))
-    return out
+@functools.cache  # a handful of constant paths, parsed on every write of a gated kind
+def _tokens(path: str) -> tuple[str, ...]:
+    return tuple(match.group(1) or match.group(0) for match in _TOKEN.finditer(path))
 
 
-def _parents(value: Any, tokens: list[str]) -> Iterator[tuple[dict[str, Any], str]]:
+def _parents(value: Any, tokens: tuple[str, ...]) -> Iterator[tuple[dict[str, Any], str]]:
     """Every (containing dict, key) that ``tokens`` addresses inside ``value``."""
     if not tokens:
         return
