@@ -263,9 +263,9 @@ async def test_claim_reserved_for_its_workload_gets_reserved_for_any_pod(
     assert claim["status"]["reservedFor"] == [workload]
 
 
-async def test_gang_of_four_on_room_for_three_binds_none_then_all_with_a_fourth_node(
-    cluster: Cluster, eventually: Eventually
-) -> None:
+async def _gang_of_four_on_room_for_three(cluster: Cluster, eventually: Eventually) -> Any:
+    """Three one-cpu nodes, a PodGroup with minCount 4 and four one-cpu members; returns the
+    scheduler once three members wait at Permit."""
     for i in range(3):
         await cluster.node(f"node-{i}", cpu="1")
     await _pod_group(cluster, "gang", policy={"gang": {"minCount": 4}})
@@ -274,8 +274,14 @@ async def test_gang_of_four_on_room_for_three_binds_none_then_all_with_a_fourth_
             f"member-{i}", cpu="1", workloadRef={"name": "workload", "podGroupName": "gang"}
         )
     scheduler = await cluster.start_scheduler()
-
     await eventually(lambda: len(scheduler.framework.waiting) == 3)
+    return scheduler
+
+
+async def test_gang_of_four_on_room_for_three_binds_none_then_all_with_a_fourth_node(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    scheduler = await _gang_of_four_on_room_for_three(cluster, eventually)
     await eventually(
         lambda: (
             cluster.events_about("member-3", reason="FailedScheduling")
@@ -301,15 +307,7 @@ async def test_gang_of_four_on_room_for_three_binds_none_then_all_with_a_fourth_
 async def test_incomplete_gang_releases_its_reservations_after_the_timeout(
     cluster: Cluster, eventually: Eventually
 ) -> None:
-    for i in range(3):
-        await cluster.node(f"node-{i}", cpu="1")
-    await _pod_group(cluster, "gang", policy={"gang": {"minCount": 4}})
-    for i in range(4):
-        await cluster.pod(
-            f"member-{i}", cpu="1", workloadRef={"name": "workload", "podGroupName": "gang"}
-        )
-    scheduler = await cluster.start_scheduler()
-    await eventually(lambda: len(scheduler.framework.waiting) == 3)
+    scheduler = await _gang_of_four_on_room_for_three(cluster, eventually)
 
     waiting_before = set(scheduler.framework.waiting)
 
