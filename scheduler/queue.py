@@ -11,7 +11,10 @@ Shaped like kube-scheduler's ``PriorityQueue`` with SchedulerQueueingHints on:
   arrives that one of the *rejecting* plugins registered and whose queueing hint answers QUEUE
   (then to backoffQ while their backoff lasts, else to activeQ), when a plugin activates them, or
   by upstream's safety net: a pod waiting longer than 5 minutes is flushed (checked every 30 s).
-  Pods that failed with an error skip the pool and always back off.
+  Pods that failed with an error skip the pool and always back off. The pool is filed by the
+  plugins that rejected each pod and by the keys of the hints' event indexes (``EventIndex``), so an
+  event asks the hints only about pods it can concern (upstream asks about every waiting pod of
+  the rejecting plugins; the answers are the same).
 * **in-flight events** — from pop until :meth:`done`, a pod is in flight; events of interest
   that arrive meanwhile are kept, and when the attempt fails they are replayed through the
   rejecting plugins' hints, so a change that happened during the attempt (a slice published while
@@ -38,6 +41,7 @@ from .framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    EventIndex,
     EventResource,
     QueueingHint,
     pod_update_actions,
@@ -83,6 +87,19 @@ class _Event:
     new: Obj | None
 
 
+#: per plugin, the registrations an event matches
+_PluginRegistrations = tuple[tuple[str, tuple[ClusterEventWithHint, ...]], ...]
+
+
+@dataclass(slots=True)
+class _Filing:
+    """Where a pod of the unschedulable pool is filed (to take it out again)."""
+
+    seq: int
+    rejectors: frozenset[str]
+    keys: list[tuple[str, frozenset[str] | None]]
+
+
 class SchedulingQueue:
     def __init__(
         self,
@@ -118,19 +135,77 @@ class SchedulingQueue:
         # is checked against each waiting pod's rejectors, so matching once per kind of event
         # keeps a move pass at a dict lookup per pod and rejector
         self._matching: dict[tuple[str, ClusterEvent], tuple[ClusterEventWithHint, ...]] = {}
+        self._plugins_for: dict[ClusterEvent, _PluginRegistrations] = {}
+        # the unschedulable pool filed by rejecting plugin and by index key
+        self._indexes: dict[str, EventIndex] = {
+            reg.index.name: reg.index
+            for registrations in framework.events.values()
+            for reg in registrations
+            if reg.index is not None
+        }
+        self._filings: dict[str, _Filing] = {}
+        self._rejected_by: dict[str, set[str]] = {}
+        self._rejected_by_nobody: set[str] = set()
+        self._by_key: dict[str, dict[str, set[str]]] = {name: {} for name in self._indexes}
+        self._any_key: dict[str, set[str]] = {name: set() for name in self._indexes}
 
     # -- reading --------------------------------------------------------------------------------
     def _park(self, qpi: QueuedPodInfo) -> None:
         """Into the unschedulable pool (gated or rejected)."""
-        self._unschedulable[qpi.uid] = qpi
+        uid = qpi.uid
+        filing = self._unfile(uid)
+        self._unschedulable[uid] = qpi
+        self._file(qpi, filing.seq if filing is not None else next(self._seq))
         if qpi.gated:
-            self._gated.add(qpi.uid)
+            self._gated.add(uid)
         else:
-            self._gated.discard(qpi.uid)
+            self._gated.discard(uid)
 
     def _unpark(self, uid: str) -> QueuedPodInfo | None:
         self._gated.discard(uid)
+        self._unfile(uid)
         return self._unschedulable.pop(uid, None)
+
+    @staticmethod
+    def _rejectors(qpi: QueuedPodInfo) -> set[str]:
+        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        if qpi.gated and qpi.gating_plugin:
+            rejectors.add(qpi.gating_plugin)
+        return rejectors
+
+    def _file(self, qpi: QueuedPodInfo, seq: int) -> None:
+        uid = qpi.uid
+        rejectors = frozenset(self._rejectors(qpi))
+        for plugin in rejectors:
+            self._rejected_by.setdefault(plugin, set()).add(uid)
+        if not rejectors:
+            self._rejected_by_nobody.add(uid)
+        keys: list[tuple[str, frozenset[str] | None]] = []
+        for name, index in self._indexes.items():
+            pod_keys = index.pod_keys(qpi.pod)
+            if pod_keys is None:
+                self._any_key[name].add(uid)
+            else:
+                by_key = self._by_key[name]
+                for key in pod_keys:
+                    by_key.setdefault(key, set()).add(uid)
+            keys.append((name, pod_keys))
+        self._filings[uid] = _Filing(seq, rejectors, keys)
+
+    def _unfile(self, uid: str) -> _Filing | None:
+        filing = self._filings.pop(uid, None)
+        if filing is None:
+            return None
+        for plugin in filing.rejectors:
+            _discard(self._rejected_by, plugin, uid)
+        self._rejected_by_nobody.discard(uid)
+        for name, pod_keys in filing.keys:
+            if pod_keys is None:
+                self._any_key[name].discard(uid)
+            else:
+                for key in pod_keys:
+                    _discard(self._by_key[name], key, uid)
+        return filing
 
     def pending_counts(self) -> dict[str, int]:
         gated = len(self._gated)
@@ -200,6 +275,8 @@ class SchedulingQueue:
         if self._worth_retrying(qpi, event, old, new):
             self._unpark(uid)
             self._requeue(qpi)
+        else:
+            self._park(qpi)  # filed again: its keys may have changed
         self._changed()
 
     def delete(self, pod: Obj) -> None:
@@ -286,9 +363,17 @@ class SchedulingQueue:
             self._record(event, old, new)
         if not self._unschedulable:
             return
+        if event is UNSCHEDULABLE_TIMEOUT:
+            candidates = list(self._unschedulable.values())
+        else:
+            filings = self._filings
+            candidates = [
+                self._unschedulable[uid]
+                for uid in sorted(self._candidates(event, old, new), key=lambda u: filings[u].seq)
+            ]
         moved = [
             qpi
-            for qpi in self._unschedulable.values()
+            for qpi in candidates
             if qpi.uid != exclude and self._worth_retrying(qpi, event, old, new)
         ]
         for qpi in moved:
@@ -322,14 +407,44 @@ class SchedulingQueue:
     def _record(self, event: ClusterEvent, old: Obj | None, new: Obj | None) -> None:
         self._events.append(_Event(event, old, new))
 
+    def _candidates(self, event: ClusterEvent, old: Obj | None, new: Obj | None) -> set[str]:
+        """The waiting pods whose hints ``event`` can make answer QUEUE: pods nobody rejected,
+        and pods rejected by a plugin with a matching registration, narrowed by its index."""
+        found = set(self._rejected_by_nobody)
+        for plugin, registrations in self._plugins_matching(event):
+            rejected = self._rejected_by.get(plugin)
+            if not rejected:
+                continue
+            for registration in registrations:
+                index = registration.index
+                event_keys = None if index is None else index.event_keys(old, new)
+                if index is None or event_keys is None:
+                    found |= rejected
+                    break
+                near = set(self._any_key[index.name])
+                by_key = self._by_key[index.name]
+                for key in event_keys:
+                    near |= by_key.get(key, set())
+                found |= near & rejected
+        return found
+
+    def _plugins_matching(self, event: ClusterEvent) -> _PluginRegistrations:
+        found = self._plugins_for.get(event)
+        if found is None:
+            found = tuple(
+                (plugin, registrations)
+                for plugin in self.framework.events
+                if (registrations := self._registrations_matching(plugin, event))
+            )
+            self._plugins_for[event] = found
+        return found
+
     def _worth_retrying(
         self, qpi: QueuedPodInfo, event: ClusterEvent, old: Obj | None, new: Obj | None
     ) -> bool:
         if event is UNSCHEDULABLE_TIMEOUT:
             return True
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
-        if qpi.gated and qpi.gating_plugin:
-            rejectors = rejectors | {qpi.gating_plugin}
+        rejectors = self._rejectors(qpi)
         if not rejectors:
             return True
         for name in rejectors:
@@ -431,3 +546,11 @@ class SchedulingQueue:
             if self.clock.monotonic() >= next_unschedulable:
                 next_unschedulable = self.clock.monotonic() + UNSCHEDULABLE_FLUSH_INTERVAL
                 self.flush_unschedulable_left_over()
+
+
+def _discard(index: dict[str, set[str]], key: str, uid: str) -> None:
+    members = index.get(key)
+    if members is not None:
+        members.discard(uid)
+        if not members:
+            del index[key]

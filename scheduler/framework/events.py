@@ -24,6 +24,7 @@ __all__ = [
     "ActionType",
     "ClusterEvent",
     "ClusterEventWithHint",
+    "EventIndex",
     "EventResource",
     "HintFn",
     "QueueingHint",
@@ -113,10 +114,34 @@ class ClusterEvent:
         return self.label or f"{self.resource.value}/{self.action!r}"
 
 
+#: the keys an object is filed under in an :class:`EventIndex`; None means "any key"
+KeysFn = Callable[[Obj], frozenset[str] | None]
+#: the keys a change (old, new) concerns; None means "it may concern any pod"
+EventKeysFn = Callable[[Obj | None, Obj | None], frozenset[str] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class EventIndex:
+    """Which waiting pods a hint can possibly answer QUEUE for, by key, so that the queue asks it
+    only about those.
+
+    Upstream asks each hint about every waiting pod its plugin rejected; in Go that is cheap, here
+    a busy queue (thousands of pods waiting for their claims, an event per claim write) would spend
+    its time there. A registration with an index promises that its hint answers QUEUE_SKIP
+    whenever the pod's keys and the change's keys are both known and share none. ``name``
+    identifies the index (registrations with the same name share one).
+    """
+
+    name: str
+    pod_keys: KeysFn
+    event_keys: EventKeysFn
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterEventWithHint:
     event: ClusterEvent
     hint: HintFn | None = None
+    index: EventIndex | None = None
 
 
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "UnschedulableTimeout")

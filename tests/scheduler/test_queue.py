@@ -1,21 +1,24 @@
 """The scheduling queue on its own: backoff, hint-driven moves, in-flight events, the flush.
 
-A framework with two test plugins stands in for the real ones: ``Rejecter`` registers Node adds
+A framework with test plugins stands in for the real ones: ``Rejecter`` registers Node adds
 with a hint that queues only for nodes labelled ``ready``, ``Gate`` keeps pods labelled ``gated``
-out of the active queue until they lose the label.
+out of the active queue until they lose the label, and ``Keyed`` registers Node adds with an
+event index: a pod labelled ``wants=<node>`` is only asked about that node (or about a node
+labelled ``any``), and its hint counts the pods it is asked about.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from fakeapi.clock import FakeClock
 from fakeapi.scheduler.framework import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    EventIndex,
     EventResource,
     Framework,
     Profile,
@@ -64,6 +67,35 @@ class Gate:
         return None
 
 
+def _wanted_node(pod: Obj) -> frozenset[str] | None:
+    wants = ((pod.get("metadata") or {}).get("labels") or {}).get("wants")
+    return frozenset((wants,)) if wants else None
+
+
+def _added_node(old: Obj | None, new: Obj | None) -> frozenset[str] | None:
+    meta = (new or {}).get("metadata") or {}
+    return None if (meta.get("labels") or {}).get("any") else frozenset((meta.get("name", ""),))
+
+
+class Keyed:
+    name = "Keyed"
+    asked: ClassVar[list[str]] = []
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        def wanted(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+            Keyed.asked.append(pod["metadata"]["name"])
+            keys, added = _wanted_node(pod), _added_node(old, new)
+            if keys is None or added is None or keys & added:
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+
+        index = EventIndex(name="Keyed/nodes", pod_keys=_wanted_node, event_keys=_added_node)
+        return [ClusterEventWithHint(NODE_ADD, wanted, index)]
+
+
 class _Handle:
     def __init__(self, clock: FakeClock) -> None:
         self.clock = clock
@@ -72,8 +104,13 @@ class _Handle:
 def make_queue(clock: FakeClock) -> SchedulingQueue:
     framework = Framework(
         handle=_Handle(clock),  # type: ignore[arg-type]
-        registry={"PrioritySort": PrioritySort, "Rejecter": Rejecter, "Gate": Gate},
-        profile=Profile(plugins=("PrioritySort", "Rejecter", "Gate")),
+        registry={
+            "PrioritySort": PrioritySort,
+            "Rejecter": Rejecter,
+            "Gate": Gate,
+            "Keyed": Keyed,
+        },
+        profile=Profile(plugins=("PrioritySort", "Rejecter", "Gate", "Keyed")),
     )
     return SchedulingQueue(framework=framework, clock=clock)
 
@@ -248,3 +285,72 @@ async def test_activate_moves_a_pod_out_of_the_pool() -> None:
     await reject(queue, "p")
     queue.activate([pod("p")])
     assert queue.where("uid-p") == "active"
+
+
+async def reject_all(queue: SchedulingQueue, rejectors: dict[str, str]) -> None:
+    """Pop every active pod (in whatever order) and have the named plugin reject it."""
+    for _ in rejectors:
+        qpi = await pop_now(queue)
+        qpi.unschedulable_plugins = {rejectors[qpi.info.name]}
+        queue.add_unschedulable_if_not_present(qpi)
+    Keyed.asked.clear()
+
+
+async def test_an_indexed_hint_is_asked_only_about_pods_sharing_a_key_with_the_event() -> None:
+    clock = FakeClock()
+    queue = make_queue(clock)
+    queue.add(pod("a", labels={"wants": "n1"}))
+    queue.add(pod("b", labels={"wants": "n2"}))
+    queue.add(pod("unkeyed"))
+    queue.add(pod("other-plugin", labels={"wants": "n1"}))
+    await reject_all(
+        queue, {"a": "Keyed", "b": "Keyed", "unkeyed": "Keyed", "other-plugin": "Gate"}
+    )
+
+    queue.on_event(NODE_ADD, None, node("n1"))
+
+    assert sorted(Keyed.asked) == ["a", "unkeyed"]
+    assert queue.where("uid-a") == "backoff"
+    assert queue.where("uid-unkeyed") == "backoff"
+    assert queue.where("uid-b") == "unschedulable"
+    assert queue.where("uid-other-plugin") == "unschedulable"
+
+
+async def test_an_event_without_keys_asks_every_pod_of_the_rejecting_plugin() -> None:
+    clock = FakeClock()
+    queue = make_queue(clock)
+    for name in ("a", "b"):
+        queue.add(pod(name, labels={"wants": f"node-of-{name}"}))
+    await reject_all(queue, {"a": "Keyed", "b": "Keyed"})
+
+    queue.on_event(NODE_ADD, None, node("n9", any="yes"))
+
+    assert sorted(Keyed.asked) == ["a", "b"]
+    assert queue.where("uid-a") == queue.where("uid-b") == "backoff"
+
+
+async def test_a_waiting_pods_keys_follow_its_updates() -> None:
+    clock = FakeClock()
+    queue = make_queue(clock)
+    queue.add(pod("p", labels={"wants": "n1"}))
+    await reject_all(queue, {"p": "Keyed"})
+
+    queue.update(pod("p", labels={"wants": "n1"}), pod("p", labels={"wants": "n2"}))
+    queue.on_event(NODE_ADD, None, node("n1"))
+    assert Keyed.asked == [] and queue.where("uid-p") == "unschedulable"
+
+    queue.on_event(NODE_ADD, None, node("n2"))
+    assert Keyed.asked == ["p"] and queue.where("uid-p") == "backoff"
+
+
+async def test_a_pod_leaving_the_pool_is_no_longer_filed_under_its_keys() -> None:
+    clock = FakeClock()
+    queue = make_queue(clock)
+    queue.add(pod("p", labels={"wants": "n1"}))
+    await reject_all(queue, {"p": "Keyed"})
+    queue.delete(pod("p"))
+
+    queue.on_event(NODE_ADD, None, node("n1"))
+
+    assert Keyed.asked == []
+    assert queue.where("uid-p") is None

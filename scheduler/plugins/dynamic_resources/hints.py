@@ -16,6 +16,7 @@ from ...framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    EventIndex,
     EventResource,
     QueueingHint,
 )
@@ -31,25 +32,53 @@ def _meta(obj: Obj) -> Mapping[str, Any]:
     return meta
 
 
-def _may_be_pods_claim(pod: Obj, claim: Obj) -> bool:
-    """False when ``claim`` cannot be one of the pod's claims, judged by names alone.
-
-    Every claim event is checked against every waiting pod; resolving each pod's claims through
-    the caches for that is most of a busy queue's time, while a claim in another namespace or
-    named by none of the pod's references can never match. PodGroup claims are not looked up
-    here: such a pod always takes the full path.
-    """
-    claim_meta = _meta(claim)
-    if claim_meta.get("namespace") != _meta(pod).get("namespace"):
-        return False
-    name = claim_meta.get("name")
+def _pod_claim_keys(pod: Obj) -> frozenset[str] | None:
+    """The ``namespace/name`` of every claim the pod names (directly or through its generated
+    claim statuses); None when it reaches a claim through its PodGroup, whose claims are only
+    known by looking the group up."""
+    namespace = _meta(pod).get("namespace")
+    keys = set()
     for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
-        if entry.get("podGroupResourceClaim") or entry.get("resourceClaimName") == name:
-            return True
+        if entry.get("podGroupResourceClaim"):
+            return None
+        if name := entry.get("resourceClaimName"):
+            keys.add(f"{namespace}/{name}")
     for entry in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
-        if entry.get("resourceClaimName") == name:
-            return True
-    return False
+        if name := entry.get("resourceClaimName"):
+            keys.add(f"{namespace}/{name}")
+    return frozenset(keys)
+
+
+def _changed_claim_keys(old: Obj | None, new: Obj | None) -> frozenset[str] | None:
+    """The changed claim's ``namespace/name``; None when it may help any pod (a deallocation
+    frees devices)."""
+    if new is None or _deallocated(old, new):
+        return None
+    meta = _meta(new)
+    return frozenset((f"{meta.get('namespace')}/{meta.get('name')}",))
+
+
+def _deallocated(old: Obj | None, new: Obj) -> bool:
+    return bool(
+        old is not None
+        and (old.get("status") or {}).get("allocation")
+        and not (new.get("status") or {}).get("allocation")
+    )
+
+
+#: a claim change concerns only the pods that name it (or reach claims through a PodGroup)
+CLAIMS_BY_NAME = EventIndex(
+    name="DynamicResources/claims", pod_keys=_pod_claim_keys, event_keys=_changed_claim_keys
+)
+
+
+def _may_be_pods_claim(pod: Obj, claim: Obj) -> bool:
+    """False when ``claim`` cannot be one of the pod's claims, judged by names alone."""
+    keys = _pod_claim_keys(pod)
+    if keys is None:
+        return True
+    meta = _meta(claim)
+    return f"{meta.get('namespace')}/{meta.get('name')}" in keys
 
 
 class QueueingHints:
@@ -64,6 +93,7 @@ class QueueingHints:
             ClusterEventWithHint(
                 ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.ADD | ActionType.UPDATE),
                 self._after_claim_change,
+                CLAIMS_BY_NAME,
             ),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.DELETE),
@@ -91,11 +121,7 @@ class QueueingHints:
     def _after_claim_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         if new is None:
             return QueueingHint.QUEUE
-        deallocated = (
-            old is not None
-            and (old.get("status") or {}).get("allocation")
-            and not (new.get("status") or {}).get("allocation")
-        )
+        deallocated = _deallocated(old, new)
         if not deallocated and not _may_be_pods_claim(pod, new):
             return QueueingHint.QUEUE_SKIP  # what resolving the pod's claims would answer
         try:
