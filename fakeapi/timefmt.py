@@ -11,9 +11,23 @@ from datetime import UTC, datetime, timedelta
 __all__ = ["format_time", "format_micro_time", "parse_time", "human_duration"]
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SECOND = timedelta(seconds=1)
+#: the last second formatted, and its text: every write stamps a time, mostly the same second
+_last_formatted: tuple[int, str] = (0, "1970-01-01T00:00:00Z")
+
+
 def format_time(moment: datetime) -> str:
     """``2026-01-01T00:00:00Z``: whole seconds, UTC."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    global _last_formatted
+    if moment.tzinfo is None:  # local time: no cache (it depends on the process's zone)
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    second = (moment - _EPOCH) // _SECOND  # exact integer arithmetic, floor for any instant
+    last_second, text = _last_formatted
+    if second != last_second:
+        text = moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        _last_formatted = (second, text)
+    return text
 
 
 def format_micro_time(moment: datetime) -> str:

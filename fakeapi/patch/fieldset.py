@@ -284,23 +284,31 @@ class FieldSet:
             yield from self.children[element].paths((*prefix, element))
 
     def to_fields_v1(self) -> dict[str, Any]:
-        """The FieldsV1 JSON object, keys in upstream's order (shared: do not modify it)."""
+        """The FieldsV1 JSON object, keys in upstream's order (shared: do not modify it).
+
+        Every node keeps its own encoding, so a set built by the algebra from shared sub-trees
+        (a union that touched one branch) encodes only the nodes that are new.
+        """
         encoded = self._fields_v1
         if encoded is None:
-            encoded = self._fields_v1 = self._emit(include_self=False)
+            encoded = self._fields_v1 = self._emit()
         return encoded
 
-    def _emit(self, *, include_self: bool) -> dict[str, Any]:
+    def _emit(self) -> dict[str, Any]:
+        members = self.members
+        children = self.children
+        if not children:
+            return {element: {} for element in sorted(members, key=element_sort_key)}
         out: dict[str, Any] = {}
-        if include_self:
-            out["."] = {}
-        elements: Iterable[str] = sorted(self.members | self.children.keys(), key=element_sort_key)
+        elements: Iterable[str] = sorted(members | children.keys(), key=element_sort_key)
         for element in elements:
-            child = self.children.get(element)
+            child = children.get(element)
             if child is None:
                 out[element] = {}
+            elif element in members:
+                out[element] = {".": {}, **child.to_fields_v1()}
             else:
-                out[element] = child._emit(include_self=element in self.members)
+                out[element] = child.to_fields_v1()
         return out
 
     @classmethod

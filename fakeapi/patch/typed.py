@@ -22,8 +22,11 @@ default is simply left out of the key; only an item with no key field at all is 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import orjson
 
 from fakeapi.patch.errors import bad_request
 from fakeapi.patch.fieldset import FieldSet, key_element, path_string, value_element
@@ -250,7 +253,7 @@ def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[
         if _empty(present):
             into.insert(path)
         else:
-            _graft(into, path, _all_paths(present, node, shape, path))
+            _graft(into, path, _subtree_paths(present, node, shape, path))
         return
     if shape in ("struct", "map"):
         old_map: dict[str, Any] = old if isinstance(old, dict) else {}
@@ -271,6 +274,37 @@ def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[
             out.added.insert(path)
         elif new is MISSING:
             out.removed.insert(path)
+
+
+_SUBTREE_CACHE_SIZE = 2048
+_subtree_sets: OrderedDict[tuple[SchemaNode, bytes], FieldSet] = OrderedDict()
+
+
+def _subtree_paths(
+    value: Any, node: SchemaNode, shape: Shape, where: tuple[str, ...]
+) -> FieldSet:
+    """:func:`_all_paths`, memoised by the schema node and the value's JSON.
+
+    Objects of one kind written by one client mostly repeat the same sub-trees (a pod's
+    containers, a claim's requests), and every create compares the whole object with nothing.
+    The set depends only on the value's content and the schema, which equal JSON pins exactly
+    (``1`` and ``1.0``, ``true`` and ``1`` encode differently). The set is shared: sets are
+    never modified once built.
+    """
+    try:
+        content = orjson.dumps(value)
+    except TypeError:  # not JSON (an integer beyond 64 bits): computed, not cached
+        return _all_paths(value, node, shape, where)
+    key = (node, content)
+    cached = _subtree_sets.get(key)
+    if cached is not None:
+        _subtree_sets.move_to_end(key)
+        return cached
+    found = _all_paths(value, node, shape, where)
+    _subtree_sets[key] = found
+    if len(_subtree_sets) > _SUBTREE_CACHE_SIZE:
+        _subtree_sets.popitem(last=False)
+    return found
 
 
 def _all_paths(value: Any, node: SchemaNode, shape: Shape, where: tuple[str, ...]) -> FieldSet:

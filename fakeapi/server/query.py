@@ -8,6 +8,7 @@ are ignored.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Literal, cast
 
 from fakeapi import errors
@@ -101,6 +102,34 @@ def write_options(
     verb: WriteVerb,
     apply_patch: bool = False,
     duplicates: tuple[str, ...] = (),
+) -> WriteOptions:
+    """The options of a create, update or patch; 422 for bad parameters.
+
+    A component sends the same few parameter sets on every write, so a plain dict (one value per
+    name: the in-process client's) is parsed once per distinct set; the options are immutable.
+    An aiohttp multidict may repeat a name and is parsed every time.
+    """
+    if type(query) is dict:
+        return _write_options_of(tuple(query.items()), verb, apply_patch, duplicates)
+    return _write_options(query, verb=verb, apply_patch=apply_patch, duplicates=duplicates)
+
+
+@lru_cache(maxsize=512)
+def _write_options_of(
+    items: tuple[tuple[str, str], ...],
+    verb: WriteVerb,
+    apply_patch: bool,
+    duplicates: tuple[str, ...],
+) -> WriteOptions:
+    return _write_options(dict(items), verb=verb, apply_patch=apply_patch, duplicates=duplicates)
+
+
+def _write_options(
+    query: Mapping[str, str],
+    *,
+    verb: WriteVerb,
+    apply_patch: bool,
+    duplicates: tuple[str, ...],
 ) -> WriteOptions:
     parsed = parse_write_options(query, verb=verb, apply_patch=apply_patch)
     return WriteOptions(
