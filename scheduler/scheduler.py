@@ -315,17 +315,11 @@ class Scheduler:
         totals, status = self.framework.run_score(state, pod, nodes)
         if status is not None:
             return status
-        best = -1
-        chosen = ""
-        ties = 0
-        for node, score in zip(nodes, totals, strict=True):
-            if score > best:
-                best, chosen, ties = score, node.name, 1
-            elif score == best:
-                ties += 1
-                if self.rng.randrange(ties) == 0:
-                    chosen = node.name
-        return chosen
+        # the best node, ties broken uniformly at random (upstream samples the reservoir one
+        # tie at a time; one draw among all ties picks with the same odds)
+        best = max(totals)
+        ties = [i for i, score in enumerate(totals) if score == best]
+        return nodes[ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]].name
 
     # -- binding cycle --------------------------------------------------------------------------
     async def _binding_cycle(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from itertools import chain, islice
 from typing import Any
 
 from .cycle_state import CycleState
@@ -170,40 +171,44 @@ class Framework:
         in one tight loop: this is the scheduler's hottest path.
         """
         skipped = state.skip_filter_plugins
-        active = [(p.name, p.filter) for p in self.filter if p.name not in skipped]
+        active = [p for p in self.filter if p.name not in skipped]
+        checks = [p.filter for p in active]
         feasible: list[NodeInfo] = []
-        total = len(nodes)
-        processed = 0
-        name = ""
+        rejected = 0
+        success = Code.SUCCESS
+        check = None
+        # nodes in rotation order, without index arithmetic per node
+        ordered = chain(islice(nodes, start, None), islice(nodes, start)) if start else nodes
         try:
-            for i in range(total):
-                node = nodes[(start + i) % total]
-                processed += 1
-                for name, check in active:
+            for node in ordered:
+                for check in checks:
                     status = check(state, pod, node)
-                    if status is not None and status.code is not Code.SUCCESS:
-                        if not status.rejected:
-                            return (
-                                feasible,
-                                processed,
-                                Status(
-                                    Code.ERROR,
-                                    (f'running "{name}" filter plugin: {status.message}',),
-                                    plugin=name,
-                                    error=status.error,
-                                ),
-                            )
-                        status.with_plugin(name)
-                        statuses[node.name] = status
+                    if status is not None and status.code is not success:
                         break
                 else:
                     feasible.append(node)
                     if len(feasible) >= wanted:
                         break
+                    continue
+                name = active[checks.index(check)].name
+                rejected += 1
+                if not status.rejected:
+                    return (
+                        feasible,
+                        len(feasible) + rejected,
+                        Status(
+                            Code.ERROR,
+                            (f'running "{name}" filter plugin: {status.message}',),
+                            plugin=name,
+                            error=status.error,
+                        ),
+                    )
+                statuses[node.name] = status.with_plugin(name)
         except Exception as exc:
+            name = active[checks.index(check)].name if check is not None else ""
             log.exception("Filter %s failed", name)
-            return feasible, processed, as_error(exc).with_plugin(name)
-        return feasible, processed, None
+            return feasible, len(feasible) + rejected + 1, as_error(exc).with_plugin(name)
+        return feasible, len(feasible) + rejected, None
 
     async def run_post_filter(
         self, state: CycleState, pod: Obj, statuses: NodeToStatus

@@ -90,7 +90,7 @@ class DeviceInventory:
         self._by_node: dict[str, dict[str, SliceEntry]] = {}
         self._shared: dict[str, SliceEntry] = {}
         self._by_pool: dict[tuple[str, str], dict[str, SliceEntry]] = {}
-        self._slice_version = 0
+        self.slice_version = 0
         self._node_views: dict[str, NodeView] = {}
         self.classes: dict[str, ClassEntry] = {}
         self._taint_rules: dict[str, JSON] = {}
@@ -121,13 +121,13 @@ class DeviceInventory:
         else:
             self._shared[key] = entry
         self._by_pool.setdefault(entry.pool_key, {})[key] = entry
-        self._slice_version += 1
+        self.slice_version += 1
 
     def remove_slice(self, *, key: str) -> None:
         old = self._slices.pop(key, None)
         if old is not None:
             self._unindex(key, old)
-            self._slice_version += 1
+            self.slice_version += 1
 
     def _unindex(self, key: str, entry: SliceEntry) -> None:
         if entry.node_name:
@@ -151,7 +151,7 @@ class DeviceInventory:
         view = self._node_views.get(node.name)
         if (
             view is not None
-            and view.version == self._slice_version
+            and view.version == self.slice_version
             and (view.labels is node.labels or view.labels == node.labels)
         ):
             return view
@@ -165,7 +165,7 @@ class DeviceInventory:
             pool_slices={k: v.values() for k, v in self._by_pool.items()},
             features=self.features,
         )
-        view = NodeView(pools, node.labels, self._slice_version)
+        view = NodeView(pools, node.labels, self.slice_version)
         self._node_views[node.name] = view
         return view
 

@@ -77,6 +77,7 @@ NAME = "DynamicResources"
 MAX_SUBREQUESTS = 8
 Obj = Mapping[str, Any]
 #: the common per-node rejection, shared: Filter results are only read afterwards
+_NOT_MEMOIZED: Any = object()
 _CANNOT_ALLOCATE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",), plugin=NAME
 )
@@ -84,8 +85,15 @@ _CANNOT_ALLOCATE = Status(
 
 @dataclass(slots=True)
 class _MemoEntry:
-    view: object
-    versions: tuple[int, ...]
+    """An allocator answer for one node and one set of requests, with what it depended on: the
+    node's labels (by identity), the slices, classes and taint rules (by version) and the
+    allocations in each pool the node sees (by version)."""
+
+    labels: object
+    slice_version: int
+    classes_version: int
+    taint_rule_version: int
+    pools: tuple[tuple[tuple[str, str], int], ...]
     result: list[dict[str, Any]] | None
 
 
@@ -315,6 +323,18 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return None
+        if not s.available_on and s.prepared is not None:
+            # the common case, once per node per pod: no node-bound claims, an answer to find
+            allocations = self._memoized(s, node.name, node.labels)
+            if allocations is _NOT_MEMOIZED:
+                return self._filter(s, node)
+            if allocations is None:
+                return _CANNOT_ALLOCATE
+            s.node_allocations[node.name] = allocations
+            return None
+        return self._filter(s, node)
+
+    def _filter(self, s: _PodState, node: NodeInfo) -> Status | None:
         target = self._node(node)
         unavailable = (
             [
@@ -352,21 +372,34 @@ class DynamicResources:
             cached = self._nodes[node.name] = Node(node.name, node.labels)
         return cached
 
+    def _memoized(self, s: _PodState, node_name: str, labels: object) -> Any:
+        """The remembered allocator answer for this node and these requests while nothing it
+        depended on has changed, else ``_NOT_MEMOIZED``."""
+        memo = self._memo.get((node_name, s.signature))
+        inventory = self.inventory
+        if (
+            memo is None
+            or memo.labels is not labels
+            or memo.slice_version != inventory.slice_version
+            or memo.classes_version != self._classes_version
+            or memo.taint_rule_version != inventory.taint_rule_version
+        ):
+            return _NOT_MEMOIZED
+        pool_versions = self.tracker.pool_versions
+        for pool_key, version in memo.pools:
+            if pool_versions.get(pool_key, 0) != version:
+                return _NOT_MEMOIZED
+        self.memo_hits += 1
+        return memo.result
+
     def _allocate(self, s: _PodState, node: Node) -> list[dict[str, Any]] | None:
         """The allocator's answer for this node, reused while its inputs are unchanged."""
         assert s.prepared is not None
         view = self.inventory.node_view(node)
-        pool_versions = self.tracker.pool_versions
-        versions = (
-            self._classes_version,
-            self.inventory.taint_rule_version,
-            *[pool_versions.get(pool.key, 0) for pool in view.pools],
-        )
-        key = (node.name, s.signature)
-        memo = self._memo.get(key)
-        if memo is not None and memo.view is view and memo.versions == versions:
-            self.memo_hits += 1
-            return memo.result
+        memoized = self._memoized(s, node.name, node.labels)
+        if memoized is not _NOT_MEMOIZED:
+            result: list[dict[str, Any]] | None = memoized
+            return result
         self.allocate_calls += 1
         result = self.allocator.allocate(claims=s.prepared, node=node)
         if result is None or not any(
@@ -374,7 +407,15 @@ class DynamicResources:
         ):
             if len(self._memo) > 50_000:
                 self._memo.clear()
-            self._memo[key] = _MemoEntry(view, versions, result)
+            pool_versions = self.tracker.pool_versions
+            self._memo[(node.name, s.signature)] = _MemoEntry(
+                labels=node.labels,
+                slice_version=view.version,
+                classes_version=self._classes_version,
+                taint_rule_version=self.inventory.taint_rule_version,
+                pools=tuple((pool.key, pool_versions.get(pool.key, 0)) for pool in view.pools),
+                result=result,
+            )
         return result
 
     async def post_filter(
