@@ -34,7 +34,7 @@ from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.typed_decode import DecodeError, TypedDecoder, json_type_name
 from fakeapi.validation import field as fe
 
-__all__ = ["decode_object", "decode_patched", "check_types", "cannot_handle"]
+__all__ = ["decode_object", "decode_patched", "check_types", "check_decoded", "cannot_handle"]
 
 
 def cannot_handle(rt: ResourceType, detail: str) -> StatusError:
@@ -246,4 +246,17 @@ def check_types(rt: ResourceType, obj: dict[str, Any]) -> list[fe.FieldError]:
     except DecodeError as exc:
         raise cannot_handle(rt, exc.message) from None
     assert decoded is obj
+    return [fe.required(path) for path in decoder.missing]
+
+
+def check_decoded(rt: ResourceType, obj: dict[str, Any]) -> list[fe.FieldError]:
+    """:func:`check_types` for an object :func:`decode_object` produced (not a ``patch=True``
+    configuration), changed since only by well-typed server-set fields.
+
+    The decoding already checked every type, pruned unknown fields, dropped nulls and wrote
+    times and quantities canonically, so a second full walk would only fill required structs and
+    find missing required fields; this does just that, with the same result.
+    """
+    decoder = TypedDecoder(rt.version, mode="final")
+    decoder.fill_required(rt.schema, obj)
     return [fe.required(path) for path in decoder.missing]

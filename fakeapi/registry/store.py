@@ -24,7 +24,7 @@ from fakeapi.features import default_gates
 from fakeapi.objects import deep_copy, key_for, object_key
 from fakeapi.registry import metadata as md
 from fakeapi.registry.admission import default_admission
-from fakeapi.registry.decode import check_types, decode_object
+from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.deletion import begin_deletion, check_preconditions, finalized
 from fakeapi.registry.fields import ManagedFieldsTracker
 from fakeapi.registry.listing import ListResult, list_objects
@@ -173,7 +173,7 @@ class GenericStore:
     ) -> WriteResult:
         obj, warnings = decode_object(rt, body, options)
         obj = deep_copy(obj) if obj is body else obj
-        return self.create_object(rt, namespace, obj, options, warnings)
+        return self.create_object(rt, namespace, obj, options, warnings, decoded=True)
 
     def create_object(
         self,
@@ -184,8 +184,13 @@ class GenericStore:
         warnings: builtins.list[str],
         *,
         operation: str = "Update",
+        decoded: bool = False,
     ) -> WriteResult:
-        """Create a decoded object that the caller owns (it is changed in place)."""
+        """Create an object that the caller owns (it is changed in place).
+
+        ``decoded``: ``obj`` is what :func:`decode_object` returned, so its types need no second
+        walk (server-side apply hands over a merge that nothing decoded yet).
+        """
         ctx = self.context(options=options)
         obj["apiVersion"] = rt.api_version
         obj["kind"] = rt.kind
@@ -195,7 +200,7 @@ class GenericStore:
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             meta["name"] = meta["generateName"] + self._random(5)
-        missing = check_types(rt, obj)
+        missing = check_decoded(rt, obj) if decoded else check_types(rt, obj)
         self.admission.admit(
             rt, obj, operation="CREATE", namespace=ns, dry_run=ctx.dry_run,
             name=meta["generateName"] if generated else meta.get("name") or "",
@@ -271,7 +276,7 @@ class GenericStore:
             if rt.strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)
                 obj.setdefault("metadata", {})["name"] = name
-                return self.create_object(rt, namespace, obj, options, warnings)
+                return self.create_object(rt, namespace, obj, options, warnings, decoded=True)
             raise self._not_found(rt, name)
         rv = meta.get("resourceVersion")
         if not rv and not rt.strategy.allow_unconditional_update:

@@ -181,6 +181,54 @@ class TypedDecoder:
             raise DecodeError("errors:\n  " + "\n  ".join(self.apply_errors))
         return out
 
+    def fill_required(self, node: SchemaNode, obj: dict[str, Any]) -> None:
+        """What a ``final`` walk does to an object a ``decode`` walk produced, in place.
+
+        Such an object has only known fields of the right types, no nulls and canonical times
+        and quantities, so a ``final`` walk would change nothing but the required fields: absent
+        required structs are filled (at the end of their parent, as there) and other absent
+        required fields land in :attr:`missing`, in the same order. Only the branches whose
+        schema declares a required field somewhere below are visited.
+        """
+        assert self.mode == "final"
+        self._required_object(node, obj, None, "")
+
+    def _required_object(
+        self, node: SchemaNode, value: dict[str, Any], loc: Loc, struct: str
+    ) -> None:
+        props = node.properties
+        name = node.model.__name__ if node.model is not None else struct
+        for key, sub in value.items():
+            child = props.get(key)
+            if child is not None and _has_required_below(child):
+                self._required_value(child, sub, ("f", loc, key), name)
+        for key in node.required:
+            if key in value:
+                continue
+            child = props[key]
+            if child.kind == "object" and child.model is not None:
+                value[key] = self._object(child, {}, ("f", loc, key), name)
+            else:
+                self.missing.append(_json_path(("f", loc, key)))
+
+    def _required_value(self, node: SchemaNode, value: Any, loc: Loc, struct: str) -> None:
+        kind = node.kind
+        if kind == "object":
+            if isinstance(value, dict):
+                self._required_object(node, value, loc, struct)
+            return
+        item = node.item
+        if item is None:
+            return
+        if kind == "array" and isinstance(value, list):
+            for i, sub in enumerate(value):
+                if sub is not None:
+                    self._required_value(item, sub, ("i", loc, i, sub, node), struct)
+        elif kind == "map" and isinstance(value, dict):
+            for key, sub in value.items():
+                if sub is not None:
+                    self._required_value(item, sub, ("k", loc, key), struct)
+
     # --- errors --------------------------------------------------------------------------------
     def _type_error(
         self, value_text: str, node: SchemaNode, struct: str, loc: Loc, value: Any
@@ -366,6 +414,27 @@ class TypedDecoder:
             return _canonical_quantity(text)
         except QuantityError as exc:
             raise DecodeError(str(exc)) from None
+
+
+_required_below: dict[SchemaNode, bool] = {}
+
+
+def _has_required_below(node: SchemaNode) -> bool:
+    """Whether an object of ``node``, or anything in it, can lack a required field."""
+    known = _required_below.get(node)
+    if known is not None:
+        return known
+    _required_below[node] = True  # a recursive type meets itself: assume yes (only costs a walk)
+    if node.kind == "object":
+        found = bool(node.required) or any(
+            _has_required_below(child) for child in node.properties.values()
+        )
+    elif node.kind in ("array", "map") and node.item is not None:
+        found = _has_required_below(node.item)
+    else:
+        found = False
+    _required_below[node] = found
+    return found
 
 
 @functools.lru_cache(maxsize=4096)

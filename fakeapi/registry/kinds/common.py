@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from fakeapi.objects import as_dict, as_list
+from fakeapi.quantity import Quantity, parse_quantity
 from fakeapi.timefmt import human_duration, parse_time
 
-__all__ = ["as_dict", "as_list", "dig", "since_cell", "text"]
+__all__ = ["as_dict", "as_list", "dig", "quantity", "since_cell", "text"]
+
+
+@lru_cache(maxsize=4096)
+def quantity(text: str) -> Quantity:
+    """``parse_quantity(text)``, memoised: every pod write reads the same few requests and
+    limits. The result is shared, so callers only read it; a bad quantity raises every time."""
+    return parse_quantity(text)
 
 
 def dig(obj: Any, *keys: str) -> Any:

@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 import orjson
 
 from fakeapi import errors
-from fakeapi.quantity import QuantityError, parse_quantity
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.quantity import QuantityError
+from fakeapi.registry.kinds.common import as_dict, as_list, dig, quantity, text
 from fakeapi.registry.kinds.pod_eviction import evict_pod
 from fakeapi.registry.kinds.pod_printing import POD_COLUMNS
 from fakeapi.registry.kinds.pod_validation import (
@@ -193,7 +193,7 @@ def _positive(values: Any) -> dict[str, Fraction]:
         if name not in _QOS_RESOURCES:
             continue
         try:
-            amount = parse_quantity(str(raw)).value
+            amount = quantity(str(raw)).value
         except (QuantityError, ValueError):
             continue
         if amount > 0:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fakeapi.quantity import QuantityError, parse_quantity
-from fakeapi.registry.kinds.common import as_dict, text
+from fakeapi.quantity import QuantityError
+from fakeapi.registry.kinds.common import as_dict, quantity, text
 from fakeapi.validation.field import FieldError, Path, duplicate, invalid, not_supported, required
 from fakeapi.validation.names import is_qualified_name
 
@@ -58,7 +58,7 @@ def _resource_name_errors(name: str, path: Path) -> list[FieldError]:
 
 def _quantity_errors(name: str, raw: Any, path: Path) -> list[FieldError]:
     try:
-        amount = parse_quantity(str(raw))
+        amount = quantity(str(raw))
     except QuantityError:
         return []  # decoding already refused it
     if amount.value < 0:
@@ -84,7 +84,7 @@ def validate_resource_requirements(resources: dict[str, Any], path: Path) -> lis
         errors.extend(_resource_name_errors(name, at))
         errors.extend(_quantity_errors(name, requests[name], at))
         try:
-            request = parse_quantity(str(requests[name]))
+            request = quantity(str(requests[name]))
         except QuantityError:
             continue
         if name not in limits:
@@ -94,7 +94,7 @@ def validate_resource_requirements(resources: dict[str, Any], path: Path) -> lis
                 )
             continue
         try:
-            limit = parse_quantity(str(limits[name]))
+            limit = quantity(str(limits[name]))
         except QuantityError:
             continue
         if not _overcommit_allowed(name) and request.value != limit.value:
