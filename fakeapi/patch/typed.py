@@ -212,9 +212,66 @@ class Comparison:
 
 
 def compare(old: Any, new: Any, node: SchemaNode) -> Comparison:
+    """Paths ``new`` added, modified and removed relative to ``old`` (sets shared: read only)."""
     out = Comparison()
-    _compare(old, new, node, out, ())
+    if (
+        isinstance(new, dict)
+        and old is zero_object(node)
+        and _shape(node) == "struct"
+        and not _same(old, new)
+        and not (_empty(old) and _empty(new))
+    ):
+        _compare_with_zero(old, new, node, out)
+    else:
+        _compare(old, new, node, out, ())
     return out
+
+
+_CREATED_PART_CACHE_SIZE = 1024
+_created_parts: OrderedDict[tuple[SchemaNode, str, bytes], Comparison] = OrderedDict()
+
+
+def _compare_with_zero(
+    zero: dict[str, Any], new: dict[str, Any], node: SchemaNode, out: Comparison
+) -> None:
+    """``_compare(zero, new)`` at the root, each top-level part memoised by its JSON.
+
+    Every create compares the new object with the zero object. Top-level parts own disjoint
+    paths, so the comparison is the union of the parts' comparisons; a part's comparison depends
+    only on the schema and the part's content (the zero side is fixed per schema), which equal
+    JSON pins exactly. Objects of one kind mostly repeat their spec, so only the parts that vary
+    (metadata: name, uid, times) are compared each time.
+    """
+    for key in zero.keys() | new.keys():
+        element = "f:" + key
+        child, _ = _child(node, "struct", key)
+        before, after = zero.get(key, MISSING), new.get(key, MISSING)
+        if not isinstance(after, dict | list) or key == "metadata":
+            _compare(before, after, child, out, (element,))
+            continue
+        try:
+            content = orjson.dumps(after)
+        except TypeError:  # not JSON (an integer beyond 64 bits): compared, not cached
+            _compare(before, after, child, out, (element,))
+            continue
+        memo_key = (node, key, content)
+        part = _created_parts.get(memo_key)
+        if part is None:
+            part = Comparison()
+            _compare(before, after, child, part, (element,))
+            _created_parts[memo_key] = part
+            if len(_created_parts) > _CREATED_PART_CACHE_SIZE:
+                _created_parts.popitem(last=False)
+        else:
+            _created_parts.move_to_end(memo_key)
+        for mine, theirs in (
+            (out.added, part.added), (out.modified, part.modified), (out.removed, part.removed)
+        ):
+            if element in theirs.members:
+                mine.members.add(element)
+            below = theirs.children.get(element)
+            if below is not None:
+                mine.children[element] = below
 
 
 def _leaf(old: Any, new: Any, out: Comparison, path: tuple[str, ...]) -> None:
@@ -530,7 +587,7 @@ def _remove(value: Any, node: SchemaNode, to_remove: FieldSet) -> Any:
 
 # --- the zero object ---------------------------------------------------------------------------
 
-_zero_cache: dict[int, dict[str, Any]] = {}
+_zero_cache: dict[SchemaNode, dict[str, Any]] = {}
 
 
 def zero_object(node: SchemaNode) -> dict[str, Any]:
@@ -541,14 +598,14 @@ def zero_object(node: SchemaNode) -> dict[str, Any]:
     or ``f:containers`` with ``.``. Here ``metadata``/``spec``/``status`` and the required
     fields below them play those parts. The result is shared: never modify it.
     """
-    cached = _zero_cache.get(id(node))
+    cached = _zero_cache.get(node)
     if cached is None:
         cached = {}
         for key in ("metadata", "spec", "status"):
             sub = node.properties.get(key)
             if sub is not None and _shape(sub) == "struct":
                 cached[key] = _zero_struct(sub, depth=0)
-        _zero_cache[id(node)] = cached
+        _zero_cache[node] = cached
     return cached
 
 

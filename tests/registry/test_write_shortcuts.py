@@ -2,7 +2,8 @@
 
 The registry skips work it can prove redundant: a created object that the decoder produced is
 only checked for required fields instead of walked a second time; field sets keep their FieldsV1
-encoding per node and the paths of a whole added sub-tree are memoised. Each test here takes
+encoding per node; the paths of a whole added sub-tree, and a create's comparison of each
+top-level part with the zero object, are memoised by content. Each test here takes
 objects of every served kind, damaged at random (fields removed, set to ``null``, ``{}`` or a
 list of ``null``), and compares the shortcut's result with the full computation, byte for byte.
 """
@@ -19,7 +20,7 @@ from fakeapi.errors import StatusError
 from fakeapi.fixtures.samples import sample
 from fakeapi.objects import deep_copy
 from fakeapi.patch.fieldset import FieldSet
-from fakeapi.patch.typed import compare, to_field_set, zero_object
+from fakeapi.patch.typed import Comparison, _compare, compare, to_field_set, zero_object
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.options import WriteOptions
 from fakeapi.resources import ResourceType, default_resources
@@ -127,6 +128,12 @@ def test_shared_and_memoised_field_sets_encode_as_sets_built_afresh(
         assert fields == fresh
         assert orjson.dumps(fields.to_fields_v1()) == orjson.dumps(fresh.to_fields_v1())
         assert FieldSet.from_fields_v1(fields.to_fields_v1()) == fields
-    # the memo answers a second comparison with equal sets
+    # a create's comparison is memoised per top-level part: a second one, and the walk
+    # without the memo, find the same paths
+    walked = Comparison()
+    _compare(zero_object(rt.schema), new, rt.schema, walked, ())
     again = compare(zero_object(rt.schema), deep_copy(new), rt.schema)
-    assert again.added == created.added and again.modified == created.modified
+    for found in (created, again):
+        assert (found.added, found.modified, found.removed) == (
+            walked.added, walked.modified, walked.removed
+        )
