@@ -227,38 +227,62 @@ def compare(old: Any, new: Any, node: SchemaNode) -> Comparison:
     return out
 
 
-_CREATED_PART_CACHE_SIZE = 1024
-_created_parts: OrderedDict[tuple[SchemaNode, str, bytes], Comparison] = OrderedDict()
+_CREATED_PART_CACHE_SIZE = 2048
+_created_parts: OrderedDict[tuple[SchemaNode, int, bytes], Comparison] = OrderedDict()
 
 
 def _compare_with_zero(
-    zero: dict[str, Any], new: dict[str, Any], node: SchemaNode, out: Comparison
+    zero: dict[str, Any], new: dict[str, Any], node: SchemaNode, out: Comparison,
+    path: tuple[str, ...] = (),
 ) -> None:
-    """``_compare(zero, new)`` at the root, each top-level part memoised by its JSON.
+    """``_compare(zero, new, node, out, path)`` for a zero struct and a dict, faster.
 
-    Every create compares the new object with the zero object. Top-level parts own disjoint
-    paths, so the comparison is the union of the parts' comparisons; a part's comparison depends
-    only on the schema and the part's content (the zero side is fixed per schema), which equal
-    JSON pins exactly. Objects of one kind mostly repeat their spec, so only the parts that vary
-    (metadata: name, uid, times) are compared each time.
+    Every create compares the new object with the zero object. The fields of a struct own
+    disjoint paths, so the comparison is the union of the fields' comparisons:
+
+    * a field the zero struct lacks, set to a scalar or ``null``, is simply added;
+    * any other field's comparison depends only on its schema, its zero side (a shared, never
+      modified value, known by identity) and its content, which equal JSON pins exactly, so it
+      is memoised. A zero struct inside (a pod's ``spec``) that misses the memo is split the
+      same way, so one field that varies from object to object (a claim name) does not spoil
+      the memo for its siblings; ``metadata`` varies with every object and is only split.
     """
+    added_here: FieldSet | None = None
     for key in zero.keys() | new.keys():
         element = "f:" + key
-        child, _ = _child(node, "struct", key)
         before, after = zero.get(key, MISSING), new.get(key, MISSING)
-        if not isinstance(after, dict | list) or key == "metadata":
-            _compare(before, after, child, out, (element,))
+        if before is MISSING and not isinstance(after, dict | list):
+            if added_here is None:
+                added_here = _own_node(out.added, path)
+            added_here.members.add(element)
+            continue
+        child, _ = _child(node, "struct", key)
+        zero_struct = (
+            isinstance(before, dict)
+            and isinstance(after, dict)
+            and _shape(child) == "struct"
+            and not _same(before, after)
+            and not (_empty(before) and _empty(after))
+        )
+        if not path and key == "metadata" and zero_struct:
+            _compare_with_zero(before, after, child, out, (element,))
+            continue
+        if not isinstance(after, dict | list):
+            _compare(before, after, child, out, (*path, element))
             continue
         try:
             content = orjson.dumps(after)
         except TypeError:  # not JSON (an integer beyond 64 bits): compared, not cached
-            _compare(before, after, child, out, (element,))
+            _compare(before, after, child, out, (*path, element))
             continue
-        memo_key = (node, key, content)
+        memo_key = (child, id(before), content)
         part = _created_parts.get(memo_key)
         if part is None:
             part = Comparison()
-            _compare(before, after, child, part, (element,))
+            if zero_struct:
+                _compare_with_zero(before, after, child, part, (element,))
+            else:
+                _compare(before, after, child, part, (element,))
             _created_parts[memo_key] = part
             if len(_created_parts) > _CREATED_PART_CACHE_SIZE:
                 _created_parts.popitem(last=False)
@@ -267,11 +291,25 @@ def _compare_with_zero(
         for mine, theirs in (
             (out.added, part.added), (out.modified, part.modified), (out.removed, part.removed)
         ):
-            if element in theirs.members:
-                mine.members.add(element)
+            member = element in theirs.members
             below = theirs.children.get(element)
-            if below is not None:
-                mine.children[element] = below
+            if member or below is not None:
+                target = _own_node(mine, path)
+                if member:
+                    target.members.add(element)
+                if below is not None:
+                    target.children[element] = below
+
+
+def _own_node(fields: FieldSet, path: tuple[str, ...]) -> FieldSet:
+    """The node at ``path`` of a set being built, made if absent (the caller fills it)."""
+    target = fields
+    for step in path:
+        found = target.children.get(step)
+        if found is None:
+            found = target.children[step] = FieldSet()
+        target = found
+    return target
 
 
 def _leaf(old: Any, new: Any, out: Comparison, path: tuple[str, ...]) -> None:
