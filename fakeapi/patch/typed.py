@@ -279,7 +279,7 @@ def _compare_with_zero(
         part = _created_parts.get(memo_key)
         if part is None:
             part = Comparison()
-            if zero_struct:
+            if zero_struct and isinstance(after, dict):
                 _compare_with_zero(before, after, child, part, (element,))
             else:
                 _compare(before, after, child, part, (element,))
