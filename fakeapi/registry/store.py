@@ -293,6 +293,7 @@ class GenericStore:
             subresource=subresource,
             precondition=rv or None,
             warnings=warnings,
+            decoded=True,
         )
 
     def guaranteed_update(
@@ -312,7 +313,7 @@ class GenericStore:
         precondition, as upstream treats it.
         """
         current = self.get(rt, namespace, name)
-        new = mutate(deep_copy(current.obj))
+        new = mutate(orjson.loads(current.raw))  # a private copy: the stored bytes decoded
         precondition = (new.get("metadata") or {}).get("resourceVersion") or None
         return self.write_update(
             rt,
@@ -336,7 +337,15 @@ class GenericStore:
         precondition: str | None,
         warnings: builtins.list[str],
         operation: str = "Update",
+        decoded: bool = False,
     ) -> WriteResult:
+        """Write ``obj`` over ``current`` (``obj`` is owned by the store from here on).
+
+        ``decoded``: ``obj`` came out of :func:`decode_object` or :func:`decode_patched` (parts
+        equal to the stored version's are the stored decoding), so its types need no second walk,
+        only its required fields; objects a strategy or a server-side apply merge built are
+        walked in full.
+        """
         old = current.obj
         name = old["metadata"]["name"]
         if precondition is not None:
@@ -349,18 +358,18 @@ class GenericStore:
         ctx = self.context(subresource=subresource, options=options)
         strategy = rt.strategy
         if subresource == "status":
-            new = deep_copy(old)
+            new = orjson.loads(current.raw)  # a private copy of ``old``: its bytes decoded
             if "status" in obj:
                 new["status"] = obj["status"]
             else:
                 new.pop("status", None)
             if "managedFields" in (obj.get("metadata") or {}):
                 new["metadata"]["managedFields"] = obj["metadata"]["managedFields"]
-            missing = _check_status_types(rt, new)
+            missing = _check_status_types(rt, new, decoded=decoded)
             strategy.prepare_for_status_update(new, old, ctx)
             errs = strategy.validate_status_update(new, old, ctx)
         else:
-            missing = _check_changed_types(rt, obj, old)
+            missing = _check_changed_types(rt, obj, old, decoded=decoded)
             new = obj
             new["apiVersion"] = rt.api_version
             new["kind"] = rt.kind
@@ -441,7 +450,7 @@ class GenericStore:
             return result
         current = self.get(rt, namespace, name)
         ctx = self.context(subresource=subresource, options=options)
-        new = rt.strategy.apply_subresource(subresource, deep_copy(current.obj), body, ctx)
+        new = rt.strategy.apply_subresource(subresource, orjson.loads(current.raw), body, ctx)
         return self.write_update(
             rt, current, new, options, subresource=subresource, precondition=None, warnings=[]
         )
@@ -455,7 +464,7 @@ class GenericStore:
         obj = current.obj
         key = object_key(obj)
         check_preconditions(rt, obj["metadata"], options.preconditions, objects.check_version, key)
-        new = deep_copy(obj)
+        new = orjson.loads(current.raw)  # a private copy of ``obj``: its bytes decoded
         if not begin_deletion(rt, obj, new, options, self.context()):
             if options.dry_run:
                 return DeleteResult(obj, current.raw, deleted=True)
@@ -490,16 +499,19 @@ class GenericStore:
         return results
 
 
-def _check_status_types(rt: ResourceType, obj: Obj) -> builtins.list[fe.FieldError]:
+def _check_status_types(
+    rt: ResourceType, obj: Obj, *, decoded: bool
+) -> builtins.list[fe.FieldError]:
     """:func:`check_types` for a status write, over the parts the request supplied.
 
     Everything but ``status`` (and the request's ``metadata.managedFields``) is the stored
     version's, which went through the same final decoding when it was written, so walking it
-    again changes nothing; only ``metadata`` and ``status`` are decoded, in place.
+    again changes nothing; only ``metadata`` and ``status`` are decoded, in place (``decoded``:
+    the request's parts were decoded already, so only their required fields are checked).
     """
     supplied = [key for key in ("metadata", "status") if key in obj]
     part: Obj = {key: obj[key] for key in supplied}
-    missing = check_types(rt, part)
+    missing = check_decoded(rt, part) if decoded else check_types(rt, part)
     for key in supplied:  # the decoding drops nulls and may add required parts: carry it over
         if key in part:
             obj[key] = part[key]
@@ -508,21 +520,25 @@ def _check_status_types(rt: ResourceType, obj: Obj) -> builtins.list[fe.FieldErr
     return [e for e in missing if e.field.split(".", 1)[0].split("[", 1)[0] in supplied]
 
 
-def _check_changed_types(rt: ResourceType, obj: Obj, old: Obj) -> builtins.list[fe.FieldError]:
+def _check_changed_types(
+    rt: ResourceType, obj: Obj, old: Obj, *, decoded: bool
+) -> builtins.list[fe.FieldError]:
     """:func:`check_types` for an update, skipping top-level parts byte-identical to ``old``.
 
     The stored version went through the same final decoding when it was written, so a part sent
     back unchanged (the status in a spec update, the spec in a binding) would come out the same.
+    ``decoded``: the other parts were decoded already, so only their required fields are checked.
     """
+    check = check_decoded if decoded else check_types
     same = {
         key for key, value in obj.items()
         if key in old and orjson.dumps(value) == orjson.dumps(old[key])
     }
     if not same:
-        return check_types(rt, obj)
+        return check(rt, obj)
     part: Obj = {key: value for key, value in obj.items() if key not in same}
     changed = list(part)
-    missing = check_types(rt, part)
+    missing = check(rt, part)
     for key in changed:  # the decoding drops nulls in place: carry that over
         if key not in part:
             del obj[key]

@@ -66,4 +66,5 @@ def apply_patch_request(
         subresource=target.subresource,
         precondition=precondition,
         warnings=warnings,
+        decoded=True,
     )
