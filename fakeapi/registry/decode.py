@@ -75,33 +75,45 @@ def _unknown_field_problems(decoder: TypedDecoder, options: WriteOptions) -> lis
 
 
 def _decode_changed(
-    decoder: TypedDecoder, rt: ResourceType, obj: Any, stored: Mapping[str, Any] | None
+    decoder: TypedDecoder,
+    rt: ResourceType,
+    obj: Any,
+    stored: Mapping[str, Any] | None,
+    untouched: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """``decoder.decode`` of ``obj``, skipping top-level parts identical to the stored version's.
 
     A status write sends the whole object back, spec included. A part whose JSON is byte for
     byte the stored version's was decoded when it was written and can report nothing (no
     unknown field, no type error), so it is copied from those bytes instead of walked again.
+    ``untouched`` names parts the caller knows to be private copies of the stored version's (a
+    patch left them alone): they are taken as they are, without comparing or copying.
     """
     if not stored or not isinstance(obj, dict):
         return decoder.decode(rt.schema, obj)
-    same: dict[str, bytes] = {}
+    same: dict[str, bytes | None] = {}
     for key, value in obj.items():
         if key in _TYPE_META or value is None:
             continue
         known = stored.get(key)
         if known is not None:
+            if key in untouched:
+                same[key] = None
+                continue
             encoded = orjson.dumps(value)
             if encoded == orjson.dumps(known):
                 same[key] = encoded
     if not same:
         return decoder.decode(rt.schema, obj)
     decoded = decoder.decode(rt.schema, {k: v for k, v in obj.items() if k not in same})
-    return {
-        key: orjson.loads(same[key]) if key in same else decoded[key]
-        for key in obj
-        if key in same or key in decoded
-    }
+    out: dict[str, Any] = {}
+    for key in obj:
+        if key in same:
+            copied = same[key]
+            out[key] = obj[key] if copied is None else orjson.loads(copied)
+        elif key in decoded:
+            out[key] = decoded[key]
+    return out
 
 
 _TYPE_META = ("apiVersion", "kind")
@@ -153,17 +165,19 @@ def decode_patched(
     name: str,
     namespace: str | None,
     stored: Mapping[str, Any] | None = None,
+    untouched: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Any], list[str]]:
     """The object a JSON, merge or strategic merge patch produced, decoded; raises on bad input.
 
     Like upstream, a decoding failure (a strict decoding error included) is a 422 on the field
     ``patch`` whose value is the patched object (the patch itself for a strategic merge patch),
-    and the patched object must keep the name and namespace of the URL.
+    and the patched object must keep the name and namespace of the URL. ``untouched``: top-level
+    parts of ``patched`` that are private copies of ``stored``'s (taken as they are).
     """
     decoder = TypedDecoder(rt.version, mode="decode")
     try:
         _check_type_meta(rt, patched)
-        decoded = _decode_changed(decoder, rt, patched, stored)
+        decoded = _decode_changed(decoder, rt, patched, stored, untouched)
     except DecodeError as exc:
         raise _patch_invalid(patched, patch_type, patch, exc.message) from None
     except StatusError as exc:

@@ -198,9 +198,15 @@ class TypedDecoder:
     ) -> None:
         props = node.properties
         name = node.model.__name__ if node.model is not None else struct
+        known = _required_below
         for key, sub in value.items():
             child = props.get(key)
-            if child is not None and _has_required_below(child):
+            if child is None:
+                continue
+            below = known.get(child)
+            if below is None:
+                below = _has_required_below(child)
+            if below:
                 self._required_value(child, sub, ("f", loc, key), name)
         for key in node.required:
             if key in value:

@@ -47,15 +47,23 @@ def apply_patch_request(
         raise errors.unsupported_media_type(kind)
     current = registry.get(rt, target.namespace, target.name)
     base: dict[str, Any] = orjson.loads(current.raw)
+    untouched: frozenset[str] = frozenset()
     if kind == JSON_PATCH:
         patched = apply_json_patch(original=base, patch=patch)
-    elif kind == MERGE_PATCH:
-        patched = apply_merge_patch(original=base, patch=patch)
     else:
-        patched = apply_strategic_merge_patch(original=base, patch=patch, schema=rt.schema)
+        if kind == MERGE_PATCH:
+            patched = apply_merge_patch(original=base, patch=patch)
+        else:
+            patched = apply_strategic_merge_patch(original=base, patch=patch, schema=rt.schema)
+        if isinstance(patched, dict):
+            # Both keep every part they leave alone as the very object of ``base`` (a private
+            # copy of the stored version, never modified) and never place it anywhere else.
+            untouched = frozenset(
+                key for key, value in patched.items() if base.get(key) is value
+            )
     new, warnings = decode_patched(
         rt, patched, options, patch_type=kind, patch=patch, name=target.name,
-        namespace=target.namespace, stored=current.obj,
+        namespace=target.namespace, stored=current.obj, untouched=untouched,
     )
     precondition = (new.get("metadata") or {}).get("resourceVersion") or None
     return registry.write_update(
