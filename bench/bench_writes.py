@@ -2,9 +2,11 @@
 
 Times, per operation and through the in-process client (what controllers, the scheduler and the
 kubelets use), the writes a pod's life is made of: pod create, ``pods/binding``, a status merge
-patch (a condition), a server-side apply of status, claim create and claim status update (an
-allocation). Then the same status patches with 500 watchers of pods, each selecting one node
-(``spec.nodeName=node-N``, as every kubelet does), and with 500 watchers that select nothing.
+patch (a condition), a server-side apply of status, claim create, a claim update that adds a
+finalizer and a claim status update (an allocation), and the ``events.k8s.io`` Event the
+scheduler records per scheduled pod. Then the same status patches with 500 watchers of pods,
+each selecting one node (``spec.nodeName=node-N``, as every kubelet does), and with 500 watchers
+that select nothing.
 
 Each figure is printed in µs per operation and as a ratio to baselines measured in the same run:
 an orjson round trip of the written object (``json``) and a raw storage put of it (``put``: new
@@ -32,7 +34,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.bootstrap import new_registry
-from fakeapi.client import PODS, RESOURCE_CLAIMS, Client
+from fakeapi.client import EVENTS_K8S_IO, PODS, RESOURCE_CLAIMS, Client
 from fakeapi.clock import FakeClock
 from fakeapi.objects import deep_copy
 from fakeapi.registry.options import WatchOptions
@@ -74,6 +76,18 @@ def allocation(node: str) -> dict[str, Any]:
         "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
             {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
     }}
+
+
+def event_body(name: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": f"{name}.1870a2b3c4d5e6f7", "namespace": "default"},
+        "eventTime": "2026-01-01T00:00:00.000000Z",
+        "reportingController": "default-scheduler", "reportingInstance": "default-scheduler-0",
+        "action": "Binding", "reason": "Scheduled", "type": "Normal",
+        "regarding": {"kind": "Pod", "namespace": "default", "name": name, "apiVersion": "v1",
+                      "uid": "0d9c8f6e-2b1a-4c3d-9e8f-7a6b5c4d3e2f"},
+        "note": f"Successfully assigned default/{name} to node-1",
+    }
 
 
 def ready_patch(ts: str) -> dict[str, Any]:
@@ -118,6 +132,14 @@ class Bench:
     async def create_claim(self, name: str) -> None:
         await self.client.create(RESOURCE_CLAIMS, namespace="default",
                                  body=claim_body(f"claim-{name}"))
+
+    async def claim_finalizer(self, name: str) -> None:
+        claim = await self.client.get(RESOURCE_CLAIMS, namespace="default", name=f"claim-{name}")
+        claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
+        await self.client.update(RESOURCE_CLAIMS, body=claim)
+
+    async def create_event(self, name: str) -> None:
+        await self.client.create(EVENTS_K8S_IO, namespace="default", body=event_body(name))
 
     async def claim_status(self, name: str) -> None:
         claim = await self.client.get(RESOURCE_CLAIMS, namespace="default", name=f"claim-{name}")
@@ -170,11 +192,13 @@ async def one_round(pods: int, profile: bool) -> list[tuple[str, float]]:
     await bench.client.create(PODS, namespace="default", body=pod_body("warmup"))
     operations: list[tuple[str, Callable[[str], Awaitable[Any]]]] = [
         ("claim create", bench.create_claim),
+        ("claim update (adds a finalizer)", bench.claim_finalizer),
         ("claim status update (allocation)", bench.claim_status),
         ("pod create", bench.create_pod),
         ("pod binding", bench.bind),
         ("pod status merge patch", bench.status_patch),
         ("pod status server-side apply", bench.status_apply),
+        ("event create (events.k8s.io)", bench.create_event),
     ]
     profiler = cProfile.Profile() if profile else None
     if profiler:
