@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from .waiting import WaitingPod
 
 __all__ = [
+    "BatchFilterPlugin",
+    "BatchScorePlugin",
     "BindPlugin",
     "EnqueueExtensions",
     "FilterPlugin",
@@ -177,6 +179,17 @@ class FilterPlugin(Protocol):
 
 
 @runtime_checkable
+class BatchFilterPlugin(FilterPlugin, Protocol):
+    """A Filter plugin that can answer for many nodes in one call (an optimisation: the answers
+    must be those of :meth:`filter` node by node; the framework calls it with the nodes still
+    in the running, in order)."""
+
+    def filter_nodes(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]: ...
+
+
+@runtime_checkable
 class PostFilterPlugin(Protocol):
     name: str
 
@@ -208,6 +221,16 @@ class ScorePlugin(Protocol):
     ) -> Status | None:
         """Bring the plugin's scores into [0, 100] in place (may be a no-op). The framework then
         multiplies each by the plugin's weight and sums over plugins."""
+
+
+@runtime_checkable
+class BatchScorePlugin(ScorePlugin, Protocol):
+    """A Score plugin that scores many nodes in one call: the scores :meth:`score` would give
+    node by node, or an ERROR status."""
+
+    def score_nodes(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]: ...
 
 
 @runtime_checkable

@@ -55,6 +55,21 @@ class NodeResourcesFit:
         state.write(_STATE, PodInfo(pod))
         return None, None
 
+    def filter_nodes(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        info: PodInfo = state.read(_STATE)
+        wanted = info.requests
+        cpu, memory = wanted.milli_cpu, wanted.memory
+        return [
+            None
+            if node.requested.pods + 1 <= node.allocatable.pods
+            and (not cpu or node.requested.milli_cpu + cpu <= node.allocatable.milli_cpu)
+            and (not memory or node.requested.memory + memory <= node.allocatable.memory)
+            else self.filter(state, pod, node)
+            for node in nodes
+        ]
+
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
         info: PodInfo = state.read(_STATE)
         reasons: list[str] = []
@@ -67,19 +82,34 @@ class NodeResourcesFit:
             reasons.append("Insufficient memory")
         return unschedulable(*reasons) if reasons else None
 
-    def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
+    def score_nodes(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
         info: PodInfo = state.read(_STATE)
-        allocatable, used, wanted = node.allocatable, node.non_zero_requested, info.non_zero
-        total = 0
-        capacity, requested = allocatable.milli_cpu, used.milli_cpu + wanted.milli_cpu
-        if capacity and requested <= capacity:
-            total += (capacity - requested) * MAX_NODE_SCORE // capacity
-        capacity, requested = allocatable.memory, used.memory + wanted.memory
-        if capacity and requested <= capacity:
-            total += (capacity - requested) * MAX_NODE_SCORE // capacity
-        return total // 2, None
+        cpu, memory = info.non_zero.milli_cpu, info.non_zero.memory
+        return [
+            (
+                _least_allocated(
+                    node.allocatable.milli_cpu, node.non_zero_requested.milli_cpu + cpu
+                )
+                + _least_allocated(node.allocatable.memory, node.non_zero_requested.memory + memory)
+            )
+            // 2
+            for node in nodes
+        ], None
+
+    def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
+        scores, status = self.score_nodes(state, pod, (node,))
+        return scores[0], status
 
     def normalize_score(
         self, state: CycleState, pod: Obj, scores: list[NodeScore]
     ) -> Status | None:
         return None
+
+
+def _least_allocated(capacity: int, requested: int) -> int:
+    """The share of ``capacity`` left free, in [0, MAX_NODE_SCORE]; 0 when over or unknown."""
+    if capacity and requested <= capacity:
+        return (capacity - requested) * MAX_NODE_SCORE // capacity
+    return 0

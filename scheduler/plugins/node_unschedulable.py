@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..framework.cycle_state import CycleState
@@ -48,6 +48,13 @@ class NodeUnschedulable:
                 _schedulable_now,
             )
         ]
+
+    def filter_nodes(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        if not any(node.unschedulable for node in nodes):
+            return [None] * len(nodes)
+        return [self.filter(state, pod, node) for node in nodes]
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
         if not node.unschedulable:

@@ -56,6 +56,13 @@ class TaintToleration:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
+    def filter_nodes(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        if not any(node.taints for node in nodes):
+            return [None] * len(nodes)
+        return [self.filter(state, pod, node) for node in nodes]
+
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
         if not node.taints:
             return None

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from fakeapi.clock import FakeClock
 from fakeapi.scheduler.framework import (
@@ -209,3 +211,89 @@ def test_go_durations() -> None:
         "1m30s",
         "1h2m3s",
     ]
+
+
+class RejectsLabelledA:
+    """Answers for many nodes at once: rejects nodes labelled ``a``."""
+
+    name = "RejectsLabelledA"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        return unresolvable("labelled a") if node.labels.get("a") else None
+
+    def filter_nodes(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        return [self.filter(state, pod, node) for node in nodes]
+
+
+class RejectsLabelledB:
+    """Answers node by node: rejects nodes labelled ``b``."""
+
+    name = "RejectsLabelledB"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        return unresolvable("labelled b") if node.labels.get("b") else None
+
+
+def labels(**flags: bool) -> dict[str, str]:
+    return {key: "1" for key, value in flags.items() if value}
+
+
+def one_node_at_a_time(
+    fw: Framework, nodes: list[NodeInfo], *, start: int, wanted: int
+) -> tuple[list[str], int, dict[str, tuple[str, tuple[str, ...]]]]:
+    """The definition find_feasible must match: every filter per node, in rotation order,
+    stopping at the wanted-th feasible node."""
+    feasible: list[str] = []
+    statuses: dict[str, tuple[str, tuple[str, ...]]] = {}
+    processed = 0
+    for i in range(len(nodes)):
+        node = nodes[(start + i) % len(nodes)]
+        processed += 1
+        status = fw.run_filters(CycleState(), POD, node)
+        if status is None:
+            feasible.append(node.name)
+            if len(feasible) >= wanted:
+                break
+        else:
+            statuses[node.name] = (status.plugin, status.reasons)
+    return feasible, processed, statuses
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(
+    flags=st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=150),
+    start_at=st.floats(min_value=0, max_value=1, exclude_max=True),
+    wanted=st.one_of(
+        st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=160)
+    ),
+)
+@example(flags=[(i % 2 == 1, False) for i in range(40)], start_at=0.0, wanted=1)
+def test_filtering_in_chunks_answers_as_filtering_one_node_at_a_time(
+    flags: list[tuple[bool, bool]], start_at: float, wanted: int
+) -> None:
+    fw = framework(RejectsLabelledA, RejectsLabelledB)
+    all_nodes = [
+        NodeInfo({"metadata": {"name": f"n{i}", "labels": labels(a=a, b=b)}})
+        for i, (a, b) in enumerate(flags)
+    ]
+    start = int(start_at * len(all_nodes))
+    statuses: dict[str, Status] = {}
+
+    feasible, processed, error = fw.find_feasible(
+        CycleState(), POD, all_nodes, start=start, wanted=wanted, statuses=statuses
+    )
+
+    assert error is None
+    assert (
+        [n.name for n in feasible],
+        processed,
+        {k: (v.plugin, v.reasons) for k, v in statuses.items()},
+    ) == one_node_at_a_time(fw, all_nodes, start=start, wanted=wanted)

@@ -77,7 +77,6 @@ NAME = "DynamicResources"
 MAX_SUBREQUESTS = 8
 Obj = Mapping[str, Any]
 #: the common per-node rejection, shared: Filter results are only read afterwards
-_NOT_MEMOIZED: Any = object()
 _CANNOT_ALLOCATE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",), plugin=NAME
 )
@@ -319,20 +318,29 @@ class DynamicResources:
                     )
         return None
 
-    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+    def filter_nodes(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
         s: _PodState | None = state.get(NAME)
         if s is None:
-            return None
-        if not s.available_on and s.prepared is not None:
-            # the common case, once per node per pod: no node-bound claims, an answer to find
-            allocations = self._memoized(s, node.name, node.labels)
-            if allocations is _NOT_MEMOIZED:
-                return self._filter(s, node)
-            if allocations is None:
-                return _CANNOT_ALLOCATE
-            s.node_allocations[node.name] = allocations
-            return None
-        return self._filter(s, node)
+            return [None] * len(nodes)
+        if s.available_on or s.prepared is None:
+            return [self._filter(s, node) for node in nodes]
+        # the common case: no node-bound claims, and an answer per node, mostly remembered
+        answers: list[Status | None] = []
+        allocations_by_node = s.node_allocations
+        for node, memo in zip(nodes, self._memo_hits(s, nodes), strict=True):
+            if memo is None:
+                answers.append(self._filter(s, node))
+            elif memo.result is None:
+                answers.append(_CANNOT_ALLOCATE)
+            else:
+                allocations_by_node[node.name] = memo.result
+                answers.append(None)
+        return answers
+
+    def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        return self.filter_nodes(state, pod, (node,))[0]
 
     def _filter(self, s: _PodState, node: NodeInfo) -> Status | None:
         target = self._node(node)
@@ -372,34 +380,40 @@ class DynamicResources:
             cached = self._nodes[node.name] = Node(node.name, node.labels)
         return cached
 
-    def _memoized(self, s: _PodState, node_name: str, labels: object) -> Any:
-        """The remembered allocator answer for this node and these requests while nothing it
-        depended on has changed, else ``_NOT_MEMOIZED``."""
-        memo = self._memo.get((node_name, s.signature))
-        inventory = self.inventory
-        if (
-            memo is None
-            or memo.labels is not labels
-            or memo.slice_version != inventory.slice_version
-            or memo.classes_version != self._classes_version
-            or memo.taint_rule_version != inventory.taint_rule_version
-        ):
-            return _NOT_MEMOIZED
-        pool_versions = self.tracker.pool_versions
-        for pool_key, version in memo.pools:
-            if pool_versions.get(pool_key, 0) != version:
-                return _NOT_MEMOIZED
-        self.memo_hits += 1
-        return memo.result
+    def _memo_hits(self, s: _PodState, nodes: Sequence[NodeInfo | Node]) -> list[_MemoEntry | None]:
+        """Per node, the remembered allocator answer for these requests while nothing it
+        depended on has changed (else None); what is the same for every node is read once."""
+        memo_get, signature = self._memo.get, s.signature
+        inventory, pool_versions = self.inventory, self.tracker.pool_versions
+        slice_version, taint_version = inventory.slice_version, inventory.taint_rule_version
+        classes_version = self._classes_version
+        found: list[_MemoEntry | None] = []
+        for node in nodes:
+            memo = memo_get((node.name, signature))
+            if (
+                memo is not None
+                and memo.labels is node.labels
+                and memo.slice_version == slice_version
+                and memo.classes_version == classes_version
+                and memo.taint_rule_version == taint_version
+            ):
+                for key, version in memo.pools:
+                    if pool_versions.get(key, 0) != version:
+                        break
+                else:
+                    found.append(memo)
+                    continue
+            found.append(None)
+        self.memo_hits += len(found) - found.count(None)
+        return found
 
     def _allocate(self, s: _PodState, node: Node) -> list[dict[str, Any]] | None:
         """The allocator's answer for this node, reused while its inputs are unchanged."""
         assert s.prepared is not None
         view = self.inventory.node_view(node)
-        memoized = self._memoized(s, node.name, node.labels)
-        if memoized is not _NOT_MEMOIZED:
-            result: list[dict[str, Any]] | None = memoized
-            return result
+        memo = self._memo_hits(s, (node,))[0]
+        if memo is not None:
+            return memo.result
         self.allocate_calls += 1
         result = self.allocator.allocate(claims=s.prepared, node=node)
         if result is None or not any(
