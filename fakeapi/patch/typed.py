@@ -58,7 +58,20 @@ MISSING: Any = _Missing()
 _ANY = SchemaNode("any")
 
 
+#: shapes by node, so the walks read them with one dict lookup
+_shapes: dict[SchemaNode, Shape] = {}
+
+
 def _shape(node: SchemaNode) -> Shape:
+    shape = _shapes.get(node)
+    if shape is None:
+        if len(_shapes) > 100_000:  # schemas compiled again and again (custom resources)
+            _shapes.clear()
+        shape = _shapes[node] = _node_shape(node)
+    return shape
+
+
+def _node_shape(node: SchemaNode) -> Shape:
     kind = node.kind
     if kind == "object":
         return "leaf" if node.map_type == "atomic" else "struct"
@@ -330,14 +343,20 @@ def _empty(value: Any) -> bool:
 
 
 def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[str, ...]) -> None:
-    if old is new or (old is not MISSING and new is not MISSING and _same(old, new)):
+    if old is new or (
+        old is not MISSING
+        and new is not MISSING
+        and old == new
+        and (old.__class__ is bool) == (new.__class__ is bool)
+    ):
         return  # shared or equal sub-trees (the common case after a patch) change nothing
-    shape = _shape(node)
+    shape = _shapes.get(node) or _shape(node)
     if shape == "leaf":
         _leaf(old, new, out, path)
         return
-    old_ok = old is MISSING or old is None or _granular(old, shape)
-    new_ok = new is MISSING or new is None or _granular(new, shape)
+    container = dict if shape == "struct" or shape == "map" else list
+    old_ok = old is MISSING or old is None or isinstance(old, container)
+    new_ok = new is MISSING or new is None or isinstance(new, container)
     if not (old_ok and new_ok) or (_empty(old) and _empty(new)):
         # a type change, or two empty containers: compared as values
         _leaf(old, new, out, path)
@@ -350,20 +369,38 @@ def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[
         else:
             _graft(into, path, _subtree_paths(present, node, shape, path))
         return
-    if shape in ("struct", "map"):
+    # Children equal to their old selves are skipped here rather than in a call of their own
+    # (the test is the one the call would start with).
+    if container is dict:
         old_map: dict[str, Any] = old if isinstance(old, dict) else {}
         new_map: dict[str, Any] = new if isinstance(new, dict) else {}
+        props = node.properties if shape == "struct" else None
+        any_value = node.item or _ANY
         for key in old_map.keys() | new_map.keys():
-            child, _ = _child(node, shape, key)
-            _compare(old_map.get(key, MISSING), new_map.get(key, MISSING), child, out,
-                     (*path, "f:" + key))
+            before, after = old_map.get(key, MISSING), new_map.get(key, MISSING)
+            if before is after or (
+                before is not MISSING
+                and after is not MISSING
+                and before == after
+                and (before.__class__ is bool) == (after.__class__ is bool)
+            ):
+                continue
+            child = (props.get(key) or _ANY) if props is not None else any_value
+            _compare(before, after, child, out, (*path, "f:" + key))
     else:
         item_node = node.item or _ANY
         old_items = _index(node, shape, old, path)
         new_items = _index(node, shape, new, path)
         for element in old_items.keys() | new_items.keys():
-            _compare(old_items.get(element, MISSING), new_items.get(element, MISSING),
-                     item_node, out, (*path, element))
+            before, after = old_items.get(element, MISSING), new_items.get(element, MISSING)
+            if before is after or (
+                before is not MISSING
+                and after is not MISSING
+                and before == after
+                and (before.__class__ is bool) == (after.__class__ is bool)
+            ):
+                continue
+            _compare(before, after, item_node, out, (*path, element))
     if path:
         if old is MISSING:
             out.added.insert(path)
