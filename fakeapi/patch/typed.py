@@ -56,6 +56,8 @@ class _Missing:
 #: An absent key or list item (as opposed to a present ``null``).
 MISSING: Any = _Missing()
 _ANY = SchemaNode("any")
+#: a tuple, not ``dict | list``: ``isinstance`` takes a tuple several times faster
+_CONTAINERS = (dict, list)
 
 
 #: shapes by node, so the walks read them with one dict lookup
@@ -264,7 +266,7 @@ def _compare_with_zero(
     for key in zero.keys() | new.keys():
         element = "f:" + key
         before, after = zero.get(key, MISSING), new.get(key, MISSING)
-        if before is MISSING and not isinstance(after, dict | list):
+        if before is MISSING and not isinstance(after, _CONTAINERS):
             if added_here is None:
                 added_here = _own_node(out.added, path)
             added_here.members.add(element)
@@ -280,7 +282,7 @@ def _compare_with_zero(
         if not path and key == "metadata" and zero_struct:
             _compare_with_zero(before, after, child, out, (element,))
             continue
-        if not isinstance(after, dict | list):
+        if not isinstance(after, _CONTAINERS):
             _compare(before, after, child, out, (*path, element))
             continue
         try:
@@ -339,7 +341,7 @@ def _same(old: Any, new: Any) -> bool:
 
 
 def _empty(value: Any) -> bool:
-    return value is MISSING or value is None or (isinstance(value, dict | list) and not value)
+    return value is MISSING or value is None or (isinstance(value, _CONTAINERS) and not value)
 
 
 def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[str, ...]) -> None:
@@ -527,7 +529,7 @@ def _check_duplicates(config: Any, node: SchemaNode, where: tuple[str, ...]) -> 
                 _check_duplicates(item, node.item or _ANY, (*where, element))
     elif shape in ("struct", "map") and isinstance(config, dict):
         for key, value in config.items():
-            if isinstance(value, dict | list):
+            if isinstance(value, _CONTAINERS):
                 child, _ = _child(node, shape, key)
                 _check_duplicates(value, child, (*where, "f:" + key))
 

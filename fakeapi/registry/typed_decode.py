@@ -46,6 +46,9 @@ __all__ = ["DecodeMode", "DecodeError", "TypedDecoder", "go_type_name", "json_ty
 DecodeMode = Literal["decode", "apply", "final"]
 _DIRECTIVE_KEYS = frozenset({"$patch", "$retainKeys"})
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+#: tuples, not unions: ``isinstance`` takes a tuple several times faster
+_NUMBERS = (int, float)
+_QUANTITY_TYPES = (str, int, float)
 
 
 class DecodeError(Exception):
@@ -396,7 +399,7 @@ class TypedDecoder:
             if not isinstance(value, bool):
                 self._type_error(json_type_name(value), node, struct, loc, value)
             return value
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or not isinstance(value, _NUMBERS):
             self._type_error(json_type_name(value), node, struct, loc, value)
             return value
         if scalar == "integer" and self.mode != "apply":
@@ -410,7 +413,7 @@ class TypedDecoder:
             if isinstance(value, bool | list | dict):
                 self._apply_error(node, loc, value)
             return value
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
+        if isinstance(value, bool) or not isinstance(value, _QUANTITY_TYPES):
             text = "true" if value is True else "false" if value is False else "{"
         elif isinstance(value, str):
             text = value.strip()
