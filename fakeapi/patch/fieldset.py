@@ -151,6 +151,11 @@ def path_string(path: Sequence[str]) -> str:
 
 _DECODED_CACHE_SIZE = 4096
 _decoded: OrderedDict[bytes, FieldSet] = OrderedDict()
+#: encodings handed out for managedFields entries, by identity: a stored object's entries are
+#: those very dicts (shared, never modified), so the next write of the object decodes them
+#: without serialising them first. The dict is held, so its id cannot be reused while cached.
+_ENTRY_CACHE_SIZE = 4096
+_entries: OrderedDict[int, tuple[dict[str, Any], FieldSet]] = OrderedDict()
 
 
 class FieldSet:
@@ -311,11 +316,27 @@ class FieldSet:
                 out[element] = child.to_fields_v1()
         return out
 
+    def entry_fields_v1(self) -> dict[str, Any]:
+        """:meth:`to_fields_v1` for a managedFields entry: :meth:`from_fields_v1` of the very
+        dict returned answers this set without reading it."""
+        encoded = self.to_fields_v1()
+        key = id(encoded)
+        if key in _entries:
+            _entries.move_to_end(key)
+        else:
+            _entries[key] = (encoded, self)
+            if len(_entries) > _ENTRY_CACHE_SIZE:
+                _entries.popitem(last=False)
+        return encoded
+
     @classmethod
     def from_fields_v1(cls, data: Any) -> FieldSet:
         """Decode a FieldsV1 object; ValueError if it is not one. Unknown element kinds drop."""
         if not isinstance(data, dict):
             raise ValueError("FieldsV1 must be a JSON object")
+        handed_out = _entries.get(id(data))
+        if handed_out is not None and handed_out[0] is data:
+            return handed_out[1]
         try:
             content = orjson.dumps(data)
         except TypeError:  # not JSON (an integer beyond 64 bits): decoded, not cached

@@ -134,7 +134,7 @@ def encode_managed_fields(managers: dict[ManagerKey, ManagedEntry]) -> list[dict
         if entry.time:
             out["time"] = entry.time
         out["fieldsType"] = "FieldsV1"
-        out["fieldsV1"] = entry.fields.to_fields_v1()
+        out["fieldsV1"] = entry.fields.entry_fields_v1()
         if subresource:
             out["subresource"] = subresource
         order = (operation, entry.time or "", manager, entry.api_version, subresource)
