@@ -52,12 +52,14 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
     Client,
+    EventRecorder,
     InformerFactory,
 )
 from fakeapi.clock import RealClock
 from fakeapi.scheduler import Scheduler
 from fakeapi.scheduler.framework.runtime import Framework
 from fakeapi.scheduler.plugins.dynamic_resources import Allocator
+from fakeapi.scheduler.plugins.dynamic_resources.writer import FINALIZER
 from fakeapi.scheduler.queue import SchedulingQueue
 from fakeapi.server.inprocess import InProcessTransport
 
@@ -186,8 +188,9 @@ class Bench:
                 },
             )
 
-    async def template_pod(self, name: str) -> None:
-        """A pod using the claim template, plus what the resourceclaim controller would do."""
+    async def template_pod(self, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A pod using the claim template, plus what the resourceclaim controller would do;
+        returns the pod and its claim."""
         pod = await self.client.create(
             PODS,
             body={
@@ -222,6 +225,7 @@ class Bench:
                 }
             },
         )
+        return pod, claim
 
     async def plain_pod(
         self, name: str, resource_claims: list[dict[str, Any]], **spec: Any
@@ -302,6 +306,76 @@ def report(name: str, pods: int, seconds: float) -> None:
     for label, value in sorted(TIMERS.items(), key=lambda kv: -kv[1]):
         print(f"    {label:<36} {value:7.2f}s  ({100 * value / seconds:4.0f}% of wall)")
     TIMERS.clear()
+
+
+async def api_ceiling(scale: float) -> None:
+    """What the API writes of a template pod allow on their own: the driver's three, then the
+    four a scheduler makes (claim finalizer, claim allocation and reservation, ``pods/binding``,
+    a ``Scheduled`` Event), written in turn by one client with no scheduling at all, while a
+    scheduler-like client's informers watch pods and claims. The scheduled workloads cannot be
+    faster than this in this process; their pods/s over it is how much the scheduler adds."""
+    nodes, count = max(1, int(500 * scale)), max(10, int(1000 * scale))
+    bench = Bench()
+    await bench.nodes(nodes, 10)
+    client = Client(InProcessTransport(bench.registry), field_manager="default-scheduler")
+    informers = InformerFactory(client, clock=bench.clock)
+    informers.informer(PODS)
+    informers.informer(RESOURCE_CLAIMS)
+    informers.start()
+    await informers.wait_for_sync(timeout=60)
+    recorder = EventRecorder(client, component="default-scheduler", clock=bench.clock)
+    start = time.perf_counter()
+    for i in range(count):
+        pod, claim = await bench.template_pod(f"ceiling-{i}")
+        node = f"scheduler-perf-dra-{(i // 10) % nodes}"
+        claim["metadata"]["finalizers"] = [FINALIZER]
+        claim = dict(await client.update(RESOURCE_CLAIMS, body=claim))
+        claim["status"] = {
+            "allocation": {
+                "devices": {
+                    "results": [
+                        {
+                            "request": "req-0",
+                            "driver": DRIVER,
+                            "pool": node,
+                            "device": f"instance-{i % 10}",
+                        }
+                    ]
+                },
+            },
+            "reservedFor": [
+                {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+            ],
+        }
+        await client.update_status(RESOURCE_CLAIMS, body=claim)
+        await client.create_subresource(
+            PODS,
+            name=pod["metadata"]["name"],
+            namespace=NS,
+            subresource="binding",
+            body={
+                "apiVersion": "v1",
+                "kind": "Binding",
+                "metadata": {"name": pod["metadata"]["name"], "namespace": NS},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+            },
+        )
+        recorder.event(
+            regarding={"apiVersion": "v1", "kind": "Pod", "metadata": pod["metadata"]},
+            type="Normal",
+            reason="Scheduled",
+            action="Binding",
+            note=f"Successfully assigned {NS}/{pod['metadata']['name']} to {node}",
+        )
+    await recorder.flush()
+    seconds = time.perf_counter() - start
+    print(
+        f"API writes alone (a template pod's seven, no scheduling; {nodes} nodes): "
+        f"{count} pods in {seconds:.2f}s -> {count / seconds:,.0f} pods/s, the ceiling of the "
+        "template workloads below in this process"
+    )
+    await recorder.close()
+    await informers.stop()
 
 
 async def scheduling_with_template(scale: float) -> None:
@@ -476,6 +550,7 @@ def main() -> None:
         "would (no controller runs here)."
     )
     workloads: list[tuple[str, Callable[[], Any]]] = [
+        ("ceiling", lambda: api_ceiling(args.scale)),
         ("template", lambda: scheduling_with_template(args.scale)),
         ("steady-empty", lambda: steady_state(args.scale, args.duration, "empty")),
         ("steady-half", lambda: steady_state(args.scale, args.duration, "half")),
