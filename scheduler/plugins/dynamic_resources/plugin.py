@@ -80,6 +80,9 @@ Obj = Mapping[str, Any]
 _CANNOT_ALLOCATE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",), plugin=NAME
 )
+_NOT_AVAILABLE = Status(
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("resourceclaim not available on the node",), plugin=NAME
+)
 
 
 @dataclass(slots=True)
@@ -324,6 +327,11 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return [None] * len(nodes)
+        if s.available_on and s.prepared is None:
+            pins = [(index, pinned) for index, (_, pinned) in s.available_on.items()]
+            if all(pinned is not None for _, pinned in pins):
+                # allocated claims pinned to named nodes, nothing to allocate: set lookups
+                return [self._pinned(s, pins, node.name) for node in nodes]
         if s.available_on or s.prepared is None:
             return [self._filter(s, node) for node in nodes]
         # the common case: no node-bound claims, and an answer per node, mostly remembered
@@ -341,6 +349,16 @@ class DynamicResources:
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
         return self.filter_nodes(state, pod, (node,))[0]
+
+    def _pinned(
+        self, s: _PodState, pins: list[tuple[int, frozenset[str] | None]], node_name: str
+    ) -> Status | None:
+        """What :meth:`_filter` answers when every allocated claim names its nodes."""
+        missing = [index for index, pinned in pins if pinned is None or node_name not in pinned]
+        if not missing:
+            return None
+        s.unavailable.update(missing)
+        return _NOT_AVAILABLE
 
     def _filter(self, s: _PodState, node: NodeInfo) -> Status | None:
         target = self._node(node)
@@ -370,7 +388,7 @@ class DynamicResources:
                 s.node_allocations[node.name] = allocations
         if unavailable:
             s.unavailable.update(unavailable)
-            return unresolvable("resourceclaim not available on the node")
+            return _NOT_AVAILABLE
         return None
 
     def _node(self, node: NodeInfo) -> Node:
