@@ -77,12 +77,25 @@ def validate_object_meta(
     elif namespace:
         errors.append(forbidden(path.child("namespace"), "not allowed on this type"))
     errors.extend(_validate_generation(meta, path))
-    errors.extend(validate_labels(meta.get("labels"), path=path.child("labels")))
-    errors.extend(validate_annotations(meta.get("annotations"), path=path.child("annotations")))
-    errors.extend(
-        validate_owner_references(meta.get("ownerReferences"), path=path.child("ownerReferences"))
-    )
-    errors.extend(validate_finalizers(meta.get("finalizers"), path=path.child("finalizers")))
+    errors.extend(_validate_maps(meta, path))
+    finalizers = meta.get("finalizers")
+    if finalizers:
+        errors.extend(validate_finalizers(finalizers, path=path.child("finalizers")))
+    return errors
+
+
+def _validate_maps(meta: Mapping[str, Any], path: Path) -> list[FieldError]:
+    """Labels, annotations and owner references (each skipped when absent or empty: no errors)."""
+    errors: list[FieldError] = []
+    labels = meta.get("labels")
+    if labels:
+        errors.extend(validate_labels(labels, path=path.child("labels")))
+    annotations = meta.get("annotations")
+    if annotations:
+        errors.extend(validate_annotations(annotations, path=path.child("annotations")))
+    refs = meta.get("ownerReferences")
+    if refs:
+        errors.extend(validate_owner_references(refs, path=path.child("ownerReferences")))
     return errors
 
 
@@ -112,15 +125,14 @@ def validate_object_meta_update(
     if isinstance(new_generation, int) and new_generation < (old.get("generation") or 0):
         errors.append(invalid(path.child("generation"), new_generation, "must not be decremented"))
     for key in ("name", "namespace"):
-        errors.extend(validate_immutable(new.get(key) or "", old.get(key) or "", path.child(key)))
+        value = new.get(key) or ""
+        if value != (old.get(key) or ""):
+            errors.append(invalid(path.child(key), value, FIELD_IMMUTABLE))
     for key in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
-        if new.get(key) is not None:
-            errors.extend(validate_immutable(new.get(key), old.get(key), path.child(key)))
-    errors.extend(validate_labels(new.get("labels"), path=path.child("labels")))
-    errors.extend(validate_annotations(new.get("annotations"), path=path.child("annotations")))
-    errors.extend(
-        validate_owner_references(new.get("ownerReferences"), path=path.child("ownerReferences"))
-    )
+        value = new.get(key)
+        if value is not None and value != old.get(key):
+            errors.append(invalid(path.child(key), value, FIELD_IMMUTABLE))
+    errors.extend(_validate_maps(new, path))
     return errors
 
 

@@ -6,12 +6,15 @@ one rule can report at ``metadata.name``, ``spec.containers[0].name`` or a devic
 Label selectors use the same checks for their keys and values, so both report identical text.
 
 Patterns are matched against the whole string (``fullmatch``): Go's ``^...$`` never lets a
-trailing newline through, while Python's ``$`` would.
+trailing newline through, while Python's ``$`` would. The checks every write makes (names,
+namespaces, label keys and values, finalizers) are memoised per value: each call still gets a
+list of its own.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = [
     "DNS1123_LABEL_MAX_LENGTH",
@@ -89,6 +92,15 @@ def max_len_error(length: int, *, unit: str = "characters") -> str:
 
 def is_dns1123_label(value: str) -> list[str]:
     """Errors of a DNS label (RFC 1123): lower case alphanumerics and '-', at most 63 bytes."""
+    return list(_memo_dns1123_label(value))
+
+
+@lru_cache(maxsize=8192)
+def _memo_dns1123_label(value: str) -> tuple[str, ...]:
+    return tuple(_dns1123_label_errors(value))
+
+
+def _dns1123_label_errors(value: str) -> list[str]:
     errors: list[str] = []
     if len(value.encode()) > DNS1123_LABEL_MAX_LENGTH:
         errors.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
@@ -102,7 +114,12 @@ def is_dns1123_label(value: str) -> list[str]:
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     """Errors of a DNS subdomain (RFC 1123): dot-separated labels, at most 253 bytes."""
-    return _dns1123_subdomain_errors(value, length_unit="characters")
+    return list(_memo_dns1123_subdomain(value))
+
+
+@lru_cache(maxsize=8192)
+def _memo_dns1123_subdomain(value: str) -> tuple[str, ...]:
+    return tuple(_dns1123_subdomain_errors(value, length_unit="characters"))
 
 
 def _dns1123_subdomain_errors(value: str, *, length_unit: str) -> list[str]:
@@ -117,6 +134,15 @@ def _dns1123_subdomain_errors(value: str, *, length_unit: str) -> list[str]:
 
 def is_qualified_name(value: str) -> list[str]:
     """Errors of a qualified name (label keys, annotation keys, finalizers): ``[prefix/]name``."""
+    return list(_memo_qualified_name(value))
+
+
+@lru_cache(maxsize=8192)
+def _memo_qualified_name(value: str) -> tuple[str, ...]:
+    return tuple(_qualified_name_errors(value))
+
+
+def _qualified_name_errors(value: str) -> list[str]:
     errors: list[str] = []
     parts = value.split("/")
     if len(parts) == 1:
@@ -150,6 +176,15 @@ def is_qualified_name(value: str) -> list[str]:
 
 def is_valid_label_value(value: str) -> list[str]:
     """Errors of a label value: empty, or a qualified-name-like word of at most 63 bytes."""
+    return list(_memo_valid_label_value(value))
+
+
+@lru_cache(maxsize=8192)
+def _memo_valid_label_value(value: str) -> tuple[str, ...]:
+    return tuple(_valid_label_value_errors(value))
+
+
+def _valid_label_value_errors(value: str) -> list[str]:
     errors: list[str] = []
     if len(value.encode()) > LABEL_VALUE_MAX_LENGTH:
         errors.append(max_len_error(LABEL_VALUE_MAX_LENGTH, unit="bytes"))
