@@ -28,14 +28,22 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
 class Path:
-    """An immutable field path such as ``spec.devices.requests[0].name``."""
+    """An immutable field path such as ``spec.devices.requests[0].name``.
 
-    text: str = ""
+    Validators build one per field they visit, so this is a plain slotted class (a frozen
+    dataclass pays for ``object.__setattr__`` on every construction); nothing assigns to it.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str = "") -> None:
+        self.text = text
 
     def child(self, name: str, *more: str) -> Path:
         text = self.text
+        if not more:
+            return Path(f"{text}.{name}" if text else name)
         for part in (name, *more):
             text = f"{text}.{part}" if text else part
         return Path(text)
@@ -48,6 +56,18 @@ class Path:
 
     def __str__(self) -> str:
         return self.text
+
+    def __repr__(self) -> str:
+        return f"Path(text={self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Path:
+            return NotImplemented
+        assert isinstance(other, Path)
+        return self.text == other.text
+
+    def __hash__(self) -> int:
+        return hash((self.text,))
 
 
 # reason (upstream ErrorType) -> the text that leads the message
