@@ -230,9 +230,12 @@ class Framework:
                     name = plugin.name
                     answers = batch(state, pod, remaining)
                     passed: list[NodeInfo] = []
+                    last: Status | None = None  # plugins often give many nodes one status
                     for node, status in zip(remaining, answers, strict=True):
                         if status is None or status.code is Code.SUCCESS:
                             passed.append(node)
+                        elif status is last:
+                            statuses[node.name] = status
                         elif not status.rejected:
                             return (
                                 feasible,
@@ -245,7 +248,7 @@ class Framework:
                                 ),
                             )
                         else:
-                            statuses[node.name] = status.with_plugin(name)
+                            statuses[node.name] = last = status.with_plugin(name)
                     remaining = passed
             except Exception as exc:
                 log.exception("Filter %s failed", name)

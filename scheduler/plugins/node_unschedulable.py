@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from ..framework.cycle_state import CycleState
@@ -52,7 +53,7 @@ class NodeUnschedulable:
     def filter_nodes(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        if not any(node.unschedulable for node in nodes):
+        if not any(map(attrgetter("unschedulable"), nodes)):
             return [None] * len(nodes)
         return [self.filter(state, pod, node) for node in nodes]
 

@@ -4,6 +4,7 @@ the pod does not tolerate lower the node's score."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from ..framework.cycle_state import CycleState
@@ -59,7 +60,7 @@ class TaintToleration:
     def filter_nodes(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        if not any(node.taints for node in nodes):
+        if not any(map(attrgetter("taints"), nodes)):
             return [None] * len(nodes)
         return [self.filter(state, pod, node) for node in nodes]
 

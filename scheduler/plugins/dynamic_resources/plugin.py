@@ -329,8 +329,14 @@ class DynamicResources:
             return [None] * len(nodes)
         if s.available_on and s.prepared is None:
             pins = [(index, pinned) for index, (_, pinned) in s.available_on.items()]
+            if len(pins) == 1 and pins[0][1] is not None:
+                # one allocated claim pinned to named nodes, nothing to allocate: set lookups
+                index, pinned = pins[0]
+                answers = [None if node.name in pinned else _NOT_AVAILABLE for node in nodes]
+                if len(nodes) > answers.count(None):
+                    s.unavailable.add(index)
+                return answers
             if all(pinned is not None for _, pinned in pins):
-                # allocated claims pinned to named nodes, nothing to allocate: set lookups
                 return [self._pinned(s, pins, node.name) for node in nodes]
         if s.available_on or s.prepared is None:
             return [self._filter(s, node) for node in nodes]
