@@ -256,8 +256,7 @@ class Framework:
             room = wanted - len(feasible)
             if len(remaining) >= room:
                 # the wanted-th feasible node is in this chunk: forget what came after it
-                last = remaining[room - 1]
-                cut = chunk.index(last) + 1
+                cut = chunk.index(remaining[room - 1]) + 1
                 for node in chunk[cut:]:
                     statuses.pop(node.name, None)
                 feasible.extend(remaining[:room])
