@@ -332,10 +332,12 @@ class DynamicResources:
             if len(pins) == 1 and pins[0][1] is not None:
                 # one allocated claim pinned to named nodes, nothing to allocate: set lookups
                 index, pinned = pins[0]
-                answers = [None if node.name in pinned else _NOT_AVAILABLE for node in nodes]
-                if len(nodes) > answers.count(None):
+                pinned_answers: list[Status | None] = [
+                    None if node.name in pinned else _NOT_AVAILABLE for node in nodes
+                ]
+                if len(nodes) > pinned_answers.count(None):
                     s.unavailable.add(index)
-                return answers
+                return pinned_answers
             if all(pinned is not None for _, pinned in pins):
                 return [self._pinned(s, pins, node.name) for node in nodes]
         if s.available_on or s.prepared is None:
