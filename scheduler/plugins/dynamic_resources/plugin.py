@@ -329,9 +329,9 @@ class DynamicResources:
             return [None] * len(nodes)
         if s.available_on and s.prepared is None:
             pins = [(index, pinned) for index, (_, pinned) in s.available_on.items()]
-            if len(pins) == 1 and pins[0][1] is not None:
+            index, pinned = pins[0]
+            if len(pins) == 1 and pinned is not None:
                 # one allocated claim pinned to named nodes, nothing to allocate: set lookups
-                index, pinned = pins[0]
                 pinned_answers: list[Status | None] = [
                     None if node.name in pinned else _NOT_AVAILABLE for node in nodes
                 ]
