@@ -3,7 +3,8 @@
 The registry skips work it can prove redundant: a created object that the decoder produced is
 only checked for required fields instead of walked a second time; field sets keep their FieldsV1
 encoding per node; the paths of a whole added sub-tree, and a create's comparison of each
-top-level part with the zero object, are memoised by content. Each test here takes
+top-level part with the zero object, are memoised by content; a pod spec that passed the create
+rules is remembered. Each test here takes
 objects of every served kind, damaged at random (fields removed, set to ``null``, ``{}`` or a
 list of ``null``), and compares the shortcut's result with the full computation, byte for byte.
 """
@@ -13,16 +14,19 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fakeapi.bootstrap import new_registry
+from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
 from fakeapi.fixtures.samples import sample
 from fakeapi.objects import deep_copy
 from fakeapi.patch.fieldset import FieldSet
 from fakeapi.patch.typed import Comparison, _compare, compare, to_field_set, zero_object
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
-from fakeapi.registry.options import WriteOptions
+from fakeapi.registry.options import ListOptions, WriteOptions
 from fakeapi.resources import ResourceType, default_resources
 
 KINDS = list(default_resources())
@@ -137,3 +141,23 @@ def test_shared_and_memoised_field_sets_encode_as_sets_built_afresh(
         assert (found.added, found.modified, found.removed) == (
             walked.added, walked.modified, walked.removed
         )
+
+
+def test_a_pod_spec_that_passed_passes_again_and_a_failing_one_fails_every_time() -> None:
+    registry = new_registry(clock=FakeClock())
+    pods = registry.resources.lookup("", "v1", "pods")
+    good = {"containers": [{"name": "app", "image": "app:1"}]}
+    bad = {"containers": [{"name": "App_1", "image": "app:1"}]}
+    for name in ("a", "b"):
+        registry.create(pods, "default", {"metadata": {"name": name}, "spec": deep_copy(good)},
+                        WriteOptions())
+    messages = []
+    for name in ("c", "d"):
+        with pytest.raises(StatusError) as raised:
+            registry.create(pods, "default", {"metadata": {"name": name}, "spec": deep_copy(bad)},
+                            WriteOptions())
+        messages.append(raised.value.message.replace(f'"{name}"', '"<name>"'))
+    assert messages[0] == messages[1]
+    assert "spec.containers[0].name" in messages[0]
+    stored = registry.list(pods, "default", ListOptions()).items
+    assert [s.obj["metadata"]["name"] for s in stored] == ["a", "b"]

@@ -12,6 +12,7 @@ until its kubelet confirms, an unscheduled or finished one goes at once.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from fractions import Fraction
@@ -201,6 +202,32 @@ def _positive(values: Any) -> dict[str, Fraction]:
     return out
 
 
+_VALID_NEW_SPECS_SIZE = 1024
+#: specs (their JSON) that passed the create rules: pods made from one template repeat theirs
+_valid_new_specs: OrderedDict[bytes, None] = OrderedDict()
+
+
+def _validate_new_spec(spec: Obj) -> list[FieldError]:
+    """``validate_pod_spec(spec, creating=True)``, remembering the specs that passed.
+
+    The rules read nothing but the spec, so a spec equal (as JSON: same values and types) to
+    one that passed passes again; a failing spec is walked every time.
+    """
+    try:
+        content = orjson.dumps(spec)
+    except TypeError:  # not JSON (an integer beyond 64 bits): validated, not remembered
+        return validate_pod_spec(spec, path=Path("spec"), creating=True)
+    if content in _valid_new_specs:
+        _valid_new_specs.move_to_end(content)
+        return []
+    errors = validate_pod_spec(spec, path=Path("spec"), creating=True)
+    if not errors:
+        _valid_new_specs[content] = None
+        if len(_valid_new_specs) > _VALID_NEW_SPECS_SIZE:
+            _valid_new_specs.popitem(last=False)
+    return errors
+
+
 def _without_node_name(spec: Obj) -> Obj:
     return {key: value for key, value in spec.items() if key != "nodeName"}
 
@@ -314,7 +341,7 @@ class PodStrategy(Strategy):
         obj["status"] = {"phase": "Pending", "qosClass": pod_qos_class(obj)}
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
-        return validate_pod_spec(as_dict(obj.get("spec")), path=Path("spec"), creating=True)
+        return _validate_new_spec(as_dict(obj.get("spec")))
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
         default_pod(new)
