@@ -55,6 +55,7 @@ __all__ = [
     "PreScorePlugin",
     "QueueSortPlugin",
     "ReservePlugin",
+    "ScoreExtensions",
     "ScorePlugin",
 ]
 
@@ -214,13 +215,20 @@ class ScorePlugin(Protocol):
     name: str
 
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
-        """A score for one feasible node; ERROR aborts the attempt."""
+        """A score for one feasible node, in [0, 100] unless the plugin normalizes; ERROR aborts
+        the attempt. The framework multiplies each by the plugin's weight and sums over
+        plugins."""
+
+
+@runtime_checkable
+class ScoreExtensions(Protocol):
+    """A Score plugin whose raw scores need bringing into [0, 100] (upstream
+    ``ScoreExtensions``; plugins without it score in range already)."""
 
     def normalize_score(
         self, state: CycleState, pod: Obj, scores: list[NodeScore]
     ) -> Status | None:
-        """Bring the plugin's scores into [0, 100] in place (may be a no-op). The framework then
-        multiplies each by the plugin's weight and sums over plugins."""
+        """Bring the plugin's scores for all feasible nodes into [0, 100], in place."""
 
 
 @runtime_checkable

@@ -35,6 +35,7 @@ from .interface import (
     PreScorePlugin,
     QueueSortPlugin,
     ReservePlugin,
+    ScoreExtensions,
     ScorePlugin,
 )
 from .registry import Profile, Registry
@@ -110,6 +111,9 @@ class Framework:
         self.pre_score: list[PreScorePlugin] = by(PreScorePlugin)
         self.score: list[ScorePlugin] = by(ScorePlugin)
         self._score_nodes = {p.name: _score_nodes(p) for p in self.score}
+        self._normalizers = {
+            p.name: p.normalize_score for p in self.score if isinstance(p, ScoreExtensions)
+        }
         self.reserve: list[ReservePlugin] = by(ReservePlugin)
         self.permit: list[PermitPlugin] = by(PermitPlugin)
         self.pre_bind: list[PreBindPlugin] = by(PreBindPlugin)
@@ -312,23 +316,27 @@ class Framework:
                 values, status = self._score_nodes[plugin.name](state, pod, nodes)
                 if status is not None and status.code is not Code.SUCCESS:
                     return totals, status.with_plugin(plugin.name)
-                scores = [
-                    NodeScore(node.name, value) for node, value in zip(nodes, values, strict=True)
-                ]
-                status = plugin.normalize_score(state, pod, scores)
+                normalize = self._normalizers.get(plugin.name)
+                if normalize is not None:
+                    scores = [
+                        NodeScore(node.name, value)
+                        for node, value in zip(nodes, values, strict=True)
+                    ]
+                    status = normalize(state, pod, scores)
+                    if status is not None and status.code is not Code.SUCCESS:
+                        return totals, status.with_plugin(plugin.name)
+                    values = [entry.score for entry in scores]
             except Exception as exc:
                 log.exception("Score %s failed", plugin.name)
                 return totals, as_error(exc).with_plugin(plugin.name)
-            if status is not None and status.code is not Code.SUCCESS:
-                return totals, status.with_plugin(plugin.name)
+            if values and (min(values) < 0 or max(values) > MAX_NODE_SCORE):
+                invalid = next(v for v in values if not 0 <= v <= MAX_NODE_SCORE)
+                return totals, as_error(
+                    f"plugin {plugin.name} returns an invalid score {invalid}, "
+                    f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
+                ).with_plugin(plugin.name)
             weight = self.profile.weight(plugin.name)
-            for i, entry in enumerate(scores):
-                if not 0 <= entry.score <= MAX_NODE_SCORE:
-                    return totals, as_error(
-                        f"plugin {plugin.name} returns an invalid score {entry.score}, "
-                        f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
-                    ).with_plugin(plugin.name)
-                totals[i] += entry.score * weight
+            totals = [total + value * weight for total, value in zip(totals, values, strict=True)]
         return totals, None
 
     def run_reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:

@@ -21,7 +21,7 @@ from ..framework.events import (
 )
 from ..framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
 from ..framework.status import Status, unschedulable
-from ..framework.types import NodeInfo, NodeScore, PodInfo
+from ..framework.types import NodeInfo, PodInfo
 
 __all__ = ["NAME", "NodeResourcesFit"]
 
@@ -101,11 +101,6 @@ class NodeResourcesFit:
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
         scores, status = self.score_nodes(state, pod, (node,))
         return scores[0], status
-
-    def normalize_score(
-        self, state: CycleState, pod: Obj, scores: list[NodeScore]
-    ) -> Status | None:
-        return None
 
 
 def _least_allocated(capacity: int, requested: int) -> int:

@@ -169,6 +169,35 @@ def test_a_plugin_that_raises_fails_the_attempt_with_an_error_naming_it() -> Non
     assert error is not None and error.code is Code.ERROR and error.plugin == "Broken"
 
 
+class ScoresByName:
+    """Scores without normalizing (no ScoreExtensions): node "big" gets 150, out of range."""
+
+    name = "ScoresByName"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
+        return {"a": 40, "big": 150}.get(node.name, 7), None
+
+
+def test_scores_without_normalizing_are_weighted_as_given() -> None:
+    fw = framework(ScoresByName, weights={"ScoresByName": 2})
+    totals, status = fw.run_score(CycleState(), POD, nodes("a", "c"))
+    assert status is None and totals == [80, 14]
+
+
+def test_a_score_out_of_range_fails_the_attempt_naming_plugin_and_score() -> None:
+    fw = framework(ScoresByName)
+    _, status = fw.run_score(CycleState(), POD, nodes("a", "big"))
+    assert status is not None and status.code is Code.ERROR
+    assert status.plugin == "ScoresByName"
+    assert status.message == (
+        "plugin ScoresByName returns an invalid score 150, "
+        "it should in the range of [0, 100] after normalizing"
+    )
+
+
 def test_scores_are_normalized_then_weighted() -> None:
     fw = framework(OnlyB, weights={"OnlyB": 3})
     totals, status = fw.run_score(CycleState(), POD, nodes("a", "b"))

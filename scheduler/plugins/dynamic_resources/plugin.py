@@ -335,7 +335,7 @@ class DynamicResources:
                 pinned_answers: list[Status | None] = [
                     None if node.name in pinned else _NOT_AVAILABLE for node in nodes
                 ]
-                if len(nodes) > pinned_answers.count(None):
+                if any(answer is not None for answer in pinned_answers):
                     s.unavailable.add(index)
                 return pinned_answers
             if all(pinned is not None for _, pinned in pins):
@@ -414,6 +414,7 @@ class DynamicResources:
         slice_version, taint_version = inventory.slice_version, inventory.taint_rule_version
         classes_version = self._classes_version
         found: list[_MemoEntry | None] = []
+        hits = 0
         for node in nodes:
             memo = memo_get((node.name, signature))
             if (
@@ -428,9 +429,10 @@ class DynamicResources:
                         break
                 else:
                     found.append(memo)
+                    hits += 1
                     continue
             found.append(None)
-        self.memo_hits += len(found) - found.count(None)
+        self.memo_hits += hits
         return found
 
     def _allocate(self, s: _PodState, node: Node) -> list[dict[str, Any]] | None:
