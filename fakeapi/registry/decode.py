@@ -245,7 +245,9 @@ def _object_gvknn(rt: ResourceType, obj: Any) -> str:
     return f"{namespace}/{name}; {rt.group}/{rt.version}, Kind={rt.kind}"
 
 
-def check_types(rt: ResourceType, obj: dict[str, Any]) -> list[fe.FieldError]:
+def check_types(
+    rt: ResourceType, obj: dict[str, Any], *, stored: dict[str, Any] | None = None
+) -> list[fe.FieldError]:
     """Decode the object about to be validated in place; return the required fields it lacks.
 
     The object may come from a merge (server-side apply) that nothing decoded yet, so the types
@@ -253,10 +255,17 @@ def check_types(rt: ResourceType, obj: dict[str, Any]) -> list[fe.FieldError]:
     that are absent are filled with ``{}``, as Go's zero value encodes; other missing required
     fields are returned rather than raised so that the registry reports them in one 422 together
     with the kind's own validation errors, as upstream validates the whole object.
+
+    ``stored``: ``obj`` holds parts of an update built from that stored version (a binding, an
+    apply); fields below its top level that are byte for byte the stored ones are not walked
+    again (see :meth:`TypedDecoder.final_against`).
     """
     decoder = TypedDecoder(rt.version, mode="final")
     try:
-        decoded = decoder.decode(rt.schema, obj)
+        if stored is None:
+            decoded = decoder.decode(rt.schema, obj)
+        else:
+            decoded = decoder.final_against(rt.schema, obj, stored)
     except DecodeError as exc:
         raise cannot_handle(rt, exc.message) from None
     assert decoded is obj

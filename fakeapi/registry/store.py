@@ -529,16 +529,15 @@ def _check_changed_types(
     back unchanged (the status in a spec update, the spec in a binding) would come out the same.
     ``decoded``: the other parts were decoded already, so only their required fields are checked.
     """
-    check = check_decoded if decoded else check_types
     same = {
         key for key, value in obj.items()
         if key in old and orjson.dumps(value) == orjson.dumps(old[key])
     }
     if not same:
-        return check(rt, obj)
+        return check_decoded(rt, obj) if decoded else check_types(rt, obj, stored=old)
     part: Obj = {key: value for key, value in obj.items() if key not in same}
     changed = list(part)
-    missing = check(rt, part)
+    missing = check_decoded(rt, part) if decoded else check_types(rt, part, stored=old)
     for key in changed:  # the decoding drops nulls in place: carry that over
         if key not in part:
             del obj[key]

@@ -37,6 +37,8 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import orjson
+
 from fakeapi.quantity import QuantityError, parse_quantity
 from fakeapi.registry.go_time import GoTimeError, normalize_time
 from fakeapi.schema import DIRECTIVE_PREFIXES, SchemaNode
@@ -183,6 +185,78 @@ class TypedDecoder:
                 raise DecodeError(self.apply_errors[0])
             raise DecodeError("errors:\n  " + "\n  ".join(self.apply_errors))
         return out
+
+    def final_against(
+        self, node: SchemaNode, obj: dict[str, Any], stored: dict[str, Any]
+    ) -> dict[str, Any]:
+        """:meth:`decode` in ``final`` mode, for an object built from the ``stored`` version.
+
+        The stored version went through this very walk when it was written, so a field whose
+        JSON is byte for byte the stored one's would come out unchanged and report nothing: it
+        is kept as it is. Structs that differ are walked the same way, field by field, so a
+        binding that sets ``spec.nodeName`` does not walk the rest of the spec; everything else
+        is walked as :meth:`decode` walks it, in the same order. The top level is not compared
+        (the caller passes only the parts that changed).
+        """
+        assert self.mode == "final"
+        out = self._object_against(node, obj, stored, None, "", compare=False)
+        if self._first_type_error is not None:
+            raise DecodeError(self._first_type_error)
+        return out
+
+    def _object_against(
+        self,
+        node: SchemaNode,
+        value: dict[str, Any],
+        stored: dict[str, Any],
+        loc: Loc,
+        struct: str,
+        *,
+        compare: bool = True,
+    ) -> dict[str, Any]:
+        props = node.properties
+        name = node.model.__name__ if node.model is not None else struct
+        out: dict[str, Any] = {}
+        for key, sub in value.items():
+            known = stored.get(key)
+            if (
+                compare
+                and known is not None
+                and sub.__class__ is known.__class__
+                and (sub is known or _same_json(sub, known))
+            ):
+                out[key] = sub
+                continue
+            child = props.get(key)
+            if child is None:
+                out[key] = sub
+                continue
+            if sub is None:
+                continue
+            kind = child.kind
+            if kind == "object" and isinstance(sub, dict) and isinstance(known, dict):
+                out[key] = self._object_against(child, sub, known, ("f", loc, key), name)
+                continue
+            if kind == "scalar" and not child.format:
+                scalar = child.scalar_type
+                cls = sub.__class__
+                if (cls is str and scalar == "string") or (cls is bool and scalar == "boolean"):
+                    out[key] = sub
+                    continue
+            new = self._value(child, sub, ("f", loc, key), name)
+            if new is not None:
+                out[key] = new
+        for key in node.required:
+            if key in out:
+                continue
+            child = props[key]
+            if child.kind == "object" and child.model is not None:
+                out[key] = self._object(child, {}, ("f", loc, key), name)
+            else:
+                self.missing.append(_json_path(("f", loc, key)))
+        value.clear()
+        value.update(out)
+        return value
 
     def fill_required(self, node: SchemaNode, obj: dict[str, Any]) -> None:
         """What a ``final`` walk does to an object a ``decode`` walk produced, in place.
@@ -423,6 +497,14 @@ class TypedDecoder:
             return _canonical_quantity(text)
         except QuantityError as exc:
             raise DecodeError(str(exc)) from None
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` encode to the same JSON (values and types alike)."""
+    try:
+        return orjson.dumps(a) == orjson.dumps(b)
+    except TypeError:  # not JSON: never taken for the stored value
+        return False
 
 
 _required_below: dict[SchemaNode, bool] = {}
