@@ -6,12 +6,13 @@ Public surface:
   updated incrementally (``upsert_slice``, ``mark_allocated``, ``mark_freed`` …);
 * :class:`Allocator` — ``prepare(claims=…)`` once per pod, ``allocate(claims=…, node=…)`` per node;
 * :func:`allocate` — one-shot functional form on a throwaway inventory;
-* :class:`AllocationError` / :class:`FailedAllocationOnNodeError` — upstream's error cases.
+* :class:`AllocationError` / :class:`FailedAllocationOnNodeError` /
+  :class:`AllocationTimeoutError` — upstream's error cases.
 """
 
 from .allocator import AllocationStats, Allocator, PreparedClaims, allocate, as_node
 from .entries import device_id
-from .errors import AllocationError, FailedAllocationOnNodeError
+from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
 from .features import DEFAULT_GATES, AllocatorFeatures
 from .inventory import DeviceInventory
 from .nodeaffinity import Node, node_selector_matches
@@ -19,6 +20,7 @@ from .nodeaffinity import Node, node_selector_matches
 __all__ = [
     "DEFAULT_GATES",
     "AllocationError",
+    "AllocationTimeoutError",
     "AllocationStats",
     "Allocator",
     "AllocatorFeatures",

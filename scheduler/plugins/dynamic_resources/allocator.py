@@ -15,11 +15,11 @@ not fit on the node, or :class:`AllocationError` with upstream's message.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import AllocationError, FailedAllocationOnNodeError
+from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
 from .features import AllocatorFeatures
 from .inventory import DeviceInventory, NodeView
 from .nodeaffinity import Node
@@ -87,9 +87,15 @@ class Allocator:
         return PreparedClaims(prepared, _needs_free_device(prepared), Search.static_data(prepared))
 
     def allocate(
-        self, *, claims: PreparedClaims | Sequence[JSON], node: Node | JSON | str
+        self,
+        *,
+        claims: PreparedClaims | Sequence[JSON],
+        node: Node | JSON | str,
+        deadline: float | None = None,
+        now: Callable[[], float] | None = None,
     ) -> list[dict[str, Any]] | None:
-        """Allocation results per claim, None when they do not fit, or raise AllocationError."""
+        """Allocation results per claim, None when they do not fit, or raise AllocationError
+        (:class:`AllocationTimeoutError` once ``now()`` passes ``deadline``)."""
         if not isinstance(claims, PreparedClaims):
             claims = self.prepare(claims=claims)
         target = node if isinstance(node, Node) else as_node(node)
@@ -111,6 +117,8 @@ class Allocator:
             view=view,
             claims=claims.claims,
             features=self.features,
+            deadline=deadline,
+            now=now,
         )
         search.prepare(claims.static_data)
         found = search.run()
@@ -203,4 +211,4 @@ def allocate(
     return Allocator(inventory=inventory).allocate(claims=claims, node=node)
 
 
-__all__ += ["AllocationError", "FailedAllocationOnNodeError"]
+__all__ += ["AllocationError", "AllocationTimeoutError", "FailedAllocationOnNodeError"]

@@ -9,7 +9,7 @@ scheduler treats like "unschedulable on this node" rather than as a pod-wide err
 
 from __future__ import annotations
 
-__all__ = ["AllocationError", "FailedAllocationOnNodeError"]
+__all__ = ["AllocationError", "AllocationTimeoutError", "FailedAllocationOnNodeError"]
 
 
 class AllocationError(Exception):
@@ -22,3 +22,11 @@ class AllocationError(Exception):
 
 class FailedAllocationOnNodeError(AllocationError):
     """No solution on this node and at least one pool visible from it was invalid."""
+
+
+class AllocationTimeoutError(AllocationError):
+    """The search ran past its deadline (the scheduler's Filter timeout, upstream
+    ``filterTimeout``)."""
+
+    def __init__(self) -> None:
+        super().__init__("timed out trying to allocate devices")

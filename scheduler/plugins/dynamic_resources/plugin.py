@@ -55,7 +55,7 @@ from ...framework.status import Code, Status, as_error, skip, unresolvable, unsc
 from ...framework.types import NodeInfo, NodeScore
 from .allocator import Allocator, PreparedClaims
 from .claims import ClaimTracker
-from .errors import AllocationError, FailedAllocationOnNodeError
+from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
 from .features import AllocatorFeatures
 from .hints import QueueingHints
 from .inventory import DeviceInventory
@@ -70,15 +70,20 @@ from .podclaims import (
 )
 from .writer import BindError, ClaimWriter
 
-__all__ = ["DynamicResources", "NAME"]
+__all__ = ["DEFAULT_FILTER_TIMEOUT", "DynamicResources", "NAME"]
 
 log = logging.getLogger("fakeapi.scheduler.dra")
 NAME = "DynamicResources"
+#: upstream's default ``filterTimeout`` for one node's allocation in Filter, in seconds
+DEFAULT_FILTER_TIMEOUT = 10.0
 MAX_SUBREQUESTS = 8
 Obj = Mapping[str, Any]
 #: the common per-node rejection, shared: Filter results are only read afterwards
 _CANNOT_ALLOCATE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",), plugin=NAME
+)
+_TIMED_OUT = Status(
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("timed out trying to allocate devices",), plugin=NAME
 )
 _NOT_AVAILABLE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("resourceclaim not available on the node",), plugin=NAME
@@ -155,6 +160,11 @@ class DynamicResources:
         self.pod_group_claims = enabled(gates, "WorkloadPodGroupResourceClaimTemplate")
         self.reserved_for_workloads = enabled(gates, "DRAReservedForWorkloads")
         self.taint_rules_enabled = enabled(gates, "DRADeviceTaintRules")
+        #: seconds one node's allocation may take in Filter (upstream ``filterTimeout``, 10 s
+        #: with DRASchedulerFilterTimeout on; 0 waits for ever)
+        self.filter_timeout = (
+            DEFAULT_FILTER_TIMEOUT if enabled(gates, "DRASchedulerFilterTimeout") else 0.0
+        )
         self.inventory = DeviceInventory(features=self.features)
         self.allocator = Allocator(inventory=self.inventory)
         self.claims_informer = handle.informer(RESOURCE_CLAIMS)
@@ -386,6 +396,8 @@ class DynamicResources:
         if s.prepared is not None:
             try:
                 allocations = self._allocate(s, target)
+            except AllocationTimeoutError:
+                return _TIMED_OUT
             except FailedAllocationOnNodeError as exc:
                 return unresolvable(str(exc))
             except AllocationError as exc:
@@ -443,7 +455,13 @@ class DynamicResources:
         if memo is not None:
             return memo.result
         self.allocate_calls += 1
-        result = self.allocator.allocate(claims=s.prepared, node=node)
+        clock = self.handle.clock
+        result = self.allocator.allocate(
+            claims=s.prepared,
+            node=node,
+            deadline=clock.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None,
+            now=clock.monotonic,
+        )
         if result is None or not any(
             "shareID" in r for a in result for r in (a.get("devices") or {}).get("results") or ()
         ):

@@ -24,7 +24,7 @@ from fakeapi.quantity import Quantity
 from .capacity import consumed_capacity, fits_capacity
 from .constraints import Constraint
 from .entries import DeviceEntry
-from .errors import AllocationError
+from .errors import AllocationError, AllocationTimeoutError
 from .features import AllocatorFeatures
 from .inventory import DeviceInventory, NodeView
 from .nodeaffinity import Node
@@ -35,6 +35,10 @@ __all__ = ["MAX_RESULTS", "DeviceResult", "RequestData", "Search"]
 
 MAX_RESULTS = 32
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+#: the deadline is checked every 256 steps (when the step count has these bits clear)
+_DEADLINE_MASK = 255
 
 
 class _MaxSizeExceededError(Exception):
@@ -103,8 +107,13 @@ class Search:
         view: NodeView,
         claims: Sequence[PreparedClaim],
         features: AllocatorFeatures,
+        deadline: float | None = None,
+        now: Callable[[], float] | None = None,
     ) -> None:
         self.inventory = inventory
+        #: when ``now()`` passes it, the search gives up (checked every few hundred steps)
+        self.deadline = deadline
+        self.now = now
         self.node = node
         self.view = view
         self.claims = claims
@@ -282,6 +291,13 @@ class Search:
         self, ci: int, ri: int, si: int, di: int, in_subrequest: bool, start: int
     ) -> bool:
         self.calls += 1
+        if (
+            not self.calls & _DEADLINE_MASK
+            and self.deadline is not None
+            and self.now is not None
+            and self.now() > self.deadline
+        ):
+            raise AllocationTimeoutError
         if ci >= len(self.claims):
             return True
         claim = self.claims[ci]
