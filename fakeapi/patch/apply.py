@@ -107,17 +107,22 @@ def update_managed_fields(
     subresource: str = "",
     operation: str = "Update",
     ignored_fields: FieldSet | None = None,
+    decoded: dict[ManagerKey, ManagedEntry] | None = None,
 ) -> list[dict[str, Any]]:
     """The managedFields after a non-apply write of ``new`` over ``old`` (None on create).
 
     ``managed_fields`` is where the write starts from (see ``managed_fields_for_write``); it is
     returned unchanged when it cannot be decoded or the objects cannot be compared, as upstream
-    keeps the previous entries when its bookkeeping fails.
+    keeps the previous entries when its bookkeeping fails. ``decoded``: ``managed_fields``
+    already decoded (a fresh dict this call may change).
     """
-    try:
-        managers = decode_managed_fields(managed_fields)
-    except ManagedFieldsError:
-        managers = {}
+    if decoded is not None:
+        managers = decoded
+    else:
+        try:
+            managers = decode_managed_fields(managed_fields)
+        except ManagedFieldsError:
+            managers = {}
     before = zero_object(schema) if old is None else _without_managed_fields(old)
     try:
         comparison = compare(before, _without_managed_fields(new), schema).exclude(ignored_fields)

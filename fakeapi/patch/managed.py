@@ -26,6 +26,7 @@ __all__ = [
     "describe_manager",
     "encode_managed_fields",
     "managed_fields_for_write",
+    "managed_fields_to_start_from",
     "manager_key",
     "sorted_keys",
 ]
@@ -180,15 +181,24 @@ def managed_fields_for_write(
     own entries win when they decode and are not empty — that is how a client edits or drops
     them; ``[]`` or ``[{}]`` resets them; anything else falls back to the live entries.
     """
+    return managed_fields_to_start_from(live=live, request=request, subresource=subresource)[0]
+
+
+def managed_fields_to_start_from(
+    *, live: Any, request: Any, subresource: str
+) -> tuple[list[dict[str, Any]], dict[ManagerKey, ManagedEntry] | None]:
+    """:func:`managed_fields_for_write` and, when choosing the request's entries took decoding
+    them, those decoded entries (a fresh dict), so that the write does not decode them again."""
     live_entries = live if isinstance(live, list) else []
     if subresource:
-        return live_entries
+        return live_entries, None
     if isinstance(request, list):
         if not request or (len(request) == 1 and request[0] == {}):
-            return []
+            return [], None
         try:
-            if decode_managed_fields(request):
-                return request
+            decoded = decode_managed_fields(request)
         except ManagedFieldsError:
-            pass
-    return live_entries
+            decoded = {}
+        if decoded:
+            return request, decoded
+    return live_entries, None

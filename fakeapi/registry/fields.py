@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.patch import managed_fields_for_write, update_managed_fields
+from fakeapi.patch import update_managed_fields
+from fakeapi.patch.managed import managed_fields_to_start_from
 from fakeapi.registry.resource_table import ResourceType
 
 __all__ = ["ManagedFieldsTracker"]
@@ -30,7 +31,7 @@ class ManagedFieldsTracker:
         if operation == "Apply" or not manager:
             return
         meta = new["metadata"]
-        current = managed_fields_for_write(
+        current, decoded = managed_fields_to_start_from(
             live=(old or {}).get("metadata", {}).get("managedFields"),
             request=meta.get("managedFields"),
             subresource=subresource,
@@ -40,6 +41,7 @@ class ManagedFieldsTracker:
             new=new,
             manager=manager,
             managed_fields=list(current or []),
+            decoded=decoded,
             schema=rt.schema,
             api_version=rt.api_version,
             now=now,
