@@ -247,21 +247,26 @@ class FieldSet:
 
     def difference(self, other: FieldSet) -> FieldSet:
         """Paths of ``self`` not in ``other`` (exact paths: descendants stay)."""
-        if other.is_empty():
+        theirs = other.children
+        if not other.members and not theirs:
             return self
-        children: dict[str, FieldSet] = {}
-        changed = False
-        for element, sub in self.children.items():
-            theirs = other.children.get(element)
-            if theirs is None:
-                children[element] = sub
-            else:
-                rest = sub.difference(theirs)
+        mine = self.children
+        common = mine.keys() & theirs.keys() if theirs and mine else ()
+        children: dict[str, FieldSet] | None = None
+        for element in common:
+            sub = mine[element]
+            rest = sub.difference(theirs[element])
+            if rest is not sub:
+                if children is None:
+                    children = dict(mine)
                 if rest:
                     children[element] = rest
-                changed = changed or rest is not sub
-        if not changed and self.members.isdisjoint(other.members):
-            return self
+                else:
+                    del children[element]
+        if children is None:
+            if self.members.isdisjoint(other.members):
+                return self
+            children = mine
         return FieldSet(self.members - other.members, children)
 
     def recursive_difference(self, other: FieldSet) -> FieldSet:
