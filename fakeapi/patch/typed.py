@@ -388,7 +388,10 @@ def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[
             ):
                 continue
             child = (props.get(key) or _ANY) if props is not None else any_value
-            _compare(before, after, child, out, (*path, "f:" + key))
+            if (_shapes.get(child) or _shape(child)) == "leaf":  # what the call would do first
+                _leaf(before, after, out, (*path, "f:" + key))
+            else:
+                _compare(before, after, child, out, (*path, "f:" + key))
     else:
         item_node = node.item or _ANY
         old_items = _index(node, shape, old, path)

@@ -80,6 +80,7 @@ def _decode_changed(
     obj: Any,
     stored: Mapping[str, Any] | None,
     untouched: frozenset[str] = frozenset(),
+    copied: set[str] | None = None,
 ) -> dict[str, Any]:
     """``decoder.decode`` of ``obj``, skipping top-level parts identical to the stored version's.
 
@@ -88,6 +89,7 @@ def _decode_changed(
     unknown field, no type error), so it is copied from those bytes instead of walked again.
     ``untouched`` names parts the caller knows to be private copies of the stored version's (a
     patch left them alone): they are taken as they are, without comparing or copying.
+    ``copied`` collects the keys of the parts that are such copies in the result.
     """
     if not stored or not isinstance(obj, dict):
         return decoder.decode(rt.schema, obj)
@@ -106,11 +108,13 @@ def _decode_changed(
     if not same:
         return decoder.decode(rt.schema, obj)
     decoded = decoder.decode(rt.schema, {k: v for k, v in obj.items() if k not in same})
+    if copied is not None:
+        copied.update(same)
     out: dict[str, Any] = {}
     for key in obj:
         if key in same:
-            copied = same[key]
-            out[key] = obj[key] if copied is None else orjson.loads(copied)
+            same_bytes = same[key]
+            out[key] = obj[key] if same_bytes is None else orjson.loads(same_bytes)
         elif key in decoded:
             out[key] = decoded[key]
     return out
@@ -126,18 +130,21 @@ def decode_object(
     *,
     patch: bool = False,
     stored: Mapping[str, Any] | None = None,
+    copied: set[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The decoded object (a new one) and the warnings to send; raises on bad input.
 
     ``patch`` marks a server-side apply configuration: it is checked as structured-merge-diff
     checks one, and kept as sent otherwise (nulls and directives included) for the merge.
-    ``stored`` (the current version, for an update) lets parts sent back unchanged skip the walk.
+    ``stored`` (the current version, for an update) lets parts sent back unchanged skip the walk;
+    ``copied`` then collects the keys of the result's parts that are byte for byte the stored
+    version's (private copies).
     """
     _check_type_meta(rt, obj)
     decoder = TypedDecoder(rt.version, mode="apply" if patch else "decode")
     try:
         decoded = decoder.decode(rt.schema, obj) if patch else _decode_changed(
-            decoder, rt, obj, stored
+            decoder, rt, obj, stored, copied=copied
         )
     except DecodeError as exc:
         if patch:
@@ -166,18 +173,20 @@ def decode_patched(
     namespace: str | None,
     stored: Mapping[str, Any] | None = None,
     untouched: frozenset[str] = frozenset(),
+    copied: set[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The object a JSON, merge or strategic merge patch produced, decoded; raises on bad input.
 
     Like upstream, a decoding failure (a strict decoding error included) is a 422 on the field
     ``patch`` whose value is the patched object (the patch itself for a strategic merge patch),
     and the patched object must keep the name and namespace of the URL. ``untouched``: top-level
-    parts of ``patched`` that are private copies of ``stored``'s (taken as they are).
+    parts of ``patched`` that are private copies of ``stored``'s (taken as they are); ``copied``
+    collects the keys of the result's parts that are such copies.
     """
     decoder = TypedDecoder(rt.version, mode="decode")
     try:
         _check_type_meta(rt, patched)
-        decoded = _decode_changed(decoder, rt, patched, stored, untouched)
+        decoded = _decode_changed(decoder, rt, patched, stored, untouched, copied)
     except DecodeError as exc:
         raise _patch_invalid(patched, patch_type, patch, exc.message) from None
     except StatusError as exc:

@@ -12,7 +12,7 @@ in-process controller see the same validation, conflicts and events.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -256,8 +256,9 @@ class GenericStore:
         """PUT: replace the object (or its status) with ``body``."""
         ns = self._namespace_of(rt, namespace)
         current = rt.store(self.storage).get(key_for(ns, name))
+        copied: set[str] = set()
         obj, warnings = decode_object(
-            rt, body, options, stored=current.obj if current is not None else None
+            rt, body, options, stored=current.obj if current is not None else None, copied=copied
         )
         obj = deep_copy(obj) if obj is body else obj
         meta = obj.get("metadata") or {}
@@ -294,6 +295,7 @@ class GenericStore:
             precondition=rv or None,
             warnings=warnings,
             decoded=True,
+            copied=copied,
         )
 
     def guaranteed_update(
@@ -338,13 +340,16 @@ class GenericStore:
         warnings: builtins.list[str],
         operation: str = "Update",
         decoded: bool = False,
+        copied: Collection[str] = (),
     ) -> WriteResult:
         """Write ``obj`` over ``current`` (``obj`` is owned by the store from here on).
 
         ``decoded``: ``obj`` came out of :func:`decode_object` or :func:`decode_patched` (parts
         equal to the stored version's are the stored decoding), so its types need no second walk,
         only its required fields; objects a strategy or a server-side apply merge built are
-        walked in full.
+        walked in full. ``copied``: top-level parts of ``obj`` that are private, byte for byte
+        copies of the stored version's. A status write whose every other part is such a copy
+        builds the new version on ``obj`` instead of decoding the stored bytes once more.
         """
         old = current.obj
         name = old["metadata"]["name"]
@@ -358,7 +363,10 @@ class GenericStore:
         ctx = self.context(subresource=subresource, options=options)
         strategy = rt.strategy
         if subresource == "status":
-            new = orjson.loads(current.raw)  # a private copy of ``old``: its bytes decoded
+            if _all_but_status_copied(obj, old, copied):
+                new = obj  # already a private copy of ``old`` in everything but status
+            else:
+                new = orjson.loads(current.raw)  # a private copy of ``old``: its bytes decoded
             if "status" in obj:
                 new["status"] = obj["status"]
             else:
@@ -497,6 +505,29 @@ class GenericStore:
                 if exc.code != 404:
                     raise
         return results
+
+
+def _all_but_status_copied(obj: Obj, old: Obj, copied: Collection[str]) -> bool:
+    """Whether ``obj`` is what a status write builds from ``old`` and ``obj["status"]``: the
+    same keys in the same order (status kept in place, or last when new), each but status a
+    private byte-for-byte copy (``copied``) or, for apiVersion and kind, the same string."""
+    if not copied:
+        return False
+    has_status = "status" in obj
+    expected = [key for key in old if key != "status" or has_status]
+    if has_status and "status" not in old:
+        expected.append("status")
+    if list(obj) != expected:
+        return False
+    return all(
+        key == "status"
+        or key in copied
+        or (key in _TYPE_META and obj[key] == old[key])
+        for key in expected
+    )
+
+
+_TYPE_META = ("apiVersion", "kind")
 
 
 def _check_status_types(

@@ -192,11 +192,12 @@ class TypedDecoder:
         """:meth:`decode` in ``final`` mode, for an object built from the ``stored`` version.
 
         The stored version went through this very walk when it was written, so a field whose
-        JSON is byte for byte the stored one's would come out unchanged and report nothing: it
-        is kept as it is. Structs that differ are walked the same way, field by field, so a
-        binding that sets ``spec.nodeName`` does not walk the rest of the spec; everything else
-        is walked as :meth:`decode` walks it, in the same order. The top level is not compared
-        (the caller passes only the parts that changed).
+        JSON is byte for byte the stored one's would come out unchanged and report nothing (see
+        :func:`_clean_copy` for the one exception, a ``{}`` inside): it is kept as it is.
+        Structs that differ are walked the same way, field by field, so a binding that sets
+        ``spec.nodeName`` does not walk the rest of the spec; everything else is walked as
+        :meth:`decode` walks it, in the same order. The top level is not compared (the caller
+        passes only the parts that changed).
         """
         assert self.mode == "final"
         out = self._object_against(node, obj, stored, None, "", compare=False)
@@ -223,7 +224,7 @@ class TypedDecoder:
                 compare
                 and known is not None
                 and sub.__class__ is known.__class__
-                and (sub is known or _same_json(sub, known))
+                and _clean_copy(sub, known)
             ):
                 out[key] = sub
                 continue
@@ -499,10 +500,28 @@ class TypedDecoder:
             raise DecodeError(str(exc)) from None
 
 
-def _same_json(a: Any, b: Any) -> bool:
-    """``a`` and ``b`` encode to the same JSON (values and types alike)."""
+_PLAIN_SCALARS = (str, int, bool)
+_EMPTY_CONTAINERS = (dict, list)
+
+
+def _clean_copy(value: Any, stored: Any) -> bool:
+    """``value`` encodes to the same JSON as ``stored`` (values and types alike; the caller
+    checked the classes match) and holds no ``{}``, so walking it again would change and report
+    nothing.
+
+    A first walk turns a ``null`` list item or map value into its zero value (``{}`` for a
+    struct) without walking into it, so a second walk could still fill it or find required
+    fields missing in it: a value holding ``{}`` below it is walked again (a field whose own
+    value is ``{}`` was walked). Strings, integers and booleans of one class are the same JSON
+    when equal (floats are not: ``-0.0 == 0.0``).
+    """
+    if value.__class__ in _PLAIN_SCALARS:
+        return bool(value == stored)
+    if not value and value.__class__ in _EMPTY_CONTAINERS:
+        return not stored  # ``{}`` or ``[]`` as a field's own value: walked the first time
     try:
-        return orjson.dumps(a) == orjson.dumps(b)
+        encoded = orjson.dumps(value)
+        return b"{}" not in encoded and encoded == orjson.dumps(stored)
     except TypeError:  # not JSON: never taken for the stored value
         return False
 

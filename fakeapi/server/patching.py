@@ -61,9 +61,10 @@ def apply_patch_request(
             untouched = frozenset(
                 key for key, value in patched.items() if base.get(key) is value
             )
+    copied: set[str] = set()
     new, warnings = decode_patched(
         rt, patched, options, patch_type=kind, patch=patch, name=target.name,
-        namespace=target.namespace, stored=current.obj, untouched=untouched,
+        namespace=target.namespace, stored=current.obj, untouched=untouched, copied=copied,
     )
     precondition = (new.get("metadata") or {}).get("resourceVersion") or None
     return registry.write_update(
@@ -75,4 +76,5 @@ def apply_patch_request(
         precondition=precondition,
         warnings=warnings,
         decoded=True,
+        copied=copied,
     )

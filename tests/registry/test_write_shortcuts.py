@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from fakeapi.bootstrap import new_registry
@@ -113,6 +113,9 @@ def checked(rt: ResourceType, obj: dict[str, Any], **stored: Any) -> tuple[bytes
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(SAMPLES), CHANGES, CHANGES)
+# a claim stored with a null request: it became {} unwalked, so walking it again finds the
+# request's name missing (the shortcut must not skip a copy holding {})
+@example(next(s for s in SAMPLES if s[0].kind == "ResourceClaim"), [(403, 1)], [])
 def test_an_update_built_from_the_stored_version_is_checked_as_a_whole_walk_checks_it(
     kind_sample: tuple[ResourceType, dict[str, Any]],
     first: list[tuple[int, int]],
@@ -188,3 +191,24 @@ def test_a_pod_spec_that_passed_passes_again_and_a_failing_one_fails_every_time(
     assert "spec.containers[0].name" in messages[0]
     stored = registry.list(pods, "default", ListOptions()).items
     assert [s.obj["metadata"]["name"] for s in stored] == ["a", "b"]
+
+
+def test_a_status_write_keeps_the_stored_field_order_whatever_order_the_body_has() -> None:
+    registry = new_registry(clock=FakeClock())
+    pods = registry.resources.lookup("", "v1", "pods")
+    body = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a", "image": "a:1"}]}}
+    stored = registry.create(pods, "default", body, WriteOptions(field_manager="t")).obj
+    order = list(stored)
+    assert order[-1] == "status"
+    reordered = {key: stored[key] for key in reversed(order)}
+    reordered = deep_copy(reordered)
+    reordered["status"]["phase"] = "Running"
+    result = registry.update(pods, "default", "p", reordered, WriteOptions(field_manager="t"),
+                             subresource="status")
+    assert list(orjson.loads(result.raw)) == order
+    assert orjson.loads(result.raw)["status"]["phase"] == "Running"
+    latest = orjson.loads(result.raw)
+    without_status = {key: value for key, value in latest.items() if key != "status"}
+    result = registry.update(pods, "default", "p", without_status,
+                             WriteOptions(field_manager="t"), subresource="status")
+    assert list(orjson.loads(result.raw)) == order  # the pod strategy gives it a status back
