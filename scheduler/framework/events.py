@@ -129,7 +129,8 @@ class EventIndex:
     a busy queue (thousands of pods waiting for their claims, an event per claim write) would spend
     its time there. A registration with an index promises that its hint answers QUEUE_SKIP
     whenever the pod's keys and the change's keys are both known and share none. ``name``
-    identifies the index (registrations with the same name share one).
+    identifies the index: pods are filed once per name, so indexes sharing a name must share
+    ``pod_keys`` (their ``event_keys`` may differ, one per kind of changed object).
     """
 
     name: str

@@ -26,6 +26,7 @@ from ..framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    EventIndex,
     EventResource,
     QueueingHint,
 )
@@ -49,6 +50,28 @@ def _namespace(obj: Obj) -> str:
 
 def _uid(obj: Obj) -> str:
     return str((obj.get("metadata") or {}).get("uid") or "")
+
+
+def _member_key(pod: Obj) -> frozenset[str]:
+    """The ``namespace/group`` a pod belongs to (``namespace/`` for none)."""
+    return frozenset((f"{_namespace(pod)}/{_group_name(pod)}",))
+
+
+def _added_member_key(old: Obj | None, new: Obj | None) -> frozenset[str] | None:
+    return None if new is None else _member_key(new)
+
+
+def _changed_group_key(old: Obj | None, new: Obj | None) -> frozenset[str] | None:
+    if new is None:
+        return None
+    return frozenset((f"{_namespace(new)}/{(new.get('metadata') or {}).get('name') or ''}",))
+
+
+#: a new member or a changed PodGroup concerns only the pods of that group, so a large gang
+#: filling up does not ask every waiting member about every newcomer
+_BY_GROUP = "GangScheduling/groups"
+_NEW_MEMBERS = EventIndex(name=_BY_GROUP, pod_keys=_member_key, event_keys=_added_member_key)
+_CHANGED_GROUPS = EventIndex(name=_BY_GROUP, pod_keys=_member_key, event_keys=_changed_group_key)
 
 
 class GangScheduling:
@@ -80,13 +103,16 @@ class GangScheduling:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(
-                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD), self._same_group
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD),
+                self._same_group,
+                _NEW_MEMBERS,
             ),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
             ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.POD_GROUP, ActionType.ADD | ActionType.UPDATE),
                 self._own_group,
+                _CHANGED_GROUPS,
             ),
         ]
 
@@ -100,7 +126,11 @@ class GangScheduling:
         return QueueingHint.QUEUE_SKIP
 
     def _own_group(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if new is not None and (new.get("metadata") or {}).get("name") == _group_name(pod):
+        if (
+            new is not None
+            and (new.get("metadata") or {}).get("name") == _group_name(pod)
+            and _namespace(new) == _namespace(pod)
+        ):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 

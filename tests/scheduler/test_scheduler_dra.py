@@ -571,3 +571,35 @@ async def test_post_filter_never_deallocates_a_claim_reserved_for_a_workload(
     events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
     assert "still not schedulable" in events[0]["note"]
     assert (await cluster.get_claim("held"))["status"]["reservedFor"] == [workload]
+
+
+async def test_a_new_gang_member_wakes_only_its_own_group(
+    cluster: Cluster, eventually: Eventually, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fakeapi.scheduler.plugins.gang import GangScheduling
+
+    asked: list[str] = []
+    same_group = GangScheduling._same_group
+
+    def counting(self: GangScheduling, pod: Any, old: Any, new: Any) -> Any:
+        asked.append(pod["metadata"]["name"])
+        return same_group(self, pod, old, new)
+
+    monkeypatch.setattr(GangScheduling, "_same_group", counting)
+    await cluster.node("node-0", cpu="8")
+    for group in ("a", "b"):
+        await _pod_group(cluster, group, policy={"gang": {"minCount": 3}})
+    scheduler = await cluster.start_scheduler()
+    for group in ("a", "b"):
+        for i in range(2):
+            await cluster.pod(
+                f"{group}-{i}", cpu="1", workloadRef={"name": "workload", "podGroupName": group}
+            )
+    await eventually(lambda: scheduler.queue.pending_counts()["gated"] == 4)
+    asked.clear()
+
+    await cluster.pod("a-2", cpu="1", workloadRef={"name": "workload", "podGroupName": "a"})
+
+    assert await eventually(lambda: cluster.node_of("a-1")) == "node-0"
+    assert sorted(asked) == ["a-0", "a-1"]
+    assert [await cluster.node_of(f"b-{i}") for i in range(2)] == [None, None]
