@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel
@@ -79,11 +80,13 @@ class ResourceType:
     stored_in: str = ""
     converter: Converter | None = None
 
-    @property
+    # The derived names and the schema are read several times by every write: each is worked
+    # out once (the fields they come from never change) and kept in the instance's __dict__.
+    @cached_property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
-    @property
+    @cached_property
     def qualified_plural(self) -> str:
         """``pods`` or ``resourceclaims.resource.k8s.io``: the prefix of 404/409 messages."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
@@ -96,11 +99,11 @@ class ResourceType:
     def singular_name(self) -> str:
         return self.singular or self.kind.lower()
 
-    @property
+    @cached_property
     def schema(self) -> SchemaNode:
         return schema_for(self.model)
 
-    @property
+    @cached_property
     def key(self) -> str:
         """Storage key of the resource: ``resourceclaims.resource.k8s.io`` (group-qualified)."""
         return self.qualified_plural
