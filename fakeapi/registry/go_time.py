@@ -16,6 +16,7 @@ input; :func:`parse_go_time` walks the same elements so its messages are the sam
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 __all__ = ["GoTimeError", "RFC3339", "RFC3339_MICRO", "normalize_time"]
@@ -40,6 +41,7 @@ _SECONDS_LAYOUT = (
 _RFC3339_ELEMENTS = (*_SECONDS_LAYOUT, ("Z07:00", "zone"))
 _MICRO_ELEMENTS = (*_SECONDS_LAYOUT, (".000000", "frac6"), ("Z07:00", "zone"))
 _ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
+_ZERO_TIME_NAIVE = datetime(1, 1, 1)
 _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -143,8 +145,29 @@ def _parse(text: str, *, micro: bool) -> tuple[list[int], int, int]:
     return fields, nanos, offset
 
 
+_CANONICAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+_CANONICAL_MICRO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+
+
+def _already_canonical(text: str, micro: bool) -> bool:
+    """Whether ``text`` is a valid time already written as it is stored (what clients and the
+    server itself send almost always): then normalising it gives it back unchanged."""
+    if not (_CANONICAL_MICRO if micro else _CANONICAL).fullmatch(text):
+        return False
+    try:
+        moment = datetime(
+            int(text[0:4]), int(text[5:7]), int(text[8:10]),
+            int(text[11:13]), int(text[14:16]), int(text[17:19]),
+        )
+    except ValueError:  # out of range (or year 0): the full parse words the error
+        return False
+    return moment != _ZERO_TIME_NAIVE
+
+
 def normalize_time(text: str, *, micro: bool) -> str | None:
     """``text`` as upstream stores it (UTC); None for the zero time; raises :class:`GoTimeError`."""
+    if _already_canonical(text, micro):
+        return text
     (year, month, day, hour, minute, second), nanos, offset = _parse(text, micro=micro)
     if year == 0:
         year_text = "0000"
