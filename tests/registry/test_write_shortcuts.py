@@ -4,7 +4,8 @@ The registry skips work it can prove redundant: a created object that the decode
 only checked for required fields instead of walked a second time; field sets keep their FieldsV1
 encoding per node; the paths of a whole added sub-tree, and a create's comparison of each
 top-level part with the zero object, are memoised by content; a pod spec that passed the create
-rules is remembered; an update built from the stored version skips the fields it kept. Each
+rules is remembered; an update built from the stored version skips the fields it kept; a time
+already in its stored form is not parsed. Each
 test here takes objects of every served kind, damaged at random (fields removed, set to
 ``null``, ``{}`` or a list of ``null``), and compares the shortcut's result with the full
 computation, byte for byte.
@@ -26,6 +27,7 @@ from fakeapi.fixtures.samples import sample
 from fakeapi.objects import deep_copy
 from fakeapi.patch.fieldset import FieldSet
 from fakeapi.patch.typed import Comparison, _compare, compare, to_field_set, zero_object
+from fakeapi.registry import go_time
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.options import ListOptions, WriteOptions
 from fakeapi.resources import ResourceType, default_resources
@@ -212,3 +214,32 @@ def test_a_status_write_keeps_the_stored_field_order_whatever_order_the_body_has
     result = registry.update(pods, "default", "p", without_status,
                              WriteOptions(field_manager="t"), subresource="status")
     assert list(orjson.loads(result.raw)) == order  # the pod strategy gives it a status back
+
+
+def normalised(text: str, micro: bool) -> tuple[str, str | None]:
+    try:
+        return "ok", go_time.normalize_time(text, micro=micro)
+    except go_time.GoTimeError as exc:
+        return "error", str(exc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.tuples(
+        st.sampled_from([0, 1, 1970, 2024, 9999]) | st.integers(0, 9999),
+        st.integers(0, 13), st.integers(0, 32), st.integers(0, 25), st.integers(0, 61),
+        st.integers(0, 61), st.integers(0, 999_999),
+    ),
+    st.booleans(),
+    st.sampled_from(["Z", "z", "+00:00", "+02:00"]),
+)
+def test_a_time_already_in_stored_form_comes_back_as_the_full_parse_gives_it(
+    parts: tuple[int, ...], micro: bool, zone: str
+) -> None:
+    year, month, day, hour, minute, second, fraction = parts
+    text = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}"
+    text += (f".{fraction:06d}" if micro else "") + zone
+    shortcut = normalised(text, micro)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(go_time, "_already_canonical", lambda _text, _micro: False)
+        assert normalised(text, micro) == shortcut
