@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from fakeapi.patch.errors import ApplyConflict, PatchError, bad_request
 from fakeapi.patch.fieldset import FieldSet, Path, path_string
 from fakeapi.patch.managed import (
@@ -169,12 +171,21 @@ def _conflict_error(
 
 
 def _has_null(value: Any) -> bool:
+    try:  # a null anywhere encodes as `null`: without one in the JSON there is none to find
+        if b"null" not in orjson.dumps(value):
+            return False
+    except TypeError:  # not JSON (an integer beyond 64 bits): walked
+        pass
+    return _holds_null(value)
+
+
+def _holds_null(value: Any) -> bool:
     if value is None:
         return True
     if isinstance(value, dict):
-        return any(_has_null(v) for v in value.values())
+        return any(_holds_null(v) for v in value.values())
     if isinstance(value, list):
-        return any(_has_null(v) for v in value)
+        return any(_holds_null(v) for v in value)
     return False
 
 
