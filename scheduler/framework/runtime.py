@@ -233,6 +233,8 @@ class Framework:
                         break
                     name = plugin.name
                     answers = batch(state, pod, remaining)
+                    if not any(answers):
+                        continue  # every node passed (the usual answer)
                     passed: list[NodeInfo] = []
                     last: Status | None = None  # plugins often give many nodes one status
                     for node, status in zip(remaining, answers, strict=True):

@@ -77,7 +77,7 @@ class TaintToleration:
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
         """Skip when no feasible node has a PreferNoSchedule taint: every node would score the
         same, which cannot change the choice of node."""
-        if not any(node.prefer_no_schedule_taints for node in nodes):
+        if not any(map(attrgetter("prefer_no_schedule_taints"), nodes)):
             return skip()
         state.write(
             _SCORE_STATE,
