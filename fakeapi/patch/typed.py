@@ -145,7 +145,55 @@ def _granular(value: Any, shape: Shape) -> bool:
 
 def to_field_set(value: Any, node: SchemaNode) -> FieldSet:
     """The paths ``value`` sets, as an applier of it would own them."""
+    if isinstance(value, dict) and _shape(node) == "struct":
+        return _to_set_root(value, node)
     return _to_set(value, node, ()) or FieldSet()
+
+
+_APPLIED_PART_CACHE_SIZE = 1024
+_applied_parts: OrderedDict[tuple[SchemaNode, bytes], FieldSet | None] = OrderedDict()
+
+
+def _to_set_root(value: dict[str, Any], node: SchemaNode) -> FieldSet:
+    """``_to_set`` of a whole configuration, each top-level part but metadata memoised.
+
+    An applier mostly applies the same configuration again (a kubelet its pod's status); a
+    part's set depends only on its schema and content, which equal JSON pins exactly.
+    """
+    out = FieldSet()
+    for key, sub in value.items():
+        element = "f:" + key
+        child, declared = _child(node, "struct", key)
+        grand: FieldSet | None
+        if key == "metadata" or not isinstance(sub, _CONTAINERS):
+            grand = _to_set(sub, child, (element,))
+        else:
+            try:
+                content = orjson.dumps(sub)
+            except TypeError:  # not JSON (an integer beyond 64 bits): walked, not memoised
+                content = None
+            if content is None:
+                grand = _to_set(sub, child, (element,))
+            else:
+                memo_key = (child, content)
+                if memo_key in _applied_parts:
+                    _applied_parts.move_to_end(memo_key)
+                    grand = _applied_parts[memo_key]
+                else:
+                    grand = _to_set(sub, child, (element,))
+                    _applied_parts[memo_key] = grand
+                    if len(_applied_parts) > _APPLIED_PART_CACHE_SIZE:
+                        _applied_parts.popitem(last=False)
+        if grand:
+            out.children[element] = grand
+        if (
+            not declared
+            or sub is None
+            or (isinstance(sub, dict) and not sub)
+            or not _granular(sub, _shape(child))
+        ):
+            out.members.add(element)
+    return out
 
 
 def _to_set(value: Any, node: SchemaNode, where: tuple[str, ...]) -> FieldSet | None:

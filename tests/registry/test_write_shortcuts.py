@@ -26,7 +26,14 @@ from fakeapi.errors import StatusError
 from fakeapi.fixtures.samples import sample
 from fakeapi.objects import deep_copy
 from fakeapi.patch.fieldset import FieldSet
-from fakeapi.patch.typed import Comparison, _compare, compare, to_field_set, zero_object
+from fakeapi.patch.typed import (
+    Comparison,
+    _compare,
+    _to_set,
+    compare,
+    to_field_set,
+    zero_object,
+)
 from fakeapi.registry import go_time
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.options import ListOptions, WriteOptions
@@ -164,6 +171,9 @@ def test_shared_and_memoised_field_sets_encode_as_sets_built_afresh(
         assert fields == fresh
         assert orjson.dumps(fields.to_fields_v1()) == orjson.dumps(fresh.to_fields_v1())
         assert FieldSet.from_fields_v1(fields.to_fields_v1()) == fields
+    # an applied configuration's set is memoised per top-level part: the same as the walk
+    walked_set = _to_set(new, rt.schema, ()) or FieldSet()
+    assert to_field_set(deep_copy(new), rt.schema) == walked_set == applied
     # a create's comparison is memoised per top-level part: a second one, and the walk
     # without the memo, find the same paths
     walked = Comparison()
