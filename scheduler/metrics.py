@@ -60,6 +60,7 @@ class SchedulerMetrics:
         self._pending = {
             q: self.pending.labels(queue=q) for q in ("active", "backoff", "unschedulable", "gated")
         }
+        self._last_pending: dict[str, int] = {}
         self._attempts = {
             r: self.attempts.labels(result=r, profile=profile)
             for r in ("scheduled", "unschedulable", "error")
@@ -70,8 +71,12 @@ class SchedulerMetrics:
         }
 
     def set_pending(self, counts: Mapping[str, int]) -> None:
+        last = self._last_pending
         for queue, gauge in self._pending.items():
-            gauge.set(counts.get(queue, 0))
+            value = counts.get(queue, 0)
+            if last.get(queue) != value:  # most queue moves change one or two of the four
+                last[queue] = value
+                gauge.set(value)
 
     def attempt(self, result: str, seconds: float) -> None:
         self._attempts[result].inc()
