@@ -17,7 +17,7 @@ input; :func:`parse_go_time` walks the same elements so its messages are the sam
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime
 
 __all__ = ["GoTimeError", "RFC3339", "RFC3339_MICRO", "normalize_time"]
 
@@ -156,8 +156,12 @@ def _already_canonical(text: str, micro: bool) -> bool:
         return False
     try:
         moment = datetime(
-            int(text[0:4]), int(text[5:7]), int(text[8:10]),
-            int(text[11:13]), int(text[14:16]), int(text[17:19]),
+            int(text[0:4]),
+            int(text[5:7]),
+            int(text[8:10]),
+            int(text[11:13]),
+            int(text[14:16]),
+            int(text[17:19]),
         )
     except ValueError:  # out of range (or year 0): the full parse words the error
         return False
@@ -165,24 +169,52 @@ def _already_canonical(text: str, micro: bool) -> bool:
 
 
 def normalize_time(text: str, *, micro: bool) -> str | None:
-    """``text`` as upstream stores it (UTC); None for the zero time; raises :class:`GoTimeError`."""
+    """``text`` as upstream stores it (UTC); None for the zero time; raises :class:`GoTimeError`.
+
+    The shift to UTC is done on day numbers, not with :mod:`datetime`, because Go's years start
+    at 0 (``0001-01-01T00:00:00+02:00`` is ``0000-12-31T22:00:00Z``) and Python's at 1. A
+    result outside the years 0-9999 cannot be written as RFC 3339 and is refused with Go's
+    ``MarshalJSON`` words.
+    """
     if _already_canonical(text, micro):
         return text
     (year, month, day, hour, minute, second), nanos, offset = _parse(text, micro=micro)
-    if year == 0:
-        year_text = "0000"
-        moment = None
-    else:
-        zone = timezone(timedelta(minutes=offset)) if offset else UTC
-        moment = datetime(year, month, day, hour, minute, second, tzinfo=zone).astimezone(UTC)
-        year_text = f"{moment.year:04d}"
-    if moment is None:
-        stamp = f"{year_text}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}"
-    else:
-        if moment == _ZERO_TIME and nanos == 0:
-            return None  # the zero time encodes as null
-        stamp = moment.strftime("%Y-%m-%dT%H:%M:%S").rjust(19, "0")
-        stamp = f"{year_text}{stamp[stamp.index('-') :]}"
+    minutes = _days_from_civil(year, month, day) * 1440 + hour * 60 + minute - offset
+    days, minute_of_day = divmod(minutes, 1440)
+    year, month, day = _civil_from_days(days)
+    if not 0 <= year <= 9999:
+        raise GoTimeError(
+            f"parsing time {_quote(text)}: Time.MarshalJSON: year outside of range [0,9999]"
+        )
+    if (year, month, day, minute_of_day, second, nanos) == (1, 1, 1, 0, 0, 0):
+        return None  # the zero time encodes as null
+    hour, minute = divmod(minute_of_day, 60)
+    stamp = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}"
     if micro:
         return f"{stamp}.{nanos // 1000:06d}Z"
     return f"{stamp}Z"
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (any year, 0 included)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """The proleptic Gregorian (year, month, day) ``days`` after 1970-01-01."""
+    days += 719468
+    era = days // 146097
+    day_of_era = days - era * 146097
+    year_of_era = (
+        day_of_era - day_of_era // 1460 + day_of_era // 36524 - day_of_era // 146096
+    ) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    shifted_month = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * shifted_month + 2) // 5 + 1
+    month = shifted_month + (3 if shifted_month < 10 else -9)
+    return year_of_era + era * 400 + (month <= 2), month, day

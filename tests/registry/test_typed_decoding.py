@@ -176,6 +176,31 @@ def test_times_are_stored_in_utc_to_the_second(registry: GenericStore) -> None:
     assert stored["status"]["conditions"][0]["lastTransitionTime"] == "2026-01-01T00:00:00Z"
 
 
+def test_a_time_shifted_into_year_zero_is_stored_as_go_writes_it(registry: GenericStore) -> None:
+    body = {"metadata": {"name": "l"}, "spec": {"renewTime": "0001-01-01T00:00:00.000000+02:00"}}
+    stored = registry.create(LEASE, NS, body, _opts()).obj
+    assert stored["spec"]["renewTime"] == "0000-12-31T22:00:00.000000Z"
+
+
+@pytest.mark.parametrize("sent", ["9999-12-31T23:00:00-02:00", "0000-01-01T00:00:00+02:00"])
+def test_a_time_shifted_out_of_years_0_to_9999_is_a_bad_request(
+    registry: GenericStore, sent: str
+) -> None:
+    body = {
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "i"}]},
+        "status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": sent}]},
+    }
+    err = _create_error(registry, POD, body)
+    assert err.code == 400
+    assert err.message.endswith(
+        f'parsing time "{sent}": Time.MarshalJSON: year outside of range [0,9999]'
+    )
+    with pytest.raises(StatusError) as missing:
+        registry.get(POD, NS, "p")
+    assert missing.value.code == 404
+
+
 def test_micro_times_keep_six_digits_and_require_them(registry: GenericStore) -> None:
     body = {"metadata": {"name": "l"}, "spec": {"renewTime": "2026-01-01T01:00:00.123456+01:00"}}
     stored = registry.create(LEASE, NS, body, _opts()).obj
