@@ -36,7 +36,12 @@ def format_micro_time(moment: datetime) -> str:
 
 
 def parse_time(text: str) -> datetime:
-    """Parse an RFC 3339 timestamp (``Z`` or an offset, optional fraction)."""
+    """Parse an RFC 3339 timestamp (``Z`` or an offset, optional fraction).
+
+    Go's years start at 0 and Python's at 1: a time stored in year 0 reads as the first instant
+    Python has (a year late at most, for a time nobody means)."""
+    if text.startswith("0000-"):
+        return datetime.min.replace(tzinfo=UTC)
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
     moment = datetime.fromisoformat(text)
