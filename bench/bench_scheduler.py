@@ -295,6 +295,15 @@ def claim_body(name: str, *, owner: dict[str, Any] | None = None) -> dict[str, A
     }
 
 
+def allocation(node: str, device: str) -> dict[str, Any]:
+    """The allocation of one device of a node's pool to the claim's request."""
+    return {
+        "devices": {
+            "results": [{"request": "req-0", "driver": DRIVER, "pool": node, "device": device}]
+        }
+    }
+
+
 def report(name: str, pods: int, seconds: float) -> None:
     print(f"{name}: {pods} pods in {seconds:.2f}s -> {pods / seconds:,.0f} pods/s")
     cycles = TIMERS.get("scheduling cycles (PreFilter..Permit)", 0.0)
@@ -331,18 +340,7 @@ async def api_ceiling(scale: float) -> None:
         claim["metadata"]["finalizers"] = [FINALIZER]
         claim = dict(await client.update(RESOURCE_CLAIMS, body=claim))
         claim["status"] = {
-            "allocation": {
-                "devices": {
-                    "results": [
-                        {
-                            "request": "req-0",
-                            "driver": DRIVER,
-                            "pool": node,
-                            "device": f"instance-{i % 10}",
-                        }
-                    ]
-                },
-            },
+            "allocation": allocation(node, f"instance-{i % 10}"),
             "reservedFor": [
                 {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
             ],
@@ -427,20 +425,7 @@ async def steady_state(scale: float, duration: float, fill: str) -> None:
     for i in range(allocated):
         node = f"scheduler-perf-dra-{i // 10}"
         claim = await bench.client.create(RESOURCE_CLAIMS, body=claim_body(f"filler-{i}"))
-        claim["status"] = {
-            "allocation": {
-                "devices": {
-                    "results": [
-                        {
-                            "request": "req-0",
-                            "driver": DRIVER,
-                            "pool": node,
-                            "device": f"instance-{i % 10}",
-                        }
-                    ]
-                }
-            }
-        }
+        claim["status"] = {"allocation": allocation(node, f"instance-{i % 10}")}
         await bench.client.update_status(RESOURCE_CLAIMS, body=claim)
     await bench.start()
     TIMERS.clear()

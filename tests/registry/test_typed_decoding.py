@@ -124,6 +124,14 @@ def test_a_time_error_wins_over_an_earlier_type_error(registry: GenericStore) ->
     )
 
 
+def _pod_with_condition_time(sent: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "i"}]},
+        "status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": sent}]},
+    }
+
+
 @pytest.mark.parametrize(
     ("sent", "message"),
     [
@@ -138,11 +146,7 @@ def test_a_time_error_wins_over_an_earlier_type_error(registry: GenericStore) ->
 def test_bad_timestamps_fail_with_go_parse_errors(
     registry: GenericStore, sent: str, message: str
 ) -> None:
-    body = {
-        "metadata": {"name": "p"},
-        "spec": {"containers": [{"name": "a", "image": "i"}]},
-        "status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": sent}]},
-    }
+    body = _pod_with_condition_time(sent)
     err = _create_error(registry, POD, body)
     assert err.code == 400
     assert err.message == f'Pod in version "v1" cannot be handled as a Pod: {message}'
@@ -186,11 +190,7 @@ def test_a_time_shifted_into_year_zero_is_stored_as_go_writes_it(registry: Gener
 def test_a_time_shifted_out_of_years_0_to_9999_is_a_bad_request(
     registry: GenericStore, sent: str
 ) -> None:
-    body = {
-        "metadata": {"name": "p"},
-        "spec": {"containers": [{"name": "a", "image": "i"}]},
-        "status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": sent}]},
-    }
+    body = _pod_with_condition_time(sent)
     err = _create_error(registry, POD, body)
     assert err.code == 400
     assert err.message.endswith(
