@@ -247,17 +247,24 @@ class TypedDecoder:
             new = self._value(child, sub, ("f", loc, key), name)
             if new is not None:
                 out[key] = new
+        self._fill_required_into(out, node, loc, name)
+        value.clear()
+        value.update(out)
+        return value
+
+    def _fill_required_into(
+        self, out: dict[str, Any], node: SchemaNode, loc: Any, name: str
+    ) -> None:
+        """Required fields ``out`` lacks: empty structs where the field is one (decoded as Go
+        would), a "missing" report otherwise."""
         for key in node.required:
             if key in out:
                 continue
-            child = props[key]
+            child = node.properties[key]
             if child.kind == "object" and child.model is not None:
                 out[key] = self._object(child, {}, ("f", loc, key), name)
             else:
                 self.missing.append(_json_path(("f", loc, key)))
-        value.clear()
-        value.update(out)
-        return value
 
     def fill_required(self, node: SchemaNode, obj: dict[str, Any]) -> None:
         """What a ``final`` walk does to an object a ``decode`` walk produced, in place.
@@ -382,14 +389,7 @@ class TypedDecoder:
             if new is not None:
                 out[key] = new
         if mode == "final":
-            for key in node.required:
-                if key in out:
-                    continue
-                child = props[key]
-                if child.kind == "object" and child.model is not None:
-                    out[key] = self._object(child, {}, ("f", loc, key), name)
-                else:
-                    self.missing.append(_json_path(("f", loc, key)))
+            self._fill_required_into(out, node, loc, name)
             # in place, so that references the registry holds into the object stay valid
             value.clear()
             value.update(out)
