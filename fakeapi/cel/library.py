@@ -21,7 +21,7 @@ from .optional_library import OPTIONAL_GLOBALS, OPTIONAL_MEMBERS
 from .overloads import Function
 from .standard_library import STANDARD_GLOBALS, STANDARD_MEMBERS
 from .string_library import STRING_GLOBALS, STRING_MEMBERS
-from .time_library import TIME_GLOBALS, TIME_MEMBERS
+from .time_library import TIME_GETTERS, TIME_GLOBALS, TIME_MEMBERS
 from .values import type_name
 
 __all__ = [
@@ -120,18 +120,7 @@ RESULT_TYPES: dict[str, str] = {
     ),
     "family": "int",
     **dict.fromkeys(
-        (
-            "getFullYear",
-            "getMonth",
-            "getDate",
-            "getDayOfMonth",
-            "getDayOfWeek",
-            "getDayOfYear",
-            "getHours",
-            "getMinutes",
-            "getSeconds",
-            "getMilliseconds",
-        ),
+        TIME_GETTERS,
         "int",
     ),
     "prefixLength": "int",

@@ -22,6 +22,7 @@ from .time_values import NANOS, Duration, Timestamp
 from .values import no_overload
 
 __all__ = [
+    "TIME_GETTERS",
     "TIME_GLOBALS",
     "TIME_MEMBERS",
     "format_duration",
@@ -208,7 +209,8 @@ def _duration(*args: object) -> object:
     raise no_overload("duration", *args)
 
 
-_GETTERS = (
+#: the timestamp accessors (``t.getHours()``, ...), all answering an int
+TIME_GETTERS = (
     "getFullYear",
     "getMonth",
     "getDate",
@@ -222,4 +224,4 @@ _GETTERS = (
 )
 
 TIME_GLOBALS: dict[str, Function] = {"timestamp": _timestamp, "duration": _duration}
-TIME_MEMBERS: dict[str, Function] = {name: _timestamp_getter(name) for name in _GETTERS}
+TIME_MEMBERS: dict[str, Function] = {name: _timestamp_getter(name) for name in TIME_GETTERS}
