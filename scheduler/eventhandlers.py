@@ -28,16 +28,12 @@ from fakeapi.features import enabled
 from .cache import Cache
 from .framework.events import ActionType, ClusterEvent, EventResource, node_update_actions
 from .framework.runtime import Framework
+from .framework.types import object_meta
 from .queue import SchedulingQueue
 
 __all__ = ["EventHandlers", "responsible_for"]
 
 Obj = Mapping[str, Any]
-
-
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
 
 
 def responsible_for(scheduler_name: str, pod: Obj) -> bool:
@@ -46,7 +42,7 @@ def responsible_for(scheduler_name: str, pod: Obj) -> bool:
     return (
         (spec.get("schedulerName") or "default-scheduler") == scheduler_name
         and not spec.get("nodeName")
-        and not _meta(pod).get("deletionTimestamp")
+        and not object_meta(pod).get("deletionTimestamp")
         and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
     )
 
@@ -109,7 +105,7 @@ class EventHandlers:
 
     def _pod_updated(self, old: Obj, new: Obj) -> None:
         if (new.get("spec") or {}).get("nodeName"):
-            uid = _meta(new).get("uid", "")
+            uid = object_meta(new).get("uid", "")
             if not (old.get("spec") or {}).get("nodeName"):
                 self.queue.delete(new)
             if (new.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
@@ -122,7 +118,7 @@ class EventHandlers:
             elif (old.get("spec") or {}) != (new.get("spec") or {}):
                 self.cache.update_pod(old, new)
             return
-        if self.cache.is_assumed(_meta(new).get("uid", "")):
+        if self.cache.is_assumed(object_meta(new).get("uid", "")):
             return
         if self._responsible(new):
             self.queue.update(old, new)
@@ -130,7 +126,7 @@ class EventHandlers:
             self.queue.delete(new)
 
     def _pod_deleted(self, pod: Obj) -> None:
-        uid = _meta(pod).get("uid", "")
+        uid = object_meta(pod).get("uid", "")
         waiting = self.framework.waiting.get(uid)
         if waiting is not None:
             waiting.reject("", "pod was deleted")

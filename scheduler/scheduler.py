@@ -49,7 +49,7 @@ from .framework.interface import NodeToStatus
 from .framework.registry import Profile, Registry
 from .framework.runtime import Framework
 from .framework.status import Code, Status
-from .framework.types import NodeInfo, PodInfo, QueuedPodInfo
+from .framework.types import NodeInfo, PodInfo, QueuedPodInfo, object_meta
 from .framework.waiting import WaitingPod
 from .metrics import SchedulerMetrics
 from .plugins import default_profile, in_tree_registry
@@ -79,19 +79,14 @@ def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None = None
     return max(num_all_nodes * adaptive // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
-
-
 def _pod_group_index(pod: Obj) -> list[str]:
     group = ((pod.get("spec") or {}).get("workloadRef") or {}).get("podGroupName")
-    return [f"{_meta(pod).get('namespace', '')}/{group}"] if group else []
+    return [f"{object_meta(pod).get('namespace', '')}/{group}"] if group else []
 
 
 def _pod_ref(pod: Obj) -> dict[str, Any]:
     """The pod as an event's ``regarding`` (list items carry no apiVersion/kind)."""
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": _meta(pod)}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": object_meta(pod)}
 
 
 class Scheduler:
@@ -228,7 +223,7 @@ class Scheduler:
     # -- one pod -----------------------------------------------------------------------------------
     async def schedule_one(self, qpi: QueuedPodInfo) -> None:
         pod = self.pods.get(qpi.info.key) or qpi.pod
-        if _meta(pod).get("uid") != qpi.uid or not responsible_for(
+        if object_meta(pod).get("uid") != qpi.uid or not responsible_for(
             self.profile.scheduler_name, pod
         ):
             self.queue.done(qpi.uid)
@@ -349,7 +344,7 @@ class Scheduler:
         now = self.clock.monotonic()
         self.metrics.attempt("scheduled", now - start)
         self.metrics.scheduled(attempts=qpi.attempts, seconds=now - qpi.initial_timestamp)
-        meta = _meta(pod)
+        meta = object_meta(pod)
         self.event(
             regarding=_pod_ref(pod),
             type="Normal",
@@ -405,7 +400,7 @@ class Scheduler:
         current = self.pods.get(qpi.info.key)
         if (
             current is None
-            or _meta(current).get("uid") != qpi.uid
+            or object_meta(current).get("uid") != qpi.uid
             or not responsible_for(self.profile.scheduler_name, current)
         ):
             self.queue.done(qpi.uid)
@@ -431,7 +426,7 @@ class Scheduler:
                 and condition.get("message") == message
             ):
                 return
-        meta = _meta(pod)
+        meta = object_meta(pod)
         patch = {
             "status": {
                 "conditions": [

@@ -23,6 +23,8 @@ __all__ = [
     "PodInfo",
     "QueuedPodInfo",
     "Resource",
+    "klog_name",
+    "object_meta",
     "pod_key",
 ]
 
@@ -33,9 +35,20 @@ DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 
-def pod_key(pod: Obj) -> str:
-    meta = pod.get("metadata") or {}
+def object_meta(obj: Obj) -> Mapping[str, Any]:
+    """An object's metadata (empty when it has none)."""
+    meta: Mapping[str, Any] = obj.get("metadata") or {}
+    return meta
+
+
+def klog_name(obj: Obj) -> str:
+    """``namespace/name``: how upstream's logs and messages name an object (``klog.KObj``)."""
+    meta = object_meta(obj)
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+#: a pod's key in the scheduler's caches and queue
+pod_key = klog_name
 
 
 def _milli(text: Any) -> int:

@@ -20,6 +20,7 @@ from ...framework.events import (
     EventResource,
     QueueingHint,
 )
+from ...framework.types import object_meta
 from .podclaims import ClaimNotReadyError, PodClaim, pod_group_name
 
 __all__ = ["QueueingHints"]
@@ -27,16 +28,11 @@ __all__ = ["QueueingHints"]
 Obj = Mapping[str, Any]
 
 
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
-
-
 def _pod_claim_keys(pod: Obj) -> frozenset[str] | None:
     """The ``namespace/name`` of every claim the pod names (directly or through its generated
     claim statuses); None when it reaches a claim through its PodGroup, whose claims are only
     known by looking the group up."""
-    namespace = _meta(pod).get("namespace")
+    namespace = object_meta(pod).get("namespace")
     keys = set()
     for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
         if entry.get("podGroupResourceClaim"):
@@ -54,7 +50,7 @@ def _changed_claim_keys(old: Obj | None, new: Obj | None) -> frozenset[str] | No
     frees devices)."""
     if new is None or _deallocated(old, new):
         return None
-    meta = _meta(new)
+    meta = object_meta(new)
     return frozenset((f"{meta.get('namespace')}/{meta.get('name')}",))
 
 
@@ -77,7 +73,7 @@ def _may_be_pods_claim(pod: Obj, claim: Obj) -> bool:
     keys = _pod_claim_keys(pod)
     if keys is None:
         return True
-    meta = _meta(claim)
+    meta = object_meta(claim)
     return f"{meta.get('namespace')}/{meta.get('name')}" in keys
 
 
@@ -130,8 +126,8 @@ class QueueingHints:
             return QueueingHint.QUEUE_SKIP
         if deallocated:
             return QueueingHint.QUEUE  # devices became free
-        uid = _meta(new).get("uid")
-        if not any(_meta(c.claim).get("uid") == uid for c in claims):
+        uid = object_meta(new).get("uid")
+        if not any(object_meta(c.claim).get("uid") == uid for c in claims):
             return QueueingHint.QUEUE_SKIP
         if old is None:
             return QueueingHint.QUEUE
@@ -145,7 +141,7 @@ class QueueingHints:
         return QueueingHint.QUEUE_SKIP
 
     def _after_pod_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if new is None or _meta(new).get("uid") != _meta(pod).get("uid"):
+        if new is None or object_meta(new).get("uid") != object_meta(pod).get("uid"):
             return QueueingHint.QUEUE_SKIP
         try:
             self._resolve(new)
@@ -154,6 +150,6 @@ class QueueingHints:
         return QueueingHint.QUEUE
 
     def _after_pod_group_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if new is None or _meta(new).get("name") != pod_group_name(pod):
+        if new is None or object_meta(new).get("name") != pod_group_name(pod):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE

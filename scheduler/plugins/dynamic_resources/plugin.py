@@ -52,7 +52,7 @@ from ...framework.events import (
 )
 from ...framework.interface import Handle, NodeToStatus, PostFilterResult, PreFilterResult
 from ...framework.status import Code, Status, as_error, skip, unresolvable, unschedulable
-from ...framework.types import NodeInfo, NodeScore
+from ...framework.types import NodeInfo, NodeScore, klog_name, object_meta
 from .allocator import Allocator, PreparedClaims
 from .claims import ClaimTracker
 from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
@@ -139,16 +139,6 @@ def _pinned_nodes(selector: Obj) -> frozenset[str] | None:
     return frozenset(field_req.get("values") or ())
 
 
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
-
-
-def _klog(obj: Obj) -> str:
-    meta = _meta(obj)
-    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
-
-
 class DynamicResources:
     name = NAME
 
@@ -198,7 +188,7 @@ class DynamicResources:
         slices.add_handler(
             on_add=self.inventory.upsert_slice,
             on_update=lambda old, new: self.inventory.upsert_slice(new),
-            on_delete=lambda obj: self.inventory.remove_slice(key=_meta(obj).get("name", "")),
+            on_delete=lambda obj: self.inventory.remove_slice(key=object_meta(obj).get("name", "")),
         )
         classes = self.handle.informer(DEVICE_CLASSES)
         classes.add_handler(
@@ -212,20 +202,20 @@ class DynamicResources:
                 on_add=self.inventory.upsert_taint_rule,
                 on_update=lambda old, new: self.inventory.upsert_taint_rule(new),
                 on_delete=lambda obj: self.inventory.remove_taint_rule(
-                    name=_meta(obj).get("name", "")
+                    name=object_meta(obj).get("name", "")
                 ),
             )
 
     def _claim_seen(self, claim: Obj) -> None:
         self.tracker.on_claim(claim)
-        self.writer.claim_changed(_meta(claim).get("uid", ""))
+        self.writer.claim_changed(object_meta(claim).get("uid", ""))
 
     def _class_seen(self, device_class: Obj) -> None:
         self.inventory.upsert_class(device_class)
         self._classes_version += 1
 
     def _class_gone(self, device_class: Obj) -> None:
-        self.inventory.remove_class(name=_meta(device_class).get("name", ""))
+        self.inventory.remove_class(name=object_meta(device_class).get("name", ""))
         self._classes_version += 1
 
     def _get_pod_group(self, namespace: str, name: str) -> Obj | None:
@@ -267,7 +257,7 @@ class DynamicResources:
         s = _PodState(claims=claims)
         state.write(NAME, s)
         group_name = pod_group_name(pod)
-        namespace = _meta(pod).get("namespace", "")
+        namespace = object_meta(pod).get("namespace", "")
         s.group = self._get_pod_group(namespace, group_name) if group_name else None
         to_allocate: list[Obj] = []
         for index, pod_claim in enumerate(claims):
@@ -280,7 +270,7 @@ class DynamicResources:
                     selector = allocation["nodeSelector"]
                     s.available_on[index] = (selector, _pinned_nodes(selector))
                 continue
-            pending = self.tracker.pending(_meta(claim).get("uid", ""))
+            pending = self.tracker.pending(object_meta(claim).get("uid", ""))
             if pending is not None:
                 if pod_claim.via_group and pending.group == f"{namespace}/{group_name}":
                     s.shared_pending[index] = pending.allocation
@@ -289,7 +279,7 @@ class DynamicResources:
                         s.available_on[index] = (selector, _pinned_nodes(selector))
                     continue
                 return None, unresolvable(
-                    f"resource claim {_klog(claim)} is in the process of being allocated"
+                    f"resource claim {klog_name(claim)} is in the process of being allocated"
                 )
             status = self._check_classes(claim)
             if status is not None:
@@ -313,7 +303,7 @@ class DynamicResources:
             elif subrequests:
                 if not self.features.prioritized_list:
                     return unresolvable(
-                        f"resource claim {_klog(claim)}, request {name}: has subrequests, "
+                        f"resource claim {klog_name(claim)}, request {name}: has subrequests, "
                         "but the DRAPrioritizedList feature is disabled"
                     )
                 checks = [
@@ -486,7 +476,7 @@ class DynamicResources:
             return None, unschedulable("no new claims to deallocate") if s else unschedulable()
         candidates = sorted(s.unavailable)
         self.handle.rng.shuffle(candidates)
-        pod_uid = _meta(pod).get("uid")
+        pod_uid = object_meta(pod).get("uid")
         for index in candidates:
             claim = s.claims[index].claim
             reserved = (claim.get("status") or {}).get("reservedFor") or []
@@ -556,10 +546,10 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return None
-        pod_uid = _meta(pod).get("uid", "")
-        group = f"{_meta(pod).get('namespace', '')}/{pod_group_name(pod)}"
+        pod_uid = object_meta(pod).get("uid", "")
+        group = f"{object_meta(pod).get('namespace', '')}/{pod_group_name(pod)}"
         for index, allocation in s.shared_pending.items():
-            uid = _meta(s.claims[index].claim).get("uid", "")
+            uid = object_meta(s.claims[index].claim).get("uid", "")
             s.allocations[index] = allocation
             self.tracker.signal_pending(uid=uid, allocation=allocation, holder=pod_uid, group=group)
             s.pending_uids.append(uid)
@@ -570,7 +560,7 @@ class DynamicResources:
             return as_error("claim allocation not found for node")
         for position, index in enumerate(s.to_allocate):
             claim = s.claims[index].claim
-            uid = _meta(claim).get("uid", "")
+            uid = object_meta(claim).get("uid", "")
             allocation = orjson.loads(orjson.dumps(allocations[position]))
             s.allocations[index] = allocation
             self.tracker.signal_pending(
@@ -586,12 +576,12 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return
-        pod_uid = _meta(pod).get("uid", "")
+        pod_uid = object_meta(pod).get("uid", "")
         for uid in s.pending_uids:
             self.tracker.release_pending(uid=uid, holder=pod_uid)
         s.pending_uids = []
         for index, pod_claim in enumerate(s.claims):
-            meta = _meta(pod_claim.claim)
+            meta = object_meta(pod_claim.claim)
             claim = self.tracker.get(meta.get("namespace", ""), meta.get("name", ""))
             if claim is None or not (claim.get("status") or {}).get("allocation"):
                 continue
@@ -604,7 +594,7 @@ class DynamicResources:
         s.wrote_allocation.clear()
 
     def _only_ours(self, pod: Obj, pod_claim: PodClaim, reserved: list[Obj]) -> bool:
-        pod_uid = _meta(pod).get("uid")
+        pod_uid = object_meta(pod).get("uid")
         for ref in reserved:
             if ref.get("resource") == "pods" and not ref.get("apiGroup"):
                 if ref.get("uid") != pod_uid:
@@ -613,11 +603,13 @@ class DynamicResources:
                 members = [
                     p
                     for p in self.handle.pods_of_group(
-                        _meta(pod).get("namespace", ""), pod_group_name(pod)
+                        object_meta(pod).get("namespace", ""), pod_group_name(pod)
                     )
-                    if _meta(p).get("uid") != pod_uid
+                    if object_meta(p).get("uid") != pod_uid
                 ]
-                if any(self.handle.is_assumed_or_bound(_meta(p).get("uid", "")) for p in members):
+                if any(
+                    self.handle.is_assumed_or_bound(object_meta(p).get("uid", "")) for p in members
+                ):
                     return False
             else:
                 return False
@@ -628,7 +620,7 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return None
-        pod_uid = _meta(pod).get("uid", "")
+        pod_uid = object_meta(pod).get("uid", "")
         try:
             for index, pod_claim in enumerate(s.claims):
                 allocation = s.allocations.get(index)

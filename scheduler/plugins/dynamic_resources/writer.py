@@ -32,6 +32,7 @@ from fakeapi.clock import Clock
 from fakeapi.timefmt import format_time
 
 from ...framework.status import Status, unschedulable
+from ...framework.types import klog_name, object_meta
 from .claims import ClaimTracker
 from .features import AllocatorFeatures
 from .podclaims import PodClaim, consumer_for, is_reserved_for_pod
@@ -51,16 +52,6 @@ FINALIZER = "resource.kubernetes.io/delete-protection"
 #: how long PreBind waits for binding conditions (upstream's default bindingTimeout)
 BINDING_TIMEOUT = 600.0
 EventFn = Callable[..., None]
-
-
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
-
-
-def _klog(obj: Obj) -> str:
-    meta = _meta(obj)
-    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
 
 
 class ClaimWriter:
@@ -90,7 +81,7 @@ class ClaimWriter:
             waiter.set()
 
     async def remove_pod_reservation(self, claim: Obj, *, pod_uid: str) -> None:
-        meta = _meta(claim)
+        meta = object_meta(claim)
         patch = {
             "metadata": {"uid": meta.get("uid")},
             "status": {"reservedFor": [{"$patch": "delete", "uid": pod_uid}]},
@@ -106,7 +97,7 @@ class ClaimWriter:
             )
             self.tracker.assume(updated)
         except Exception as exc:
-            log.warning("unreserve %s: %s", _klog(claim), exc)
+            log.warning("unreserve %s: %s", klog_name(claim), exc)
 
     async def deallocate(self, claim: Obj) -> None:
         """Clear the claim's allocation, reservations and device status (best effort)."""
@@ -118,10 +109,10 @@ class ClaimWriter:
             updated = await self.client.update_status(RESOURCE_CLAIMS, body=body)
             self.tracker.assume(updated)
         except Exception as exc:
-            log.warning("deallocate %s: %s", _klog(claim), exc)
+            log.warning("deallocate %s: %s", klog_name(claim), exc)
 
     def current(self, claim: Obj) -> Obj:
-        meta = _meta(claim)
+        meta = object_meta(claim)
         return self.tracker.get(meta.get("namespace", ""), meta.get("name", "")) or claim
 
     async def bind_claim(
@@ -140,7 +131,7 @@ class ClaimWriter:
         is expected, not a lost race.
         """
         wrote = False
-        meta = _meta(pod_claim.claim)
+        meta = object_meta(pod_claim.claim)
         namespace, name = meta.get("namespace", ""), meta.get("name", "")
         first = True
 
@@ -214,7 +205,7 @@ class ClaimWriter:
         allocation = (claim.get("status") or {}).get("allocation") or {}
         if not has_binding_conditions(allocation):
             return None
-        meta = _meta(claim)
+        meta = object_meta(claim)
         uid = meta.get("uid", "")
         self.event(
             regarding={
@@ -225,7 +216,7 @@ class ClaimWriter:
             type="Normal",
             reason="BindingConditionsPending",
             action="Binding",
-            note=f"waiting for binding conditions of claim {_klog(claim)}",
+            note=f"waiting for binding conditions of claim {klog_name(claim)}",
         )
         deadline = self.clock.monotonic() + self.binding_timeout
         waiter = self._waiters.setdefault(uid, asyncio.Event())
@@ -240,7 +231,7 @@ class ClaimWriter:
                 remaining = deadline - self.clock.monotonic()
                 if remaining <= 0:
                     return unschedulable(
-                        f"claim {_klog(claim)}: binding conditions not met within "
+                        f"claim {klog_name(claim)}: binding conditions not met within "
                         f"{self.binding_timeout:g}s"
                     )
                 waiter.clear()
@@ -296,7 +287,7 @@ def binding_verdict(claim: Obj) -> bool | str:
         for failure in failures:
             if conditions.get(failure) == "True":
                 return (
-                    f"claim {_klog(claim)}: binding failed for device "
+                    f"claim {klog_name(claim)}: binding failed for device "
                     f"{result.get('driver')}/{result.get('pool')}/{result.get('device')}: "
                     f"{failure}"
                 )
