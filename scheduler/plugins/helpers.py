@@ -1,4 +1,5 @@
-"""Small pieces several plugins share: toleration matching, node selector terms, score scaling."""
+"""Small pieces several plugins share: toleration matching (the allocator's, for devices and
+nodes alike), node selector terms, score scaling."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ..framework.interface import MAX_NODE_SCORE
 from ..framework.types import NodeInfo, NodeScore
 from .dynamic_resources.errors import AllocationError
 from .dynamic_resources.nodeaffinity import node_selector_term_matches
+from .dynamic_resources.search import toleration_tolerates
 
 __all__ = [
     "default_normalize_score",
@@ -18,23 +20,6 @@ __all__ = [
 ]
 
 Obj = Mapping[str, Any]
-
-
-def toleration_tolerates(toleration: Obj, taint: Obj) -> bool:
-    """core/v1 ``Toleration.ToleratesTaint``: empty effect matches all effects, empty key with
-    Exists matches all keys, Exists ignores the value, Equal (or empty) compares it."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != taint.get("effect"):
-        return False
-    key = toleration.get("key") or ""
-    if key and key != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    if operator == "Equal":
-        return (toleration.get("value") or "") == (taint.get("value") or "")
-    return False
 
 
 def find_untolerated_taint(

@@ -31,7 +31,7 @@ from .nodeaffinity import Node
 from .pools import Pool, device_matches_node
 from .requests import PreparedClaim, RequestSpec
 
-__all__ = ["MAX_RESULTS", "DeviceResult", "RequestData", "Search"]
+__all__ = ["MAX_RESULTS", "DeviceResult", "RequestData", "Search", "toleration_tolerates"]
 
 MAX_RESULTS = 32
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
@@ -74,7 +74,10 @@ class DeviceResult:
         self.consumed = consumed
 
 
-def _tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+def toleration_tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """``ToleratesTaint`` of core/v1 and resource.k8s.io tolerations alike: an empty effect
+    matches every effect, an empty key with Exists every key, Exists ignores the value, Equal
+    (or no operator) compares it."""
     if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
         return False
     if toleration.get("key") and toleration.get("key") != taint.get("key"):
@@ -90,7 +93,7 @@ def _tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
 def taint_prevents_allocation(taints: tuple[Mapping[str, Any], ...], spec: RequestSpec) -> bool:
     for taint in taints:
         if taint.get("effect") in _BLOCKING_EFFECTS and not (
-            spec.tolerations and any(_tolerates(t, taint) for t in spec.tolerations)
+            spec.tolerations and any(toleration_tolerates(t, taint) for t in spec.tolerations)
         ):
             return True
     return False
