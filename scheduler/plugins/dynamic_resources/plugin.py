@@ -487,15 +487,10 @@ class DynamicResources:
                 and reserved[0].get("uid") == pod_uid
             ):
                 continue
-            body = orjson.loads(orjson.dumps(claim))
-            status = body.setdefault("status", {})
-            for key in ("allocation", "reservedFor", "devices"):
-                status.pop(key, None)
             try:
-                updated = await self.client.update_status(RESOURCE_CLAIMS, body=body)
+                await self.writer.write_deallocation(claim)
             except Exception as exc:
                 return None, as_error(exc)
-            self.tracker.assume(updated)
             return None, unschedulable("deallocation of ResourceClaim completed")
         return None, unschedulable("still not schedulable")
 

@@ -99,15 +99,19 @@ class ClaimWriter:
         except Exception as exc:
             log.warning("unreserve %s: %s", klog_name(claim), exc)
 
-    async def deallocate(self, claim: Obj) -> None:
-        """Clear the claim's allocation, reservations and device status (best effort)."""
+    async def write_deallocation(self, claim: Obj) -> None:
+        """Clear the claim's allocation, reservations and device status; raises what the write
+        raised."""
         body = orjson.loads(orjson.dumps(claim))
         status = body.setdefault("status", {})
         for key in ("allocation", "reservedFor", "devices"):
             status.pop(key, None)
+        self.tracker.assume(await self.client.update_status(RESOURCE_CLAIMS, body=body))
+
+    async def deallocate(self, claim: Obj) -> None:
+        """:meth:`write_deallocation`, best effort."""
         try:
-            updated = await self.client.update_status(RESOURCE_CLAIMS, body=body)
-            self.tracker.assume(updated)
+            await self.write_deallocation(claim)
         except Exception as exc:
             log.warning("deallocate %s: %s", klog_name(claim), exc)
 
