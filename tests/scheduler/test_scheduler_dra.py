@@ -416,6 +416,15 @@ def _gpu_0_on(node: str) -> dict[str, Any]:
     }
 
 
+async def _taint_for_maintenance(cluster: Cluster, node: str) -> None:
+    """A NoSchedule taint no test pod tolerates."""
+    await cluster.client.patch(
+        NODES,
+        name=node,
+        patch={"spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]}},
+    )
+
+
 async def test_post_filter_deallocates_a_claim_allocated_elsewhere_and_unreserved(
     cluster: Cluster, eventually: Eventually
 ) -> None:
@@ -429,11 +438,7 @@ async def test_post_filter_deallocates_a_claim_allocated_elsewhere_and_unreserve
     claim["status"] = {"allocation": _gpu_0_on("node-1")}
     await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
     await cluster.node("node-3", cpu="1")
-    await cluster.client.patch(
-        NODES,
-        name="node-1",
-        patch={"spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]}},
-    )
+    await _taint_for_maintenance(cluster, "node-1")
     await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
     await cluster.start_scheduler()
 
@@ -560,11 +565,7 @@ async def test_post_filter_never_deallocates_a_claim_reserved_for_a_workload(
         "reservedFor": [workload],
     }
     await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
-    await cluster.client.patch(
-        NODES,
-        name="node-1",
-        patch={"spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]}},
-    )
+    await _taint_for_maintenance(cluster, "node-1")
     await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "held"}])
     await cluster.start_scheduler()
 
