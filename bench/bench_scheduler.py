@@ -191,23 +191,8 @@ class Bench:
     async def template_pod(self, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
         """A pod using the claim template, plus what the resourceclaim controller would do;
         returns the pod and its claim."""
-        pod = await self.client.create(
-            PODS,
-            body={
-                "metadata": {"name": name, "namespace": NS},
-                "spec": {
-                    "containers": [
-                        {
-                            "name": "c",
-                            "image": "pause",
-                            "resources": {"claims": [{"name": "resource"}]},
-                        }
-                    ],
-                    "resourceClaims": [
-                        {"name": "resource", "resourceClaimTemplateName": "test-claim-template"}
-                    ],
-                },
-            },
+        pod = await self.plain_pod(
+            name, [{"name": "resource", "resourceClaimTemplateName": "test-claim-template"}]
         )
         claim = await self.client.create(
             RESOURCE_CLAIMS, body=claim_body(f"{name}-resource", owner=pod)
@@ -229,8 +214,9 @@ class Bench:
 
     async def plain_pod(
         self, name: str, resource_claims: list[dict[str, Any]], **spec: Any
-    ) -> None:
-        await self.client.create(
+    ) -> dict[str, Any]:
+        """A pod whose one container uses the claim named ``resource``."""
+        return await self.client.create(
             PODS,
             body={
                 "metadata": {"name": name, "namespace": NS},
