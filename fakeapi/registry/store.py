@@ -440,6 +440,24 @@ class GenericStore:
             raise self._not_found(rt, name) from None
         return WriteResult(stored.obj, stored.raw, warnings)
 
+    def write_to_storage(
+        self, rt: ResourceType, current: Stored, new: Obj, options: WriteOptions
+    ) -> WriteResult:
+        """Write ``new`` over ``current`` straight to storage, as upstream REST code that calls
+        the storage's update itself (``pods/binding``): no admission, strategy, validation or
+        managedFields bookkeeping. ``new`` is owned by the store from here on; it may share
+        sub-trees with ``current.obj`` that it leaves unchanged (stored objects are never
+        modified)."""
+        new["metadata"]["resourceVersion"] = current.obj["metadata"]["resourceVersion"]
+        if options.dry_run:
+            return WriteResult(new, encode(new), [])
+        try:
+            stored = rt.store(self.storage).update(object_key(new), new, expected_rv=current.rv)
+        except ConflictError:
+            name = new["metadata"]["name"]
+            raise errors.conflict(resource=rt.plural, group=rt.group, name=name) from None
+        return WriteResult(stored.obj, stored.raw, [])
+
     # --- custom subresources ---------------------------------------------------------------
     def post_subresource(
         self,

@@ -17,7 +17,8 @@ from fakeapi.registry.kinds.event import CoreEventStrategy, EventsEventStrategy
 from fakeapi.registry.kinds.lease import LeaseStrategy
 from fakeapi.registry.kinds.namespace import NamespaceStrategy
 from fakeapi.registry.kinds.node import NodeStrategy
-from fakeapi.registry.kinds.pod import PodStrategy, bind_pod, pod_qos_class
+from fakeapi.registry.kinds.pod import PodStrategy, pod_qos_class
+from fakeapi.registry.kinds.pod_binding import bind_pod
 from fakeapi.registry.kinds.pod_printing import pod_status_reason
 from fakeapi.registry.strategy import Strategy, WriteContext
 from fakeapi.schema import prune_unknown_fields, schema_for
@@ -980,11 +981,6 @@ class TestBinding:
             bind_pod(gated, {"target": {"name": "n1"}}, NOW)
         assert caught.value.code == 409
 
-    def test_strategy_serves_the_binding_subresource(self) -> None:
-        bound = PodStrategy().apply_subresource(
-            "binding", created_pod(), {"target": {"name": "n1"}}, CTX
-        )
-        assert bound["spec"]["nodeName"] == "n1"
 
 
 class TestPodPrinting:
@@ -1131,6 +1127,68 @@ class TestThroughTheStore:
                 pods, "default", "p", "binding", {"target": {"name": "n2"}}, _write()
             )
         assert again.value.code == 409
+
+    def test_binding_records_no_managed_fields_entry(self, registry: Any) -> None:
+        pods = registry.resources.lookup("", "v1", "pods")
+        registry.create(pods, "default", new_pod(), _write(field_manager="kubectl"))
+        before = registry.get(pods, "default", "p").obj["metadata"]["managedFields"]
+        registry.post_subresource(
+            pods, "default", "p", "binding", {"target": {"name": "n1"}},
+            _write(field_manager="default-scheduler"),
+        )
+        bound = registry.get(pods, "default", "p").obj
+        assert bound["spec"]["nodeName"] == "n1"
+        assert bound["metadata"]["managedFields"] == before
+
+    def test_binding_checks_its_uid_and_resource_version_preconditions(
+        self, registry: Any
+    ) -> None:
+        pods = registry.resources.lookup("", "v1", "pods")
+        created = registry.create(pods, "default", new_pod(), _write()).obj
+        for meta, detail in (
+            ({"uid": "other"}, "Precondition failed: UID in precondition: other"),
+            ({"resourceVersion": "1"}, "Precondition failed: ResourceVersion in precondition: 1"),
+        ):
+            with pytest.raises(StatusError) as caught:
+                registry.post_subresource(
+                    pods, "default", "p", "binding",
+                    {"metadata": {"name": "p", **meta}, "target": {"name": "n1"}}, _write(),
+                )
+            assert caught.value.code == 409
+            assert detail in caught.value.message
+        meta = created["metadata"]
+        registry.post_subresource(
+            pods, "default", "p", "binding",
+            {
+                "metadata": {"name": "p", "uid": meta["uid"],
+                             "resourceVersion": meta["resourceVersion"]},
+                "target": {"name": "n1"},
+            },
+            _write(),
+        )
+        assert registry.get(pods, "default", "p").obj["spec"]["nodeName"] == "n1"
+
+    def test_binding_to_a_malformed_node_name_is_invalid(self, registry: Any) -> None:
+        pods = registry.resources.lookup("", "v1", "pods")
+        registry.create(pods, "default", new_pod(), _write())
+        with pytest.raises(StatusError) as caught:
+            registry.post_subresource(
+                pods, "default", "p", "binding", {"target": {"name": "Not_A_Node"}}, _write()
+            )
+        assert caught.value.code == 422
+        assert caught.value.message.startswith('Pod "p" is invalid: spec.nodeName: Invalid value')
+        assert "nodeName" not in registry.get(pods, "default", "p").obj["spec"]
+
+    def test_a_dry_run_binding_changes_nothing(self, registry: Any) -> None:
+        pods = registry.resources.lookup("", "v1", "pods")
+        registry.create(pods, "default", new_pod(), _write())
+        version = registry.resource_version
+        result = registry.post_subresource(
+            pods, "default", "p", "binding", {"target": {"name": "n1"}}, _write(dry_run=True)
+        )
+        assert result.obj["spec"]["nodeName"] == "n1"
+        assert registry.resource_version == version
+        assert "nodeName" not in registry.get(pods, "default", "p").obj["spec"]
 
     def test_namespace_gets_its_finalizer_and_label(self, registry: Any) -> None:
         namespaces = registry.resources.lookup("", "v1", "namespaces")

@@ -5,42 +5,38 @@ defaults the spec (restart and DNS policy, scheduler, grace period, container pu
 termination message, port protocol, requests from limits), computes ``status.qosClass`` once, and
 starts the pod ``Pending``. Priority and the default tolerations are added before these hooks
 run, by the registry's admission chain (``fakeapi.registry.admission``); service accounts are
-not modelled. ``spec.nodeName`` is set only by :func:`bind_pod` (``POST
-pods/{name}/binding``); a scheduled pod lingers ``terminationGracePeriodSeconds`` after deletion
-until its kubelet confirms, an unscheduled or finished one goes at once.
+not modelled. ``spec.nodeName`` is set only by a binding (``POST pods/{name}/binding``, see
+:mod:`~fakeapi.registry.kinds.pod_binding`); a scheduled pod lingers
+``terminationGracePeriodSeconds`` after deletion until its kubelet confirms, an unscheduled or
+finished one goes at once.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import orjson
 
-from fakeapi import errors
 from fakeapi.quantity import QuantityError
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, quantity, text
+from fakeapi.registry.kinds.pod_binding import write_binding
 from fakeapi.registry.kinds.pod_eviction import evict_pod
 from fakeapi.registry.kinds.pod_printing import POD_COLUMNS
 from fakeapi.registry.kinds.pod_validation import (
-    validate_node_name,
     validate_pod_spec,
     validate_pod_status_update,
     validate_pod_update,
 )
 from fakeapi.registry.strategy import Column, Obj, Strategy, WriteContext
-from fakeapi.timefmt import format_time
-from fakeapi.validation.field import FieldError, Path, not_supported, required
+from fakeapi.validation.field import FieldError, Path
 
 __all__ = [
     "DEFAULT_GRACE_PERIOD_SECONDS",
     "PodStrategy",
-    "bind_pod",
     "default_pod",
-    "mark_scheduled",
     "pod_qos_class",
 ]
 
@@ -228,92 +224,6 @@ def _validate_new_spec(spec: Obj) -> list[FieldError]:
     return errors
 
 
-def _without_node_name(spec: Obj) -> Obj:
-    return {key: value for key, value in spec.items() if key != "nodeName"}
-
-
-# --- binding ------------------------------------------------------------------------------------
-
-
-def bind_pod(pod: Obj, binding: Obj, now: datetime) -> Obj:
-    """The pod after ``POST pods/{name}/binding`` with ``binding``: a new dict, ``pod`` untouched.
-
-    Sets ``spec.nodeName``, copies the binding's annotations and marks ``PodScheduled=True``.
-    Raises 409 Conflict when the pod is already bound, is being deleted or still has scheduling
-    gates, 422 when the binding names no node, and 400 when it names another pod.
-    """
-    name = text(dig(pod, "metadata", "name"))
-    binding_name = text(dig(binding, "metadata", "name"))
-    if binding_name and binding_name != name:
-        raise errors.bad_request("name in URL does not match name in Binding object")
-    target = as_dict(binding.get("target"))
-    causes: list[FieldError] = []
-    kind = text(target.get("kind"))
-    if kind and kind != "Node":
-        causes.append(not_supported(Path("target").child("kind"), kind, ("Node", "<empty>")))
-    if not text(target.get("name")):
-        causes.append(required(Path("target").child("name")))
-    if causes:
-        raise errors.invalid(
-            kind="Binding", group="", name=binding_name or name, causes=[c.cause() for c in causes]
-        )
-    node = text(dig(pod, "spec", "nodeName"))
-    if node:
-        raise errors.conflict(
-            resource="pods/binding",
-            group="",
-            name=name,
-            detail=f'pod {name} is already assigned to node "{node}"',
-        )
-    if dig(pod, "metadata", "deletionTimestamp"):
-        raise errors.conflict(
-            resource="pods/binding",
-            group="",
-            name=name,
-            detail=f"pod {name} is being deleted, cannot be assigned to a host",
-        )
-    if as_list(dig(pod, "spec", "schedulingGates")):
-        raise errors.conflict(
-            resource="pods/binding",
-            group="",
-            name=name,
-            detail=f"pod {name} has non-empty .spec.schedulingGates",
-        )
-    new = _copy(pod)
-    new["spec"]["nodeName"] = text(target.get("name"))
-    annotations = as_dict(dig(binding, "metadata", "annotations"))
-    if annotations:
-        meta = new.setdefault("metadata", {})
-        meta["annotations"] = {**as_dict(meta.get("annotations")), **annotations}
-    mark_scheduled(new, now)
-    return new
-
-
-def mark_scheduled(pod: Obj, now: datetime) -> None:
-    """Replace any ``PodScheduled`` condition of ``pod`` with ``status: "True"`` at ``now``."""
-    status = pod.get("status")
-    if not isinstance(status, dict):
-        status = pod["status"] = {}
-    conditions = [
-        c for c in as_list(status.get("conditions")) if as_dict(c).get("type") != "PodScheduled"
-    ]
-    scheduled: dict[str, Any] = {
-        "type": "PodScheduled",
-        "status": "True",
-        "lastProbeTime": None,
-        "lastTransitionTime": format_time(now),
-    }
-    generation = dig(pod, "metadata", "generation")
-    if isinstance(generation, int):
-        scheduled["observedGeneration"] = generation
-    status["conditions"] = [*conditions, scheduled]
-
-
-def _copy(obj: Obj) -> Obj:
-    copied: Obj = orjson.loads(orjson.dumps(obj))
-    return copied
-
-
 # --- strategy -----------------------------------------------------------------------------------
 
 
@@ -333,7 +243,10 @@ class PodStrategy(Strategy):
         "status.nominatedNodeName",
     )
     columns: ClassVar[tuple[Column, ...]] = POD_COLUMNS
-    subresource_actions: ClassVar[Mapping[str, Callable[..., Any]]] = {"eviction": evict_pod}
+    subresource_actions: ClassVar[Mapping[str, Callable[..., Any]]] = {
+        "binding": write_binding,
+        "eviction": evict_pod,
+    }
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj.pop("status", None)
@@ -345,17 +258,8 @@ class PodStrategy(Strategy):
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
         default_pod(new)
-        if ctx.subresource == "binding" and text(dig(new, "spec", "nodeName")):
-            # the store restores the old status on non-status writes; binding owns this condition
-            mark_scheduled(new, ctx.now)
 
     def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
-        if ctx.subresource == "binding":
-            spec = as_dict(new.get("spec"))
-            if _without_node_name(spec) == _without_node_name(as_dict(old.get("spec"))):
-                # a binding only sets nodeName on a spec that passed validation when stored
-                return validate_node_name(spec, path=Path("spec"))
-            return validate_pod_spec(spec, path=Path("spec"), creating=False)
         return validate_pod_update(new, old)
 
     def prepare_for_status_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
@@ -387,11 +291,6 @@ class PodStrategy(Strategy):
         if dig(obj, "status", "phase") in _TERMINAL:
             period = 0
         return 1 if period < 0 else period
-
-    def apply_subresource(self, name: str, current: Obj, body: Obj, ctx: WriteContext) -> Obj:
-        if name != "binding":
-            raise NotImplementedError(name)
-        return bind_pod(current, body, ctx.now)
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         spec = as_dict(obj.get("spec"))
