@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from fakeapi.client import NODES, POD_GROUPS, PODS, RESOURCE_CLAIMS, RESOURCE_SLICES
+from fakeapi.scheduler.plugins.dynamic_resources.plugin import DynamicResources
 
 from .conftest import DRIVER, Cluster
 
@@ -604,3 +605,27 @@ async def test_a_new_gang_member_wakes_only_its_own_group(
     assert await eventually(lambda: cluster.node_of("a-1")) == "node-0"
     assert sorted(asked) == ["a-0", "a-1"]
     assert [await cluster.node_of(f"b-{i}") for i in range(2)] == [None, None]
+
+
+async def test_a_remembered_allocation_is_dropped_when_its_pool_changes(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.node("node-2")
+    await cluster.device_class()
+    await cluster.slice("node-1", 3)
+    await cluster.slice("node-2", 3, driver="other.example.com")
+    scheduler = await cluster.start_scheduler()
+    [plugin] = [p for p in scheduler.framework.plugins if isinstance(p, DynamicResources)]
+    names = [f"p{i}" for i in range(3)]
+    for name in names:
+        # one at a time: each pod is filtered after the previous one's allocation was recorded
+        await cluster.claim(name)
+        await cluster.pod(name, claims=[{"name": "gpu", "resourceClaimName": name}])
+        assert await eventually(lambda name=name: cluster.node_of(name)) == "node-1"
+    devices = [_devices(await cluster.get_claim(name)) for name in names]
+    assert sorted(devices) == [["node-1/gpu-0"], ["node-1/gpu-1"], ["node-1/gpu-2"]]
+    # every pod's answer for node-1 was computed anew (its pool changed each time), while
+    # node-2, whose pool no allocation touched, was answered from memory after the first pod
+    assert plugin.allocate_calls == 4
+    assert plugin.memo_hits == 2

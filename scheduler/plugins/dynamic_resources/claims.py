@@ -17,7 +17,7 @@ plugin reuse a node's allocation result while nothing on that node has changed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,15 +69,21 @@ class PendingAllocation:
 
 
 class ClaimTracker:
-    def __init__(self, *, informer: Informer, inventory: DeviceInventory) -> None:
+    def __init__(
+        self,
+        *,
+        informer: Informer,
+        inventory: DeviceInventory,
+        on_pool_change: Callable[[tuple[str, str]], None] | None = None,
+    ) -> None:
         self.informer = informer
         self.inventory = inventory
+        #: told the (driver, pool) whenever an allocation in that pool changes
+        self.on_pool_change = on_pool_change
         self._assumed: dict[str, Obj] = {}
         self._pending: dict[str, PendingAllocation] = {}
         self._recorded: dict[str, Obj] = {}
         self._keys: dict[str, str] = {}  # uid → namespace/name
-        #: version per (driver, pool), bumped whenever an allocation in the pool changes
-        self.pool_versions: dict[tuple[str, str], int] = {}
 
     # -- reading ---------------------------------------------------------------------------------
     def get(self, namespace: str, name: str) -> Obj | None:
@@ -152,8 +158,9 @@ class ClaimTracker:
         recorded = self._recorded.get(uid)
         if recorded is allocation or (recorded is not None and recorded == allocation):
             return
-        for pool in _pools(recorded) | _pools(allocation):
-            self.pool_versions[pool] = self.pool_versions.get(pool, 0) + 1
+        if self.on_pool_change is not None:
+            for pool in _pools(recorded) | _pools(allocation):
+                self.on_pool_change(pool)
         if allocation is None:
             self._recorded.pop(uid, None)
             self.inventory.mark_freed(claim_key=uid)

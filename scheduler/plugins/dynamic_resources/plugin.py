@@ -58,7 +58,7 @@ from .claims import ClaimTracker
 from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
 from .features import AllocatorFeatures
 from .hints import QueueingHints
-from .inventory import DeviceInventory
+from .inventory import DeviceInventory, NodeView
 from .nodeaffinity import Node, node_selector_matches
 from .podclaims import (
     ClaimNotReadyError,
@@ -82,6 +82,9 @@ Obj = Mapping[str, Any]
 _CANNOT_ALLOCATE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",), plugin=NAME
 )
+#: remembered allocator answers kept at most (all are dropped when there would be more)
+_MEMO_SIZE = 50_000
+
 _TIMED_OUT = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("timed out trying to allocate devices",), plugin=NAME
 )
@@ -92,15 +95,12 @@ _NOT_AVAILABLE = Status(
 
 @dataclass(slots=True)
 class _MemoEntry:
-    """An allocator answer for one node and one set of requests, with what it depended on: the
-    node's labels (by identity), the slices, classes and taint rules (by version) and the
-    allocations in each pool the node sees (by version)."""
+    """An allocator answer for one node and one set of requests. It holds while the node's
+    labels are the same object; the plugin drops it when the slices, classes or taint rules
+    change, or an allocation in one of ``pools`` (those the node sees) does."""
 
     labels: object
-    slice_version: int
-    classes_version: int
-    taint_rule_version: int
-    pools: tuple[tuple[tuple[str, str], int], ...]
+    pools: tuple[tuple[str, str], ...]
     result: list[dict[str, Any]] | None
 
 
@@ -158,10 +158,20 @@ class DynamicResources:
         self.inventory = DeviceInventory(features=self.features)
         self.allocator = Allocator(inventory=self.inventory)
         self.claims_informer = handle.informer(RESOURCE_CLAIMS)
-        self.tracker = ClaimTracker(informer=self.claims_informer, inventory=self.inventory)
+        self.tracker = ClaimTracker(
+            informer=self.claims_informer,
+            inventory=self.inventory,
+            on_pool_change=self._forget_pool,
+        )
         self.pod_groups = handle.informer(POD_GROUPS)
         self._classes_version = 0
-        self._memo: dict[tuple[str, bytes], _MemoEntry] = {}
+        #: remembered allocator answers: requests signature → node name → answer
+        self._memo: dict[bytes, dict[str, _MemoEntry]] = {}
+        #: which answers each pool's allocations invalidate
+        self._memo_by_pool: dict[tuple[str, str], set[tuple[bytes, str]]] = {}
+        #: slice, class and taint-rule versions the remembered answers were made with
+        self._memo_versions = (-1, -1, -1)
+        self._memo_size = 0
         self._nodes: dict[str, Node] = {}
         self.writer = ClaimWriter(
             client=self.client,
@@ -409,33 +419,48 @@ class DynamicResources:
         return cached
 
     def _memo_hits(self, s: _PodState, nodes: Sequence[NodeInfo | Node]) -> list[_MemoEntry | None]:
-        """Per node, the remembered allocator answer for these requests while nothing it
-        depended on has changed (else None); what is the same for every node is read once."""
-        memo_get, signature = self._memo.get, s.signature
-        inventory, pool_versions = self.inventory, self.tracker.pool_versions
-        slice_version, taint_version = inventory.slice_version, inventory.taint_rule_version
-        classes_version = self._classes_version
+        """Per node, the remembered allocator answer for these requests (None if there is none
+        or the node's labels changed since)."""
+        inventory = self.inventory
+        versions = (inventory.slice_version, self._classes_version, inventory.taint_rule_version)
+        if versions != self._memo_versions:
+            self._forget_all(versions)
+        by_node = self._memo.get(s.signature)
+        if not by_node:
+            return [None] * len(nodes)
         found: list[_MemoEntry | None] = []
         hits = 0
         for node in nodes:
-            memo = memo_get((node.name, signature))
-            if (
-                memo is not None
-                and memo.labels is node.labels
-                and memo.slice_version == slice_version
-                and memo.classes_version == classes_version
-                and memo.taint_rule_version == taint_version
-            ):
-                for key, version in memo.pools:
-                    if pool_versions.get(key, 0) != version:
-                        break
-                else:
-                    found.append(memo)
-                    hits += 1
-                    continue
-            found.append(None)
+            memo = by_node.get(node.name)
+            if memo is not None and memo.labels is node.labels:
+                hits += 1
+                found.append(memo)
+            else:
+                found.append(None)
         self.memo_hits += hits
         return found
+
+    def _remember(self, s: _PodState, node: Node, view: NodeView, result: Any) -> None:
+        if self._memo_size >= _MEMO_SIZE:
+            self._forget_all(self._memo_versions)
+        pools = tuple(pool.key for pool in view.pools)
+        self._memo.setdefault(s.signature, {})[node.name] = _MemoEntry(node.labels, pools, result)
+        self._memo_size += 1
+        for pool in pools:
+            self._memo_by_pool.setdefault(pool, set()).add((s.signature, node.name))
+
+    def _forget_pool(self, pool: tuple[str, str]) -> None:
+        """An allocation in ``pool`` changed: drop the answers of the nodes that see it."""
+        for signature, node_name in self._memo_by_pool.pop(pool, ()):
+            by_node = self._memo.get(signature)
+            if by_node is not None and by_node.pop(node_name, None) is not None:
+                self._memo_size -= 1
+
+    def _forget_all(self, versions: tuple[int, int, int]) -> None:
+        self._memo.clear()
+        self._memo_by_pool.clear()
+        self._memo_size = 0
+        self._memo_versions = versions
 
     def _allocate(self, s: _PodState, node: Node) -> list[dict[str, Any]] | None:
         """The allocator's answer for this node, reused while its inputs are unchanged."""
@@ -455,17 +480,7 @@ class DynamicResources:
         if result is None or not any(
             "shareID" in r for a in result for r in (a.get("devices") or {}).get("results") or ()
         ):
-            if len(self._memo) > 50_000:
-                self._memo.clear()
-            pool_versions = self.tracker.pool_versions
-            self._memo[(node.name, s.signature)] = _MemoEntry(
-                labels=node.labels,
-                slice_version=view.version,
-                classes_version=self._classes_version,
-                taint_rule_version=self.inventory.taint_rule_version,
-                pools=tuple((pool.key, pool_versions.get(pool.key, 0)) for pool in view.pools),
-                result=result,
-            )
+            self._remember(s, node, view, result)
         return result
 
     async def post_filter(
