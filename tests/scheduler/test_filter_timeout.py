@@ -26,14 +26,10 @@ from fakeapi.scheduler.plugins.dynamic_resources.plugin import (
     DynamicResources,
 )
 
-from .conftest import DRIVER, Cluster
+from .conftest import Cluster
+from .test_allocator_claim_limit import GPU_CLASS, gpu_slice
 
 Eventually = Callable[..., Any]
-
-GPU_CLASS = {
-    "metadata": {"name": "gpu"},
-    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
-}
 
 
 @pytest.fixture
@@ -44,18 +40,7 @@ def deadline_checked_every_step(monkeypatch: pytest.MonkeyPatch) -> None:
 def inventory(devices: int) -> DeviceInventory:
     made = DeviceInventory()
     made.upsert_class(GPU_CLASS)
-    made.upsert_slice(
-        {
-            "metadata": {"name": "node-1-gpu"},
-            "spec": {
-                "driver": DRIVER,
-                "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
-                "nodeName": "node-1",
-                "devices": [{"name": f"gpu-{i}"} for i in range(devices)],
-            },
-        },
-        key="node-1-gpu",
-    )
+    made.upsert_slice(gpu_slice(devices), key="node-1-gpu")
     return made
 
 

@@ -11,7 +11,7 @@ Three sources, newest wins, as kube-scheduler's DRA manager:
   allocation of a PodGroup claim is shared by the group's members (reference-counted by pod).
 
 Every change is pushed into the allocator's :class:`DeviceInventory` (allocated device IDs per
-claim UID), and each pool whose allocations change gets a new version number, which lets the
+claim UID), and ``on_pool_change`` is told each pool whose allocations change, which lets the
 plugin reuse a node's allocation result while nothing on that node has changed.
 """
 

@@ -97,10 +97,9 @@ _NOT_AVAILABLE = Status(
 class _MemoEntry:
     """An allocator answer for one node and one set of requests. It holds while the node's
     labels are the same object; the plugin drops it when the slices, classes or taint rules
-    change, or an allocation in one of ``pools`` (those the node sees) does."""
+    change, or an allocation in a pool the node sees does."""
 
     labels: object
-    pools: tuple[tuple[str, str], ...]
     result: list[dict[str, Any]] | None
 
 
@@ -443,11 +442,10 @@ class DynamicResources:
     def _remember(self, s: _PodState, node: Node, view: NodeView, result: Any) -> None:
         if self._memo_size >= _MEMO_SIZE:
             self._forget_all(self._memo_versions)
-        pools = tuple(pool.key for pool in view.pools)
-        self._memo.setdefault(s.signature, {})[node.name] = _MemoEntry(node.labels, pools, result)
+        self._memo.setdefault(s.signature, {})[node.name] = _MemoEntry(node.labels, result)
         self._memo_size += 1
-        for pool in pools:
-            self._memo_by_pool.setdefault(pool, set()).add((s.signature, node.name))
+        for pool in view.pools:
+            self._memo_by_pool.setdefault(pool.key, set()).add((s.signature, node.name))
 
     def _forget_pool(self, pool: tuple[str, str]) -> None:
         """An allocation in ``pool`` changed: drop the answers of the nodes that see it."""
