@@ -12,7 +12,10 @@ Each figure is printed in µs per operation and as a ratio to baselines measured
 an orjson round trip of the written object (``json``) and a raw storage put of it (``put``: new
 resourceVersion, encoding, history, no watchers). The whole sequence runs ``--rounds`` times on
 fresh clusters and the best round of each figure is shown (the machine is shared; the best is the
-least disturbed). ``--profile`` prints a cProfile summary of one round instead.
+least disturbed). A last column shows how much of each write went to managedFields
+bookkeeping of non-apply writes (``ManagedFieldsTracker.track``: comparing the versions,
+updating the entries; a server-side apply does its own bookkeeping inside the apply, not counted).
+``--profile`` prints a cProfile summary of one round instead.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import functools
 import gc
 import io
 import pstats
@@ -37,11 +41,29 @@ from fakeapi.bootstrap import new_registry
 from fakeapi.client import EVENTS_K8S_IO, PODS, RESOURCE_CLAIMS, Client
 from fakeapi.clock import FakeClock
 from fakeapi.objects import deep_copy
+from fakeapi.registry.fields import ManagedFieldsTracker
 from fakeapi.registry.options import WatchOptions
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server.inprocess import InProcessTransport
 
 WATCHERS = 500
+#: seconds spent in managedFields bookkeeping since the operation being timed began
+TRACKING = [0.0]
+
+
+def time_managed_fields() -> None:
+    """Count the time of every ``ManagedFieldsTracker.track`` call into ``TRACKING``."""
+    original = ManagedFieldsTracker.track
+
+    @functools.wraps(original)
+    def track(self: ManagedFieldsTracker, *args: Any, **kwargs: Any) -> None:
+        started = time.perf_counter()
+        try:
+            original(self, *args, **kwargs)
+        finally:
+            TRACKING[0] += time.perf_counter() - started
+
+    ManagedFieldsTracker.track = track  # type: ignore[method-assign]
 
 
 def pod_body(name: str) -> dict[str, Any]:
@@ -119,11 +141,15 @@ class Bench:
         self.names = [f"p{i}" for i in range(pods)]
         self.round = 0
 
-    async def timed(self, label: str, op: Callable[[str], Awaitable[Any]]) -> float:
+    async def timed(
+        self, label: str, op: Callable[[str], Awaitable[Any]]
+    ) -> tuple[float, float]:
+        """µs per operation, and µs of it spent in managedFields bookkeeping."""
+        TRACKING[0] = 0.0
         started = time.perf_counter()
         for name in self.names:
             await op(name)
-        return (time.perf_counter() - started) / self.pods * 1e6
+        return (time.perf_counter() - started) / self.pods * 1e6, TRACKING[0] / self.pods * 1e6
 
     # --- the operations ------------------------------------------------------------------
     async def create_pod(self, name: str) -> None:
@@ -187,7 +213,7 @@ class Bench:
         return self.registry.resources.lookup("", "v1", "pods")
 
 
-async def one_round(pods: int, profile: bool) -> list[tuple[str, float]]:
+async def one_round(pods: int, profile: bool) -> list[tuple[str, tuple[float, float]]]:
     bench = Bench(pods)
     await bench.client.create(PODS, namespace="default", body=pod_body("warmup"))
     operations: list[tuple[str, Callable[[str], Awaitable[Any]]]] = [
@@ -228,23 +254,25 @@ async def one_round(pods: int, profile: bool) -> list[tuple[str, float]]:
         pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(35)
         print(out.getvalue())
     json_us, put_us = bench.baselines()
-    return [("json", json_us), ("put", put_us), *results]
+    return [("json", (json_us, 0.0)), ("put", (put_us, 0.0)), *results]
 
 
 async def run(pods: int, rounds: int, profile: bool) -> None:
     if profile:
         await one_round(pods, profile=True)
         return
-    best: dict[str, float] = {}
+    best: dict[str, tuple[float, float]] = {}
     for _ in range(rounds):
-        for label, us in await one_round(pods, profile=False):
-            best[label] = min(us, best.get(label, us))
-    json_us, put_us = best.pop("json"), best.pop("put")
+        for label, figures in await one_round(pods, profile=False):
+            best[label] = min(figures, best.get(label, figures))
+    json_us, put_us = best.pop("json")[0], best.pop("put")[0]
     print(f"{pods} objects per operation, best of {rounds} rounds; baselines: orjson round trip "
           f"of a pod {json_us:.1f} µs, raw storage put {put_us:.1f} µs")
-    print(f"{'operation':58} {'µs/op':>8} {'ops/s':>7} {'x json':>7} {'x put':>6}")
-    for label, us in best.items():
-        print(f"{label:58} {us:8.0f} {1e6 / us:7.0f} {us / json_us:7.1f} {us / put_us:6.1f}")
+    print(f"{'operation':58} {'µs/op':>8} {'ops/s':>7} {'x json':>7} {'x put':>6} "
+          f"{'managedFields µs':>17}")
+    for label, (us, tracking_us) in best.items():
+        print(f"{label:58} {us:8.0f} {1e6 / us:7.0f} {us / json_us:7.1f} {us / put_us:6.1f} "
+              f"{tracking_us:8.0f} ({100 * tracking_us / us:3.0f}%)")
 
 
 def main() -> None:
@@ -259,4 +287,5 @@ def main() -> None:
 if __name__ == "__main__":
     # Fewer young-generation collections: a run allocates millions of short-lived dicts.
     gc.set_threshold(50000, 20, 100)
+    time_managed_fields()
     main()
