@@ -290,78 +290,47 @@ def compare(old: Any, new: Any, node: SchemaNode) -> Comparison:
     return out
 
 
-_CREATED_PART_CACHE_SIZE = 2048
-_created_parts: OrderedDict[tuple[SchemaNode, int, bytes], Comparison] = OrderedDict()
-
-
 def _compare_with_zero(
     zero: dict[str, Any], new: dict[str, Any], node: SchemaNode, out: Comparison,
     path: tuple[str, ...] = (),
 ) -> None:
     """``_compare(zero, new, node, out, path)`` for a zero struct and a dict, faster.
 
-    Every create compares the new object with the zero object. The fields of a struct own
-    disjoint paths, so the comparison is the union of the fields' comparisons:
-
-    * a field the zero struct lacks, set to a scalar or ``null``, is simply added;
-    * any other field's comparison depends only on its schema, its zero side (a shared, never
-      modified value, known by identity) and its content, which equal JSON pins exactly, so it
-      is memoised. A zero struct inside (a pod's ``spec``) that misses the memo is split the
-      same way, so one field that varies from object to object (a claim name) does not spoil
-      the memo for its siblings; ``metadata`` varies with every object and is only split.
+    Every create compares the new object with the zero object, which holds little (empty
+    structs, a null). The fields of a struct own disjoint paths, so each field is compared on
+    its own: a field the zero struct lacks is added with every path below it, found in one
+    walk; a zero struct inside (a pod's ``spec``) is split the same way; any other field is
+    compared as usual.
     """
+    walk = _walk_of(node)
+    assert walk is not None  # a struct
     added_here: FieldSet | None = None
-    for key in zero.keys() | new.keys():
-        element = "f:" + key
-        before, after = zero.get(key, MISSING), new.get(key, MISSING)
-        if before is MISSING and not isinstance(after, _CONTAINERS):
+    for key, after in new.items():
+        element, sub_walk = walk.fields.get(key) or walk.field(key)
+        before = zero.get(key, MISSING)
+        if before is MISSING:
             if added_here is None:
                 added_here = _own_node(out.added, path)
             added_here.members.add(element)
+            if sub_walk is not None and after and isinstance(after, sub_walk.container):
+                added_here.children[element] = _all_paths(after, sub_walk, (*path, element))
             continue
-        child, _ = _child(node, "struct", key)
-        zero_struct = (
-            isinstance(before, dict)
+        child = sub_walk.node if sub_walk is not None else _ANY
+        if (
+            sub_walk is not None
+            and sub_walk.shape == "struct"
+            and isinstance(before, dict)
             and isinstance(after, dict)
-            and _shape(child) == "struct"
             and not _same(before, after)
             and not (_empty(before) and _empty(after))
-        )
-        if not path and key == "metadata" and zero_struct:
-            _compare_with_zero(before, after, child, out, (element,))
-            continue
-        if not isinstance(after, _CONTAINERS):
-            _compare(before, after, child, out, (*path, element))
-            continue
-        try:
-            content = orjson.dumps(after)
-        except TypeError:  # not JSON (an integer beyond 64 bits): compared, not cached
-            _compare(before, after, child, out, (*path, element))
-            continue
-        memo_key = (child, id(before), content)
-        part = _created_parts.get(memo_key)
-        if part is None:
-            part = Comparison()
-            if zero_struct and isinstance(after, dict):
-                _compare_with_zero(before, after, child, part, (element,))
-            else:
-                _compare(before, after, child, part, (element,))
-            _created_parts[memo_key] = part
-            if len(_created_parts) > _CREATED_PART_CACHE_SIZE:
-                _created_parts.popitem(last=False)
-        else:
-            _created_parts.move_to_end(memo_key)
-        for mine, theirs in (
-            (out.added, part.added), (out.modified, part.modified), (out.removed, part.removed)
         ):
-            member = element in theirs.members
-            below = theirs.children.get(element)
-            if member or below is not None:
-                target = _own_node(mine, path)
-                if member:
-                    target.members.add(element)
-                if below is not None:
-                    target.children[element] = below
+            _compare_with_zero(before, after, child, out, (*path, element))
+        else:
+            _compare(before, after, child, out, (*path, element))
+    for key in zero.keys() - new.keys():
+        element, sub_walk = walk.fields.get(key) or walk.field(key)
+        child = sub_walk.node if sub_walk is not None else _ANY
+        _compare(zero[key], MISSING, child, out, (*path, element))
 
 
 def _own_node(fields: FieldSet, path: tuple[str, ...]) -> FieldSet:
@@ -417,7 +386,9 @@ def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[
         if _empty(present):
             into.insert(path)
         else:
-            _graft(into, path, _subtree_paths(present, node, shape, path))
+            walk = _walk_of(node)
+            assert walk is not None  # a granular shape
+            _graft(into, path, _all_paths(present, walk, path))
         return
     # Children equal to their old selves are skipped here rather than in a call of their own
     # (the test is the one the call would start with).
@@ -461,56 +432,98 @@ def _compare(old: Any, new: Any, node: SchemaNode, out: Comparison, path: tuple[
             out.removed.insert(path)
 
 
-_SUBTREE_CACHE_SIZE = 2048
-_subtree_sets: OrderedDict[tuple[SchemaNode, bytes], FieldSet] = OrderedDict()
+class _Walk:
+    """What :func:`_all_paths` needs of a granular schema node, worked out once.
 
-
-def _subtree_paths(
-    value: Any, node: SchemaNode, shape: Shape, where: tuple[str, ...]
-) -> FieldSet:
-    """:func:`_all_paths`, memoised by the schema node and the value's JSON.
-
-    Objects of one kind written by one client mostly repeat the same sub-trees (a pod's
-    containers, a claim's requests), and every create compares the whole object with nothing.
-    The set depends only on the value's content and the schema, which equal JSON pins exactly
-    (``1`` and ``1.0``, ``true`` and ``1`` encode differently). The set is shared: sets are
-    never modified once built.
+    For a struct, each field's path element and the walk of its schema (None for a leaf) are
+    filed by key as keys are met; for a map or a list, the walk of the items.
     """
+
+    __slots__ = ("container", "fields", "item", "node", "shape")
+
+    def __init__(self, node: SchemaNode, shape: Shape) -> None:
+        self.node = node
+        self.shape = shape
+        self.container: type = dict if shape == "struct" or shape == "map" else list
+        self.fields: dict[str, tuple[str, _Walk | None]] = {}
+        self.item = None if shape == "struct" else _walk_of(node.item or _ANY)
+
+    def field(self, key: str) -> tuple[str, _Walk | None]:
+        step = self.fields[key] = ("f:" + key, _walk_of(self.node.properties.get(key) or _ANY))
+        return step
+
+
+_walks: dict[SchemaNode, _Walk | None] = {}
+
+
+def _walk_of(node: SchemaNode) -> _Walk | None:
+    """The walk of ``node``; None for a leaf (an atomic value has no paths below it)."""
     try:
-        content = orjson.dumps(value)
-    except TypeError:  # not JSON (an integer beyond 64 bits): computed, not cached
-        return _all_paths(value, node, shape, where)
-    key = (node, content)
-    cached = _subtree_sets.get(key)
-    if cached is not None:
-        _subtree_sets.move_to_end(key)
-        return cached
-    found = _all_paths(value, node, shape, where)
-    _subtree_sets[key] = found
-    if len(_subtree_sets) > _SUBTREE_CACHE_SIZE:
-        _subtree_sets.popitem(last=False)
+        return _walks[node]
+    except KeyError:
+        pass
+    if len(_walks) > 100_000:  # schemas compiled again and again (custom resources)
+        _walks.clear()
+    shape = _shape(node)
+    found = _walks[node] = None if shape == "leaf" else _Walk(node, shape)
     return found
 
 
-def _all_paths(value: Any, node: SchemaNode, shape: Shape, where: tuple[str, ...]) -> FieldSet:
-    """Every path below a granular, non-empty ``value``, as comparing it with nothing finds."""
-    out = FieldSet()
-    if shape in ("struct", "map"):
-        for key, sub in value.items():
-            element = "f:" + key
-            out.members.add(element)
-            child, _ = _child(node, shape, key)
-            child_shape = _shape(child)
-            if sub and child_shape != "leaf" and _granular(sub, child_shape):
-                out.children[element] = _all_paths(sub, child, child_shape, (*where, element))
-        return out
-    item_node = node.item or _ANY
-    item_shape = _shape(item_node)
-    for element, item in _index(node, shape, value, where).items():
-        out.members.add(element)
-        if item and item_shape != "leaf" and _granular(item, item_shape):
-            out.children[element] = _all_paths(item, item_node, item_shape, (*where, element))
-    return out
+def _all_paths(value: Any, walk: _Walk, where: tuple[str, ...]) -> FieldSet:
+    """Every path below a non-empty ``value`` of ``walk``'s container type, as comparing it with
+    nothing finds (the first of duplicate list items gives the paths below their element).
+
+    Every create walks its whole object here, so the walk reads what it needs of the schema
+    from ``walk`` (one dict lookup per struct field). The paths below a value depend on its
+    keys, not on its leaf values, so most sub-trees of objects of one kind repeat (a pod's
+    containers, a claim's requests): each set found is shared with the equal sets found before
+    (see ``_shared_sets``), which keeps its encoding (``FieldSet.to_fields_v1``) from one object
+    to the next.
+    """
+    members: set[str] = set()
+    children: dict[str, FieldSet] = {}
+    #: the elements in walk order, each followed by the identity of its (shared) child set
+    key: list[str | int] = []
+    shape = walk.shape
+    if shape == "struct" or shape == "map":
+        fields = walk.fields if shape == "struct" else None
+        sub_walk = walk.item
+        for name, sub in value.items():
+            if fields is not None:
+                element, sub_walk = fields.get(name) or walk.field(name)
+            else:
+                element = "f:" + name
+            members.add(element)
+            key.append(element)
+            if sub_walk is not None and sub and isinstance(sub, sub_walk.container):
+                below = children[element] = _all_paths(sub, sub_walk, (*where, element))
+                key.append(id(below))
+    else:
+        node = walk.node
+        item_walk = walk.item
+        for item in value:
+            element = _item_element(node, shape, item, where)
+            if element in members:
+                continue  # a duplicate: the first item gives the paths below the element
+            members.add(element)
+            key.append(element)
+            if item_walk is not None and item and isinstance(item, item_walk.container):
+                below = children[element] = _all_paths(item, item_walk, (*where, element))
+                key.append(id(below))
+    shared = tuple(key)
+    found = _shared_sets.get(shared)
+    if found is None:
+        if len(_shared_sets) >= _SHARED_SETS_SIZE:
+            _shared_sets.clear()
+        found = _shared_sets[shared] = FieldSet(members, children)
+    return found
+
+
+#: :func:`_all_paths`' sets by their elements in walk order, each element followed by the
+#: identity of its child set. Shared sets are never modified. A set keeps its children alive,
+#: so the identities in a key stay theirs while the entry lives.
+_shared_sets: dict[tuple[str | int, ...], FieldSet] = {}
+_SHARED_SETS_SIZE = 20_000
 
 
 def _graft(target: FieldSet, path: tuple[str, ...], below: FieldSet) -> None:

@@ -2,10 +2,10 @@
 
 The registry skips work it can prove redundant: a created object that the decoder produced is
 only checked for required fields instead of walked a second time; field sets keep their FieldsV1
-encoding per node; the paths of a whole added sub-tree, and a create's comparison of each
-top-level part with the zero object, are memoised by content; a pod spec that passed the create
-rules is remembered; an update built from the stored version skips the fields it kept; a time
-already in its stored form is not parsed. Each
+encoding per node; the paths of a whole added sub-tree are one set shared by every sub-tree of
+that shape, and an applied configuration's set is memoised per top-level part; a pod spec that
+passed the create rules is remembered; an update built from the stored version skips the fields
+it kept; a time already in its stored form is not parsed. Each
 test here takes objects of every served kind, damaged at random (fields removed, set to
 ``null``, ``{}`` or a list of ``null``), and compares the shortcut's result with the full
 computation, byte for byte.
@@ -174,8 +174,8 @@ def test_shared_and_memoised_field_sets_encode_as_sets_built_afresh(
     # an applied configuration's set is memoised per top-level part: the same as the walk
     walked_set = _to_set(new, rt.schema, ()) or FieldSet()
     assert to_field_set(deep_copy(new), rt.schema) == walked_set == applied
-    # a create's comparison is memoised per top-level part: a second one, and the walk
-    # without the memo, find the same paths
+    # a create's comparison is split field by field, its sets shared by shape: a second one,
+    # and the plain walk, find the same paths
     walked = Comparison()
     _compare(zero_object(rt.schema), new, rt.schema, walked, ())
     again = compare(zero_object(rt.schema), deep_copy(new), rt.schema)
@@ -253,3 +253,37 @@ def test_a_time_already_in_stored_form_comes_back_as_the_full_parse_gives_it(
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(go_time, "_already_canonical", lambda _text, _micro: False)
         assert normalised(text, micro) == shortcut
+
+
+def test_a_field_set_shared_by_shape_stays_each_objects_own_through_later_writes() -> None:
+    registry = new_registry(clock=FakeClock())
+    pods = registry.resources.lookup("", "v1", "pods")
+    spec = {"containers": [{"name": "app", "image": "app:1", "ports": [{"containerPort": 80}]}]}
+    for name in ("a", "b"):
+        registry.create(pods, "default", {"metadata": {"name": name}, "spec": deep_copy(spec)},
+                        WriteOptions(field_manager="maker"))
+    entries_of_a = orjson.dumps(registry.get(pods, "default", "a").obj["metadata"]["managedFields"])
+    # another manager takes b's image and adds a label: maker gives up the image, nothing more
+    b = deep_copy(registry.get(pods, "default", "b").obj)
+    b["spec"]["containers"][0]["image"] = "app:2"
+    b["metadata"]["labels"] = {"tier": "web"}
+    registry.update(pods, "default", "b", b, WriteOptions(field_manager="editor"))
+    managed = {
+        entry["manager"]: entry["fieldsV1"]
+        for entry in registry.get(pods, "default", "b").obj["metadata"]["managedFields"]
+    }
+    makers_container = managed["maker"]["f:spec"]["f:containers"]['k:{"name":"app"}']
+    editors_container = managed["editor"]["f:spec"]["f:containers"]['k:{"name":"app"}']
+    assert "f:image" not in makers_container and "f:image" in editors_container
+    assert 'k:{"containerPort":80,"protocol":"TCP"}' in makers_container["f:ports"]
+    assert set(editors_container) == {"f:image"}
+    assert managed["editor"]["f:metadata"] == {"f:labels": {".": {}, "f:tier": {}}}
+    # a's entries, made of the same shared sets, did not move
+    assert orjson.dumps(
+        registry.get(pods, "default", "a").obj["metadata"]["managedFields"]
+    ) == entries_of_a
+    # and a third pod of the first shape is owned whole again
+    registry.create(pods, "default", {"metadata": {"name": "c"}, "spec": deep_copy(spec)},
+                    WriteOptions(field_manager="maker"))
+    third = registry.get(pods, "default", "c").obj["metadata"]["managedFields"][0]["fieldsV1"]
+    assert "f:image" in third["f:spec"]["f:containers"]['k:{"name":"app"}']
