@@ -377,7 +377,7 @@ class GenericStore:
             strategy.prepare_for_status_update(new, old, ctx)
             errs = strategy.validate_status_update(new, old, ctx)
         else:
-            missing = _check_changed_types(rt, obj, old, decoded=decoded)
+            missing = _check_changed_types(rt, obj, old, decoded=decoded, copied=copied)
             new = obj
             new["apiVersion"] = rt.api_version
             new["kind"] = rt.kind
@@ -570,18 +570,22 @@ def _check_status_types(
 
 
 def _check_changed_types(
-    rt: ResourceType, obj: Obj, old: Obj, *, decoded: bool
+    rt: ResourceType, obj: Obj, old: Obj, *, decoded: bool, copied: Collection[str] = ()
 ) -> builtins.list[fe.FieldError]:
     """:func:`check_types` for an update, skipping top-level parts byte-identical to ``old``.
 
     The stored version went through the same final decoding when it was written, so a part sent
     back unchanged (the status in a spec update, the spec in a binding) would come out the same.
-    ``decoded``: the other parts were decoded already, so only their required fields are checked.
+    ``decoded``: the other parts were decoded already, so only their required fields are checked;
+    the decoding compared every part with ``old`` and named the identical ones in ``copied``.
     """
-    same = {
-        key for key, value in obj.items()
-        if key in old and orjson.dumps(value) == orjson.dumps(old[key])
-    }
+    if decoded:
+        same = {key for key in copied if key in obj and key in old}
+    else:
+        same = {
+            key for key, value in obj.items()
+            if key in old and orjson.dumps(value) == orjson.dumps(old[key])
+        }
     if not same:
         return check_decoded(rt, obj) if decoded else check_types(rt, obj, stored=old)
     part: Obj = {key: value for key, value in obj.items() if key not in same}

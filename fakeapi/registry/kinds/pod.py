@@ -157,6 +157,24 @@ def pod_qos_class(pod: Obj) -> str:
             for key in ("initContainers", "containers")
             for c in as_list(spec.get(key))
         ]
+    # pods made from one template repeat their resources: the class is remembered by their JSON
+    try:
+        content = orjson.dumps(sources)
+    except TypeError:  # not JSON (an integer beyond 64 bits): worked out, not remembered
+        return _qos_class(sources)
+    found = _qos_by_resources.get(content)
+    if found is None:
+        if len(_qos_by_resources) >= _QOS_BY_RESOURCES_SIZE:
+            _qos_by_resources.clear()
+        found = _qos_by_resources[content] = _qos_class(sources)
+    return found
+
+
+_QOS_BY_RESOURCES_SIZE = 1024
+_qos_by_resources: dict[bytes, str] = {}
+
+
+def _qos_class(sources: list[dict[str, Any]]) -> str:
     requests: dict[str, Fraction] = {}
     limits: dict[str, Fraction] = {}
     guaranteed = True
