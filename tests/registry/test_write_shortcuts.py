@@ -3,7 +3,8 @@
 The registry skips work it can prove redundant: a created object that the decoder produced is
 only checked for required fields instead of walked a second time; field sets keep their FieldsV1
 encoding per node; the paths of a whole added sub-tree are one set shared by every sub-tree of
-that shape, and an applied configuration's set is memoised per top-level part; a pod spec that
+that shape, a create's comparison of its spec and status and an applied configuration's set
+are memoised per top-level part; a pod spec that
 passed the create rules is remembered; an update built from the stored version skips the fields
 it kept; a time already in its stored form is not parsed. Each
 test here takes objects of every served kind, damaged at random (fields removed, set to
@@ -174,8 +175,8 @@ def test_shared_and_memoised_field_sets_encode_as_sets_built_afresh(
     # an applied configuration's set is memoised per top-level part: the same as the walk
     walked_set = _to_set(new, rt.schema, ()) or FieldSet()
     assert to_field_set(deep_copy(new), rt.schema) == walked_set == applied
-    # a create's comparison is split field by field, its sets shared by shape: a second one,
-    # and the plain walk, find the same paths
+    # a create's comparison is split field by field and memoised for spec and status, its sets
+    # shared by shape: a second one, and the plain walk, find the same paths
     walked = Comparison()
     _compare(zero_object(rt.schema), new, rt.schema, walked, ())
     again = compare(zero_object(rt.schema), deep_copy(new), rt.schema)
