@@ -55,17 +55,31 @@ def field_element(name: str) -> str:
 def key_element(fields: dict[str, Any]) -> str:
     """``k:{...}`` for a map-list item whose key fields are ``fields`` (sorted by name)."""
     try:
-        return _key_element(tuple(sorted(fields.items())))
+        # each value's type is part of the memo key: ``true == 1`` in Python, not in JSON
+        return _key_element(
+            tuple((name, value.__class__, value) for name, value in sorted(fields.items()))
+        )
     except TypeError:  # an unhashable key value
         return "k:" + go_json({name: fields[name] for name in sorted(fields)})
 
 
 @lru_cache(maxsize=8192)
-def _key_element(items: tuple[tuple[str, Any], ...]) -> str:
-    return "k:" + go_json(dict(items))
+def _key_element(items: tuple[tuple[str, type, Any], ...]) -> str:
+    return "k:" + go_json({name: value for name, _, value in items})
+
+
+_SCALARS = frozenset((str, int, float, bool))
 
 
 def value_element(value: Any) -> str:
+    """``v:...`` for an item of a set list: a scalar's (the usual item) is memoised."""
+    if value.__class__ in _SCALARS:
+        return _scalar_element(value)
+    return "v:" + go_json(value)
+
+
+@lru_cache(maxsize=8192, typed=True)  # typed: ``True`` and ``1`` are different items
+def _scalar_element(value: str | float | bool) -> str:
     return "v:" + go_json(value)
 
 

@@ -10,6 +10,7 @@ import pytest
 from fakeapi.models.base import K8sModel, RawJSON, atomic_list, atomic_map, map_list, set_list
 from fakeapi.models.meta import ObjectMeta
 from fakeapi.patch import FieldSet, path_string, to_field_set
+from fakeapi.patch.fieldset import key_element, value_element
 from fakeapi.patch.typed import ensure_named_fields_are_members
 from fakeapi.schema import schema_for
 
@@ -209,3 +210,12 @@ def test_ensure_named_fields_are_members_adds_struct_fields_only() -> None:
         ".metadata", ".spec", ".metadata.labels", ".metadata.labels.app", ".spec.containers",
         '.spec.containers[name="c"].image',
     ]
+
+
+def test_memoised_elements_keep_a_boolean_apart_from_the_number_it_equals() -> None:
+    # Python holds ``True == 1`` and ``False == 0``; JSON, and so a path element, does not
+    for first, second in ((1, True), (True, 1), (0, False), (1.5, "1.5")):
+        assert value_element(first) == "v:" + json.dumps(first)
+        assert value_element(second) == "v:" + json.dumps(second)
+        assert key_element({"port": first}) == f"k:{{\"port\":{json.dumps(first)}}}"
+        assert key_element({"port": second}) == f"k:{{\"port\":{json.dumps(second)}}}"
