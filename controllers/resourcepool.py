@@ -1,10 +1,12 @@
 """The ResourcePool controller (KEP-5677 seed): one availability summary per (driver, pool).
 
 Keys are ``<driver>|<pool>``. Slice changes queue the pools they touch; claim changes queue
-every pool the claim's allocation (old and new) names, found through an index. A reconcile
-gathers the pool's slices (none: delete the ResourcePool), the allocation results pointing into
-it, computes the status (:mod:`fakeapi.controllers.resourcepool_status`) and creates or updates
-the ResourcePool named ``<driver with / as ->.<pool>``.
+every pool the claim's allocation (old and new) names, found through an index; a DeviceTaintRule
+change (with the DRADeviceTaintRules gate, as the scheduler honours them) queues every pool its
+selector reaches, before and after. A reconcile gathers the pool's slices (none: delete the
+ResourcePool), the allocation results pointing into it and the taint rules, computes the status
+(:mod:`fakeapi.controllers.resourcepool_status`) and creates or updates the ResourcePool named
+``<driver with / as ->.<pool>``.
 
 **Bounded write rate.** The seed asks for eventual consistency under churn, not a write per
 allocation. After a status write, a pool is not written again for ``min_write_interval`` seconds
@@ -26,7 +28,9 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from fakeapi import features
 from fakeapi.client import (
+    DEVICE_TAINT_RULES,
     RESOURCE_CLAIMS,
     RESOURCE_POOLS,
     RESOURCE_SLICES,
@@ -88,7 +92,12 @@ class ResourcePoolController(ControllerComponent):
         self.slices = informers.informer(RESOURCE_SLICES)
         self.claims = informers.informer(RESOURCE_CLAIMS)
         self.pools = informers.informer(RESOURCE_POOLS)
-        self.informers = [self.slices, self.claims, self.pools]
+        self.rules = (
+            informers.informer(DEVICE_TAINT_RULES)
+            if features.enabled(dict(feature_gates or {}), "DRADeviceTaintRules")
+            else None
+        )
+        self.informers = [i for i in (self.slices, self.claims, self.pools, self.rules) if i]
         ensure_index(self.slices, SLICE_POOL_INDEX, slice_pools)
         ensure_index(self.claims, CLAIM_POOL_INDEX, allocated_pools)
         ensure_index(self.pools, _POOL_SPEC_INDEX, _spec_key)
@@ -126,6 +135,12 @@ class ResourcePoolController(ControllerComponent):
             on_delete=self._claim_changed,
         )
         self.pools.add_handler(on_delete=self._pool_deleted)
+        if self.rules is not None:
+            self.rules.add_handler(
+                on_add=self._rule_changed,
+                on_update=self._rule_updated,
+                on_delete=self._rule_changed,
+            )
 
     def _slice_changed(self, slice_obj: Obj) -> None:
         for key in slice_pools(slice_obj):
@@ -138,6 +153,24 @@ class ResourcePoolController(ControllerComponent):
     def _pool_deleted(self, pool_obj: Obj) -> None:
         for key in _spec_key(pool_obj):
             self.controller.enqueue(key)
+
+    def _rule_changed(self, rule: Obj) -> None:
+        selector = as_dict(rule.get("spec")).get("deviceSelector")
+        if not isinstance(selector, dict):
+            return  # matches no device
+        driver, pool = text(selector.get("driver")), text(selector.get("pool"))
+        if driver and pool:
+            self.controller.enqueue(pool_key(driver, pool))
+            return
+        for key in {key for s in self.slices.list() for key in slice_pools(s)}:
+            key_driver, _, key_pool = key.partition("|")
+            if (not driver or driver == key_driver) and (not pool or pool == key_pool):
+                self.controller.enqueue(key)
+
+    def _rule_updated(self, old: Obj, new: Obj) -> None:
+        if as_dict(old.get("spec")) != as_dict(new.get("spec")):
+            self._rule_changed(old)
+            self._rule_changed(new)
 
     def _claim_changed(self, claim: Obj) -> None:
         for key in allocated_pools(claim):
@@ -174,7 +207,8 @@ class ResourcePoolController(ControllerComponent):
             self._last_write.pop(key, None)
             return None
         pool_obj = existing[0] if existing else await self._create(driver, pool, slices)
-        view = PoolView(driver=driver, pool=pool, slices=slices)
+        rules = self.rules.list() if self.rules is not None else []
+        view = PoolView(driver=driver, pool=pool, slices=slices, taint_rules=rules)
         for claim in self.claims.by_index(CLAIM_POOL_INDEX, key):
             for result in allocation_results(claim):
                 if result.get("driver") == driver and result.get("pool") == pool:

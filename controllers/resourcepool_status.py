@@ -12,9 +12,9 @@ Counting rules:
   (``allowMultipleAllocations``) whose allocations leave some of some capacity unconsumed is
   also *partially allocated*.
 - An unallocated device is *unavailable* when one of its ``consumesCounters`` asks for more than
-  its counter set has left after the allocated devices took theirs, or when its slice taints it
-  with a ``NoSchedule`` or ``NoExecute`` effect (no allocation lands on it without a toleration);
-  *available* otherwise.
+  its counter set has left after the allocated devices took theirs, or when it is tainted with a
+  ``NoSchedule`` or ``NoExecute`` effect, by its slice or by a DeviceTaintRule whose selector
+  matches it (no allocation lands on it without a toleration); *available* otherwise.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from fakeapi.client.transport import Obj
+from fakeapi.controllers.devicetaints import rule_matches
 from fakeapi.controllers.objects import as_dict, as_list, meta, set_condition, text
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
 
@@ -37,8 +38,19 @@ _MAX_NAME = 253
 _BLOCKING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 
 
-def _blocked_by_taint(device: dict[str, Any]) -> bool:
-    return any(as_dict(t).get("effect") in _BLOCKING_EFFECTS for t in as_list(device.get("taints")))
+def _blocks(taint: Any) -> bool:
+    return as_dict(taint).get("effect") in _BLOCKING_EFFECTS
+
+
+def _blocked_by_taint(device: dict[str, Any], view: PoolView) -> bool:
+    if any(_blocks(t) for t in as_list(device.get("taints"))):
+        return True
+    name = text(device.get("name"))
+    return any(
+        _blocks(as_dict(rule.get("spec")).get("taint"))
+        and rule_matches(rule, view.driver, view.pool, name)
+        for rule in view.taint_rules
+    )
 
 
 def pool_object_name(driver: str, pool: str) -> str:
@@ -63,6 +75,8 @@ class PoolView:
     slices: list[Obj] = field(default_factory=list)
     #: (device name, consumedCapacity) for every allocation result in this pool
     allocations: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: DeviceTaintRules that may taint devices of this pool (each device is matched here)
+    taint_rules: list[Obj] = field(default_factory=list)
 
 
 def _generation(slice_obj: Obj) -> int:
@@ -140,7 +154,7 @@ def compute_status(view: PoolView, *, old: dict[str, Any], now: datetime) -> dic
     for device_name, device in devices.items():
         if device_name in allocated:
             continue
-        if _blocked_by_taint(device) or any(
+        if _blocked_by_taint(device, view) or any(
             (s, c) in counters and counters[(s, c)] < v for s, c, v in _consumed_counters(device)
         ):
             unavailable += 1

@@ -6,7 +6,8 @@ does (``--kubeconfig``, ``$KUBECONFIG``, ``--context``) and talks plain REST ove
 :class:`~fakeapi.client.HttpTransport`: it works against fakeapi and against any real cluster.
 
 What it reads: every ResourceSlice, the ResourceClaims of all namespaces (or, when that is
-forbidden, of the context's namespace only), and the ResourcePools if the server serves them. The
+forbidden, of the context's namespace only), and the ResourcePools and DeviceTaintRules if the
+server serves them and the reader may list them. The
 join happens in :func:`fakeapi.usage.pools.pool_usage`. Tables follow kubectl's printer:
 upper-case headers, columns padded and separated by three spaces, ``No resources found`` on
 stderr when there is nothing to show.
@@ -31,11 +32,13 @@ import orjson
 import yaml
 
 from fakeapi.client import (
+    DEVICE_TAINT_RULES,
     RESOURCE_CLAIMS,
     RESOURCE_POOLS,
     RESOURCE_SLICES,
     Client,
     HttpTransport,
+    Resource,
     StatusError,
 )
 from fakeapi.kubeconfig import KubeconfigError, load_kubeconfig
@@ -68,10 +71,12 @@ class ClusterView:
         claims: list[dict[str, Any]],
         resource_pools: list[dict[str, Any]],
         claims_namespace: str | None,
+        taint_rules: list[dict[str, Any]] | None = None,
     ) -> None:
         self.slices = slices
         self.claims = claims
         self.resource_pools = resource_pools
+        self.taint_rules = taint_rules or []
         #: None when claims of all namespaces were read; the one namespace read otherwise
         self.claims_namespace = claims_namespace
 
@@ -83,6 +88,7 @@ class ClusterView:
             slices=self.slices,
             claims=self.claims,
             resource_pools=self.resource_pools if partial else (),
+            taint_rules=self.taint_rules,
         )
 
 
@@ -97,18 +103,23 @@ async def read_cluster(client: Client, *, namespace: str) -> ClusterView:
             raise
         claims_namespace = namespace
         claims = (await client.list_all(RESOURCE_CLAIMS, namespace=namespace)).items
-    try:
-        resource_pools = (await client.list_all(RESOURCE_POOLS)).items
-    except StatusError as exc:
-        if exc.code not in (403, 404):
-            raise
-        resource_pools = []
     return ClusterView(
         slices=slices,
         claims=claims,
-        resource_pools=resource_pools,
+        resource_pools=await _list_if_readable(client, RESOURCE_POOLS),
         claims_namespace=claims_namespace,
+        taint_rules=await _list_if_readable(client, DEVICE_TAINT_RULES),
     )
+
+
+async def _list_if_readable(client: Client, resource: Resource) -> list[dict[str, Any]]:
+    """Every object of ``resource``; none when the server does not serve it or forbids it."""
+    try:
+        return (await client.list_all(resource)).items
+    except StatusError as exc:
+        if exc.code not in (403, 404):
+            raise
+        return []
 
 
 def _pools_table(pools: Sequence[PoolUsage]) -> str:

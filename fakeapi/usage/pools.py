@@ -10,7 +10,8 @@ device each allocation took). That join is what this module does, as a pure func
   a device that may be allocated many times (``allowMultipleAllocations``, consumable capacity)
   is **PartiallyAllocated** while some of its capacity is left (and still counts as allocated).
 - A device no readable claim holds is **Unavailable** when it cannot take an allocation: it carries
-  a ``NoSchedule`` or ``NoExecute`` taint, or the shared counters it consumes are used up by
+  a ``NoSchedule`` or ``NoExecute`` taint (in its slice, or from a DeviceTaintRule whose selector
+  matches its driver, pool and name), or the shared counters it consumes are used up by
   allocated devices of the same pool (partitionable devices). Otherwise it is **Available**.
 - When the reader cannot see every claim (claims listed in one namespace only), a pool's
   ResourcePool status may report more allocated devices than the readable claims explain. The
@@ -223,15 +224,37 @@ def _capacity_left(device: Obj, results: Sequence[Obj]) -> bool:
     return False
 
 
-def _blocking_taint(device: Obj) -> str:
-    for taint in device.get("taints") or []:
+def _rule_selects(rule: Obj, pool: _Pool, device: str) -> bool:
+    """Whether a DeviceTaintRule's selector matches the device: each field it sets must equal
+    the device's (driver, pool, name); a rule without a selector matches nothing."""
+    selector = (rule.get("spec") or {}).get("deviceSelector")
+    if not isinstance(selector, Mapping):
+        return False
+    return all(
+        not selector.get(field) or selector.get(field) == value
+        for field, value in (("driver", pool.driver), ("pool", pool.pool), ("device", device))
+    )
+
+
+def _blocking_taint(device: Obj, pool: _Pool, taint_rules: Sequence[Obj]) -> str:
+    name = str(device.get("name") or "")
+    taints = [(taint, "") for taint in device.get("taints") or []]
+    for rule in taint_rules:
+        if _rule_selects(rule, pool, name):
+            source = f" (DeviceTaintRule {_meta(rule).get('name')})"
+            taints.append(((rule.get("spec") or {}).get("taint") or {}, source))
+    for taint, source in taints:
         if taint.get("effect") in _BLOCKING_TAINT_EFFECTS:
-            return f"taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}"
+            return (
+                f"taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}{source}"
+            )
     return ""
 
 
 def _pool_usage(
-    pool: _Pool, held: Mapping[tuple[str, str, str], list[tuple[str, Obj]]]
+    pool: _Pool,
+    held: Mapping[tuple[str, str, str], list[tuple[str, Obj]]],
+    taint_rules: Sequence[Obj],
 ) -> PoolUsage:
     devices: list[DeviceUsage] = []
     counters_left = dict(pool.counters)
@@ -251,7 +274,7 @@ def _pool_usage(
         )
         devices.append(DeviceUsage(name, PARTIALLY_ALLOCATED if partial else ALLOCATED, claims))
     for name, device in free:
-        reason = _blocking_taint(device)
+        reason = _blocking_taint(device, pool, taint_rules)
         if not reason:
             short = [
                 f"counter {counter_set}/{counter}"
@@ -276,10 +299,12 @@ def pool_usage(
     slices: Iterable[Obj],
     claims: Iterable[Obj],
     resource_pools: Iterable[Obj] = (),
+    taint_rules: Iterable[Obj] = (),
 ) -> list[PoolUsage]:
     """The usage of every pool the slices describe, sorted by driver then pool name.
 
     ``claims`` are the ResourceClaims the reader could list (all namespaces, or fewer).
+    ``taint_rules`` are the DeviceTaintRules in force: their taints count as the slices' do.
     ``resource_pools`` are ResourcePool objects, to pass when ``claims`` are not all of them: a
     pool whose status reports more allocated devices than the readable claims explain gets
     ``allocated_without_reference`` set, and its otherwise available devices turn Unknown. (With
@@ -292,9 +317,10 @@ def pool_usage(
         for spec in [rp.get("spec") or {}]
         if (count := _reported_allocated(rp)) is not None
     }
+    rules = list(taint_rules)
     usages: list[PoolUsage] = []
     for key in sorted(pools := _gather(slices)):
-        usage = _pool_usage(pools[key], held)
+        usage = _pool_usage(pools[key], held, rules)
         status_count = reported.get(key)
         if status_count is not None:
             free = [d for d in usage.devices if d.state == AVAILABLE]

@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from fakeapi.client import RESOURCE_CLAIMS, RESOURCE_POOLS, RESOURCE_SLICES, is_not_found
+from fakeapi.client import (
+    DEVICE_TAINT_RULES,
+    RESOURCE_CLAIMS,
+    RESOURCE_POOLS,
+    RESOURCE_SLICES,
+    is_not_found,
+)
 
 DRIVER = "gpu.example.com"
 POOL_NAME = "gpu.example.com.node-1"
@@ -170,6 +176,29 @@ async def test_exhausted_shared_counters_make_devices_unavailable(pools):
         unavailableDevices=1,
     )
     assert "partiallyAllocatedDevices" not in pool["status"]["summary"]
+
+
+async def test_devices_a_taint_rule_selects_are_unavailable_while_the_rule_lasts(pools):
+    await pools.user.create(
+        RESOURCE_SLICES, body=_slice("node-1-gpus", [f"gpu-{i}" for i in range(4)])
+    )
+    await _wait_summary(pools, totalDevices=4, availableDevices=4)
+    await pools.user.create(
+        DEVICE_TAINT_RULES,
+        body={
+            "apiVersion": DEVICE_TAINT_RULES.api_version,
+            "kind": "DeviceTaintRule",
+            "metadata": {"name": "drain-gpu-1"},
+            "spec": {
+                "deviceSelector": {"driver": DRIVER, "pool": "node-1", "device": "gpu-1"},
+                "taint": {"key": "example.com/maintenance", "effect": "NoSchedule"},
+            },
+        },
+    )
+    await _wait_summary(pools, totalDevices=4, availableDevices=3, unavailableDevices=1)
+    await pools.user.delete(DEVICE_TAINT_RULES, name="drain-gpu-1")
+    pool = await _wait_summary(pools, totalDevices=4, availableDevices=4)
+    assert "unavailableDevices" not in pool["status"]["summary"]
 
 
 async def test_the_pool_goes_with_its_last_slice(pools):

@@ -119,3 +119,33 @@ def test_unallocated_devices_tainted_against_scheduling_are_unavailable():
         "availableDevices": 2,
         "unavailableDevices": 2,
     }
+
+
+def test_devices_a_taint_rule_selects_against_scheduling_are_unavailable():
+    def rule(selector: dict[str, str] | None, effect: str) -> dict[str, Any]:
+        spec: dict[str, Any] = {"taint": {"key": "example.com/maintenance", "effect": effect}}
+        if selector is not None:
+            spec["deviceSelector"] = selector
+        return {"metadata": {"name": f"r-{effect}"}, "spec": spec}
+
+    devices = [{"name": n} for n in ("a", "b", "c", "d")]
+    view = PoolView(
+        driver="d",
+        pool="p",
+        slices=[_slice("s", devices)],
+        allocations=[("d", {})],
+        taint_rules=[
+            rule({"driver": "d", "pool": "p", "device": "a"}, "NoSchedule"),
+            rule({"device": "b"}, "NoExecute"),  # unset fields match every driver and pool
+            rule({"device": "c"}, "None"),  # recorded only: allocations still land there
+            rule({"pool": "other", "device": "c"}, "NoSchedule"),  # another pool's device
+            rule(None, "NoSchedule"),  # no selector: matches nothing
+            rule({"device": "d"}, "NoExecute"),  # allocated already: counted as allocated
+        ],
+    )
+    assert compute_status(view, old={}, now=NOW)["summary"] == {
+        "totalDevices": 4,
+        "allocatedDevices": 1,
+        "availableDevices": 1,
+        "unavailableDevices": 2,
+    }

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.client import RESOURCE_CLAIMS, Client, Resource, StatusError
+from fakeapi.client import DEVICE_TAINT_RULES, RESOURCE_CLAIMS, Client, Resource, StatusError
 from fakeapi.client.transport import ListParams, ObjectList
 from fakeapi.fixtures.cluster import Cluster
 from fakeapi.server.inprocess import InProcessTransport
-from fakeapi.usage import UNKNOWN, resource_pool_name
+from fakeapi.usage import UNAVAILABLE, UNKNOWN, resource_pool_name
 from fakeapi.usage.kubectl_plugin import format_table, read_cluster
 
 
@@ -72,3 +72,16 @@ async def test_with_every_claim_readable_stale_pool_counts_are_ignored() -> None
         [pool] = view.pools()
         assert view.claims_namespace is None
         assert (pool.allocated, pool.available, pool.allocated_without_reference) == (0, 8, 0)
+
+
+async def test_a_device_taint_rule_read_from_the_cluster_makes_its_device_unavailable() -> None:
+    async with Cluster(nodes=1, components=["kubelets"]) as cluster:
+        await cluster.client.create(DEVICE_TAINT_RULES, body={
+            "metadata": {"name": "drain-gpu-0"},
+            "spec": {"deviceSelector": {"driver": "gpu.example.com", "device": "gpu-0"},
+                     "taint": {"key": "maintenance", "effect": "NoSchedule"}}})
+        view = await read_cluster(cluster.client, namespace="default")
+        assert [r["metadata"]["name"] for r in view.taint_rules] == ["drain-gpu-0"]
+        [pool] = view.pools()
+        assert {d.name: d.state for d in pool.devices}["gpu-0"] == UNAVAILABLE
+        assert (pool.available, pool.unavailable) == (7, 1)

@@ -84,6 +84,26 @@ def test_a_tainted_free_device_is_unavailable_but_a_none_effect_taint_is_not() -
     assert (usage.available, usage.unavailable) == (1, 2)
 
 
+def test_free_devices_a_taint_rule_selects_against_scheduling_are_unavailable() -> None:
+    def rule(name: str, selector: dict[str, str], effect: str) -> dict[str, Any]:
+        return {"metadata": {"name": name}, "spec": {
+            "deviceSelector": selector, "taint": {"key": "maintenance", "effect": effect}}}
+
+    devices = [{"name": f"gpu-{i}"} for i in range(4)]
+    rules = [
+        rule("drain", {"driver": DRIVER, "pool": "node-1", "device": "gpu-0"}, "NoExecute"),
+        rule("note", {"device": "gpu-1"}, "None"),  # recorded only
+        rule("elsewhere", {"pool": "node-2"}, "NoSchedule"),
+        rule("held", {"device": "gpu-3"}, "NoSchedule"),  # allocated already: stays allocated
+    ]
+    [usage] = pool_usage(slices=[_slice(devices)], claims=[_claim("a", "gpu-3")],
+                         taint_rules=rules)
+    assert _states(usage) == {
+        "gpu-0": UNAVAILABLE, "gpu-1": AVAILABLE, "gpu-2": AVAILABLE, "gpu-3": ALLOCATED}
+    assert usage.devices[0].reason == "taint maintenance=:NoExecute (DeviceTaintRule drain)"
+    assert (usage.allocated, usage.available, usage.unavailable) == (1, 2, 1)
+
+
 def test_partitions_whose_shared_counters_are_used_up_are_unavailable() -> None:
     counters = [{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]
 
