@@ -26,6 +26,7 @@ from fakeapi.controllers.devicetaint_eviction import DeviceTaintEvictionControll
 from fakeapi.controllers.garbage_collector import GarbageCollector
 from fakeapi.controllers.namespace import NamespaceController
 from fakeapi.controllers.nodelifecycle import NodeLifecycleController
+from fakeapi.controllers.podgroup_protection import PodGroupProtectionController
 from fakeapi.controllers.resourceclaim import ResourceClaimController
 from fakeapi.controllers.resourcepool import ResourcePoolController
 
@@ -45,6 +46,7 @@ _CONTROLLERS = {
     "garbage-collector-controller": GarbageCollector,
     "namespace-controller": NamespaceController,
     "resourceclaim-controller": ResourceClaimController,
+    "podgroup-protection-controller": PodGroupProtectionController,
     "resourcepool-controller": ResourcePoolController,
     "device-taint-eviction-controller": DeviceTaintEvictionController,
     "node-lifecycle-controller": NodeLifecycleController,

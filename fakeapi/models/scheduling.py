@@ -28,7 +28,12 @@ __all__ = [
     "WorkloadReference",
     "PodGroupTemplateReference",
     "PodGroupResourceClaimStatus",
+    "POD_GROUP_PROTECTION_FINALIZER",
 ]
+
+#: set on every PodGroup when it is created; the podgroup-protection controller removes it once
+#: no pod that belongs to the group can still run, so a group outlives its pods
+POD_GROUP_PROTECTION_FINALIZER = "scheduling.k8s.io/podgroup-protection"
 
 #: ``listType=map`` keyed by name, strategic merge with ``merge,retainKeys`` (as pod claims).
 _CLAIM_LIST = ListMeta_("map", ("name",), "merge,retainKeys", "name")

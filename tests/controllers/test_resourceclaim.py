@@ -22,7 +22,12 @@ from fakeapi.client import (
 POD_CLAIM = "resource.kubernetes.io/pod-claim-name"
 GROUP_CLAIM = "resource.kubernetes.io/podgroup-claim-name"
 FINALIZER = "resource.kubernetes.io/delete-protection"
-CONTROLLERS = ["garbage-collector-controller", "resourceclaim-controller"]
+# a deleted PodGroup goes once its finalizer is removed, which takes its protection controller
+CONTROLLERS = [
+    "garbage-collector-controller",
+    "resourceclaim-controller",
+    "podgroup-protection-controller",
+]
 
 
 #: a pod's ``spec.resourceClaims``: one claim from the cluster's default template
@@ -190,7 +195,7 @@ async def test_pod_group_claim_lifecycle(cluster):
 
 
 async def test_deleting_the_pod_group_deallocates_before_the_claim_goes(cluster):
-    await cluster.start(["resourceclaim-controller"])
+    await cluster.start(["resourceclaim-controller", "podgroup-protection-controller"])
     await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
     group = await cluster.user.create(POD_GROUPS, body=cluster.pod_group("trainers"))
 

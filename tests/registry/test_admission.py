@@ -9,7 +9,7 @@ import pytest
 from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.registry.admission import DefaultTolerationSeconds, Priority
+from fakeapi.registry.admission import DefaultTolerationSeconds, PodGroupProtection, Priority
 from fakeapi.registry.options import WriteOptions
 from fakeapi.resources import default_resources
 
@@ -62,7 +62,26 @@ def _forbidden(registry: Any, body: dict[str, Any]) -> StatusError:
 
 def test_the_chain_runs_priority_before_default_toleration_seconds(registry: Any) -> None:
     kinds = [type(plugin) for plugin in registry.admission.plugins]
-    assert kinds == [Priority, DefaultTolerationSeconds]
+    assert kinds == [Priority, DefaultTolerationSeconds, PodGroupProtection]
+
+
+def test_a_pod_group_is_created_with_the_protection_finalizer_and_keeps_others(
+    registry: Any,
+) -> None:
+    rt = KINDS[("scheduling.k8s.io/v1alpha1", "PodGroup")]
+    body = {
+        "metadata": {"name": "trainers", "finalizers": ["example.com/keep"]},
+        "spec": {"workloadRef": {"name": "training"}, "policy": {"basic": {}}},
+    }
+    created = registry.create(rt, NS, body, _opts()).obj
+    assert created["metadata"]["finalizers"] == [
+        "example.com/keep",
+        "scheduling.k8s.io/podgroup-protection",
+    ]
+    # an update that drops it is kept as written: only creates are admitted this way
+    created["metadata"]["finalizers"] = []
+    updated = registry.update(rt, NS, "trainers", created, _opts()).obj
+    assert not updated["metadata"].get("finalizers")
 
 
 class TestPriority:

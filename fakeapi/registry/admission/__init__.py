@@ -1,4 +1,5 @@
-"""Mutating admission as kube-apiserver runs it: Priority, then DefaultTolerationSeconds."""
+"""Mutating admission as kube-apiserver runs it: Priority, DefaultTolerationSeconds, then
+PodGroupProtection."""
 
 from fakeapi.registry.admission.chain import AdmissionChain, RegistryReader, default_admission
 from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
@@ -8,6 +9,7 @@ from fakeapi.registry.admission.interface import (
     ObjectReader,
     Operation,
 )
+from fakeapi.registry.admission.podgroup_protection import PodGroupProtection
 from fakeapi.registry.admission.priority import Priority
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "DefaultTolerationSeconds",
     "ObjectReader",
     "Operation",
+    "PodGroupProtection",
     "Priority",
     "RegistryReader",
     "default_admission",

@@ -1,8 +1,9 @@
 """The admission chain the registry runs on every create and update, before the strategy.
 
 Upstream's default plugin order puts ``Priority`` before ``DefaultTolerationSeconds``; the chain
-keeps that order. :class:`RegistryReader` gives plugins read access to stored objects through the
-registry's own resource table, so a plugin reads the same objects a ``GET`` would.
+keeps that order, and ``PodGroupProtection`` (which only touches PodGroups) follows them.
+:class:`RegistryReader` gives plugins read access to stored objects through the registry's own
+resource table, so a plugin reads the same objects a ``GET`` would.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
 from fakeapi.registry.admission.interface import AdmissionPlugin, Attributes, Obj, Operation
+from fakeapi.registry.admission.podgroup_protection import PodGroupProtection
 from fakeapi.registry.admission.priority import Priority
 
 if TYPE_CHECKING:
@@ -76,4 +78,6 @@ class AdmissionChain:
 def default_admission(*, resources: ResourceTable, storage: Storage, **_: Any) -> AdmissionChain:
     """The plugins upstream enables by default that change what DRA users see, in its order."""
     reader = RegistryReader(resources=resources, storage=storage)
-    return AdmissionChain([Priority(reader=reader), DefaultTolerationSeconds()])
+    return AdmissionChain(
+        [Priority(reader=reader), DefaultTolerationSeconds(), PodGroupProtection()]
+    )
