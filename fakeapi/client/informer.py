@@ -17,7 +17,8 @@ Shaped like client-go's shared informer, reduced to what one process needs:
   (the :class:`~fakeapi.client.InformerFactory` feeds it every write of its client) and puts it
   in the cache at once, so the next reconcile does not act on the state before its own write (and,
   say, create a second claim). The watch event for that version arrives later and is dropped as
-  already seen; a version older than the cached one never replaces it.
+  already seen (in process, without decoding its object: the event carries its key and version);
+  a version older than the cached one never replaces it.
 
 Objects in the cache are shared with every handler and reader: **do not mutate them**; copy
 (``fakeapi.objects.deep_copy``) before changing one. Handlers are plain functions called on
@@ -81,16 +82,21 @@ def namespace_index(obj: Obj) -> list[str]:
 
 
 def _newer(new: Obj, old: Obj) -> bool:
-    """Whether ``new`` is a later version than ``old``.
+    """Whether ``new`` is a later version than ``old``."""
+    return _newer_version(_rv(new), old)
+
+
+def _newer_version(version: str, old: Obj) -> bool:
+    """Whether ``version`` is later than ``old``'s.
 
     resourceVersions are opaque to clients in general, but every server this client talks to
     (fakeapi, etcd-backed kube-apiservers) hands out increasing integers; anything else is
     treated as newer, which is what an informer without read-your-writes would do.
     """
     try:
-        return int(_rv(new)) > int(_rv(old))
+        return int(version) > int(_rv(old))
     except ValueError:
-        return _rv(new) != _rv(old)
+        return version != _rv(old)
 
 
 def _rv(obj: Obj) -> str:
@@ -264,12 +270,17 @@ class Informer:
 
     # --- applying changes ----------------------------------------------------------------------
     def _apply(self, event: WatchEvent) -> None:
-        obj = event.object
         rv = event.resource_version
         if rv:
             self.last_resource_version = rv
         if event.type == "BOOKMARK":
             return
+        identity = event.identity
+        if identity is not None and event.type != "DELETED":
+            cached = self._cache.get(identity[0]) or self._tombstones.get(identity[0])
+            if cached is not None and not _newer_version(identity[1], cached):
+                return  # already seen (our own write): the object need not even be decoded
+        obj = event.object
         key = object_key(obj)
         if event.type == "DELETED":
             self._tombstones.pop(key, None)

@@ -14,7 +14,7 @@ and mutate.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, Protocol
@@ -193,17 +193,58 @@ class Reply:
     warnings: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
 class WatchEvent:
-    """``ADDED``, ``MODIFIED``, ``DELETED`` (``object`` is the last state) or ``BOOKMARK``."""
+    """``ADDED``, ``MODIFIED``, ``DELETED`` (``object`` is the last state) or ``BOOKMARK``.
 
-    type: str
-    object: Obj
+    A transport that knows an event's object key (``namespace/name``) and resourceVersion without
+    decoding the object passes them as ``identity`` and the decoding as ``decode``: the object is
+    then decoded on first access only, so a reader that already holds that version (an informer
+    that took it from its own write) skips the work.
+    """
+
+    __slots__ = ("_decode", "_object", "identity", "type")
+
+    def __init__(
+        self,
+        type: str,
+        object: Obj | None = None,
+        *,
+        decode: Callable[[], Obj] | None = None,
+        identity: tuple[str, str] | None = None,
+    ) -> None:
+        if object is None and decode is None:
+            raise ValueError("a watch event needs its object or a way to decode it")
+        self.type = type
+        self._object = object
+        self._decode = decode
+        #: (object key, resourceVersion), when the transport knows them without decoding
+        self.identity = identity
+
+    @property
+    def object(self) -> Obj:
+        found = self._object
+        if found is None:
+            assert self._decode is not None
+            found = self._object = self._decode()
+            self._decode = None
+        return found
 
     @property
     def resource_version(self) -> str:
+        if self.identity is not None:
+            return self.identity[1]
         meta = self.object.get("metadata") or {}
         return str(meta.get("resourceVersion") or "")
+
+    def __repr__(self) -> str:
+        return f"WatchEvent(type={self.type!r}, object={self.object!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, WatchEvent):
+            return NotImplemented
+        return bool(self.type == other.type and self.object == other.object)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the object it carries
 
 
 class WatchStream:

@@ -25,6 +25,7 @@ components a :class:`~fakeapi.client.Client`.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -45,7 +46,7 @@ from fakeapi.client.transport import (
     WriteParams,
 )
 from fakeapi.clock import Clock
-from fakeapi.objects import deep_copy
+from fakeapi.objects import deep_copy, object_key
 from fakeapi.registry.store import DeleteResult, GenericStore
 from fakeapi.resources import ResourceType
 from fakeapi.server import query
@@ -132,10 +133,19 @@ class InProcessTransport:
         try:
             while True:
                 if watcher.queue:
-                    for etype, _obj, raw in watcher.drain():
-                        if etype == "BOOKMARK" and not params.allow_bookmarks:
+                    for etype, obj, raw in watcher.drain():
+                        if etype == "BOOKMARK":
+                            if params.allow_bookmarks:
+                                yield WatchEvent(etype, _decode(raw))
                             continue
-                        yield WatchEvent(etype, _decode(raw))
+                        # decoded when first read: an informer that already holds this
+                        # version (from its own write) never reads it
+                        meta = obj["metadata"]
+                        yield WatchEvent(
+                            etype,
+                            decode=functools.partial(_decode, raw),
+                            identity=(object_key(obj), str(meta["resourceVersion"])),
+                        )
                     continue
                 if watcher.closed:
                     return

@@ -36,6 +36,7 @@ from fakeapi.client import (
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError, conflict, expired, not_found
 from fakeapi.registry.store import GenericStore
+from fakeapi.server import inprocess
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
@@ -150,6 +151,37 @@ class TestReadYourWrites:
         # the patch was seen once, from our own write; its watch event added nothing
         assert seen == [second["metadata"]["resourceVersion"]]
         assert first["metadata"]["resourceVersion"] not in seen
+        await factory.stop()
+
+    async def test_the_watch_event_of_an_own_write_is_never_decoded_in_process(
+        self, cluster: GenericStore, eventually: Eventually, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        client = Client(InProcessTransport(cluster))
+        factory = InformerFactory(client)
+        pods = factory.informer(PODS)
+        factory.start()
+        await factory.wait_for_sync(timeout=5)
+        decoded: list[str] = []
+        original = inprocess._decode
+
+        def counting(raw: bytes) -> dict[str, Any]:
+            obj = original(raw)
+            decoded.append(obj["metadata"]["name"])
+            return obj
+
+        monkeypatch.setattr(inprocess, "_decode", counting)
+        own = await client.create(PODS, body=pod("own"), namespace="default")
+        other = await Client(InProcessTransport(cluster)).create(
+            PODS, body=pod("other"), namespace="default"
+        )
+        assert decoded == ["own", "other"]  # the two replies
+        await eventually(
+            lambda: pods.last_resource_version == other["metadata"]["resourceVersion"]
+        )
+        # the watch brought both; only the version the cache did not hold yet was decoded
+        assert decoded == ["own", "other", "other"]
+        cached = pods.get("default/own")
+        assert cached is not None and cached["metadata"] == own["metadata"]
         await factory.stop()
 
     async def test_a_delete_leaves_the_cache_at_once_and_is_not_revived(
