@@ -35,7 +35,9 @@ stages:
       ContainersReady: "True"
       Ready: "True"
   - phase: Running
-  - event: {reason: Started, note: "Started container {containers}"}
+  # A real kubelet also reports Pulled and Created for each container; each event is one more
+  # API write per container, so they are left to stages that want them (docs/kubelet.md).
+  - event: {reason: Started, perContainer: true, note: Container started}
 
 - name: pod-complete
   description: containers of a pod annotated to finish successfully exit with code 0
@@ -72,7 +74,6 @@ stages:
       ContainersReady: {status: "False", reason: ContainersNotReady}
       Ready: {status: "False", reason: ContainersNotReady}
   - phase: FromContainers
-  - event: {type: Warning, reason: BackOff, note: "Container {containers} exited with code 1"}
 
 - name: container-restart-always
   description: restartPolicy Always restarts exited containers (after a back-off)
@@ -87,7 +88,12 @@ stages:
   - conditions:
       ContainersReady: "True"
       Ready: "True"
-  - event: {reason: Started, note: "Restarted container {containers}"}
+  - event:
+      type: Warning
+      reason: BackOff
+      perContainer: true
+      note: Back-off restarting failed container {container} in pod {pod}_{namespace}({uid})
+  - event: {reason: Started, perContainer: true, note: Container started}
 
 - name: container-restart-on-failure
   description: restartPolicy OnFailure restarts containers that exited with a non-zero code
@@ -103,7 +109,12 @@ stages:
   - conditions:
       ContainersReady: "True"
       Ready: "True"
-  - event: {reason: Started, note: "Restarted container {containers}"}
+  - event:
+      type: Warning
+      reason: BackOff
+      perContainer: true
+      note: Back-off restarting failed container {container} in pod {pod}_{namespace}({uid})
+  - event: {reason: Started, perContainer: true, note: Container started}
 
 - name: pod-delete
   description: graceful deletion - stop the containers, report the terminal phase, then delete
@@ -116,6 +127,6 @@ stages:
       ContainersReady: {status: "False", reason: PodCompleted}
       Ready: {status: "False", reason: PodCompleted}
   - phase: Terminal
-  - event: {reason: Killing, note: "Stopping container {containers}"}
+  - event: {reason: Killing, perContainer: true, note: "Stopping container {container}"}
   - delete: true
 """

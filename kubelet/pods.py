@@ -280,6 +280,7 @@ class PodSync:
                 reason=event["reason"],
                 action=stage.name,
                 note=event["note"],
+                field_path=event.get("fieldPath", ""),
             )
         if outcome.status.get("phase") in ("Succeeded", "Failed") or outcome.delete:
             await self._release(key, state)

@@ -195,6 +195,8 @@ def _parse_stage(data: Any, index: int) -> Stage:
     for i, step in enumerate(steps):
         if not isinstance(step, Mapping) or len(step) != 1 or next(iter(step)) not in STEP_KINDS:
             raise StageError(f"{where}.steps[{i}]: must be one of {', '.join(STEP_KINDS)}")
+        if "event" in step:
+            _check_event(step["event"], f"{where}.steps[{i}].event")
     delay_data = data.get("delay") or {}
     if not isinstance(delay_data, Mapping):
         raise StageError(f"{where}.delay: must be a mapping")
@@ -216,6 +218,23 @@ def _parse_stage(data: Any, index: int) -> Stage:
         weight=weight,
         description=str(data.get("description") or ""),
     )
+
+
+_POD_FIELDS = ("containers", "node", "pod", "namespace", "uid")
+_CONTAINER_FIELDS = ("container", "image")
+
+
+def _check_event(spec: Any, where: str) -> None:
+    """An event step's placeholders must be known: a stage fails when parsed, not when fired."""
+    if not isinstance(spec, Mapping):
+        raise StageError(f"{where}: must be a mapping")
+    known = _POD_FIELDS + (_CONTAINER_FIELDS if spec.get("perContainer") else ())
+    try:
+        str(spec.get("note", "")).format(**dict.fromkeys(known, ""))
+    except (KeyError, IndexError, ValueError) as exc:
+        raise StageError(
+            f"{where}.note: {exc!s} is not a placeholder here (known: {', '.join(known)})"
+        ) from None
 
 
 def parse_stages(source: str | Sequence[Any]) -> tuple[Stage, ...]:
@@ -257,6 +276,31 @@ class StageOutcome:
 
 def _container_names(pod: Obj) -> list[str]:
     return [str(c.get("name")) for c in (pod.get("spec") or {}).get("containers") or []]
+
+
+def _events(
+    pod: Obj, spec: Mapping[str, Any], stage: Stage, ctx: StageContext
+) -> list[dict[str, str]]:
+    """The events of an ``event`` step: one about the pod, or with ``perContainer`` one about
+    each container (``fieldPath: spec.containers{NAME}``, as the kubelet reports them)."""
+    meta = pod.get("metadata") or {}
+    fields = {
+        "containers": ", ".join(_container_names(pod)),
+        "node": ctx.node_name,
+        "pod": meta.get("name"),
+        "namespace": meta.get("namespace"),
+        "uid": meta.get("uid"),
+    }
+    base = {"type": str(spec.get("type", "Normal")), "reason": str(spec.get("reason", stage.name))}
+    note = str(spec.get("note", ""))
+    if not spec.get("perContainer"):
+        return [{**base, "note": note.format(**fields)}]
+    events = []
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        name = container.get("name")
+        text = note.format(**fields, container=name, image=container.get("image"))
+        events.append({**base, "note": text, "fieldPath": f"spec.containers{{{name}}}"})
+    return events
 
 
 def _container_status(
@@ -416,17 +460,7 @@ def apply_steps(pod: Obj, stage: Stage, ctx: StageContext) -> StageOutcome:
                 status["phase"] = str(args)
         elif kind == "event":
             spec = args if isinstance(args, Mapping) else {}
-            names = ", ".join(_container_names(pod))
-            note = str(spec.get("note", "")).format(
-                containers=names, node=ctx.node_name, pod=(pod.get("metadata") or {}).get("name")
-            )
-            outcome.events.append(
-                {
-                    "type": str(spec.get("type", "Normal")),
-                    "reason": str(spec.get("reason", stage.name)),
-                    "note": note,
-                }
-            )
+            outcome.events.extend(_events(pod, spec, stage, ctx))
         elif kind == "delete":
             outcome.delete = bool(args)
     return outcome

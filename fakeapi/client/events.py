@@ -71,7 +71,10 @@ def object_reference(obj: Obj, *, api_version: str = "", kind: str = "") -> dict
 def _ref_key(ref: dict[str, Any] | None) -> tuple[str, ...]:
     if not ref:
         return ()
-    return tuple(str(ref.get(k, "")) for k in ("apiVersion", "kind", "namespace", "name", "uid"))
+    return tuple(
+        str(ref.get(k, ""))
+        for k in ("apiVersion", "kind", "namespace", "name", "uid", "fieldPath")
+    )
 
 
 @dataclass(slots=True)
@@ -115,11 +118,18 @@ class EventRecorder:
         action: str,
         note: str = "",
         related: Obj | None = None,
+        field_path: str = "",
     ) -> None:
-        """Record that ``action`` happened to ``regarding`` for ``reason``; returns at once."""
+        """Record that ``action`` happened to ``regarding`` for ``reason``; returns at once.
+
+        ``field_path`` names the part of the object the event is about (a kubelet's
+        ``spec.containers{app}``); events about different parts never join one series.
+        """
         if self._closed:
             return
         ref = object_reference(regarding)
+        if field_path:
+            ref["fieldPath"] = field_path
         related_ref = object_reference(related) if related is not None else None
         key = (action, reason, self.component, _ref_key(ref), _ref_key(related_ref))
         now = self.clock.monotonic()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fakeapi.client import PODS, RESOURCE_CLAIMS
+from fakeapi.client import EVENTS, PODS, RESOURCE_CLAIMS
 from fakeapi.fixtures.profiles import load_profile
 
 from .conftest import Cluster
@@ -187,3 +187,25 @@ async def test_shared_claim_stays_prepared_until_its_last_pod_is_gone(cluster: C
     await cluster.until_gone("user-1")
     assert kubelet.prepared_claims() == {}
     assert not (await cluster.claim("shared"))["status"].get("devices")
+
+
+async def test_each_container_gets_its_own_started_event(cluster: Cluster) -> None:
+    kubelet = await cluster.kubelet("node-1")
+    pod = await make_pod(cluster.client, "pair", extra_spec={"containers": [
+        {"name": "app", "image": "registry.example/app:1.0"},
+        {"name": "proxy", "image": "registry.example/proxy:2.1"},
+    ]})
+    await bind(cluster.client, pod, "node-1")
+    await cluster.until_phase("Running", "pair")
+    await kubelet.events.flush()
+    events = (await cluster.client.list(EVENTS, namespace="default")).items
+    seen = sorted(
+        (e["involvedObject"].get("fieldPath"), e["reason"], e["message"])
+        for e in events
+        if e["involvedObject"].get("name") == "pair"
+    )
+    # one event per container: the two containers' events never join one series
+    assert seen == [
+        ("spec.containers{app}", "Started", "Container started"),
+        ("spec.containers{proxy}", "Started", "Container started"),
+    ]

@@ -133,6 +133,24 @@ def test_weights_pick_among_matching_stages() -> None:
     assert 0.65 < heavy_share < 0.85
 
 
+def test_an_event_step_per_container_names_each_container_and_its_image() -> None:
+    (stage,) = parse_stages([{"name": "start", "steps": [
+        {"event": {"reason": "Pulled", "perContainer": True,
+                   "note": 'Container image "{image}" already present on machine'}},
+        {"event": {"reason": "Scheduled", "note": "{pod} in {namespace} on {node}"}},
+    ]}])
+    pod = {"metadata": {"name": "web", "namespace": "team", "uid": "u-1"}, "spec": {"containers": [
+        {"name": "app", "image": "app:1"}, {"name": "proxy", "image": "proxy:2"}]}}
+    outcome = apply_steps(pod, stage, CTX)
+    assert outcome.events == [
+        {"type": "Normal", "reason": "Pulled", "fieldPath": "spec.containers{app}",
+         "note": 'Container image "app:1" already present on machine'},
+        {"type": "Normal", "reason": "Pulled", "fieldPath": "spec.containers{proxy}",
+         "note": 'Container image "proxy:2" already present on machine'},
+        {"type": "Normal", "reason": "Scheduled", "note": "web in team on node-1"},
+    ]
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -142,6 +160,9 @@ def test_weights_pick_among_matching_stages() -> None:
         ([{"name": "x", "selector": [{"key": "a[", "operator": "Exists"}],
            "steps": [{"phase": "Running"}]}], "cannot parse path"),
         ([{"name": "x", "steps": [{"phase": "Running"}]}] * 2, "unique"),
+        ([{"name": "x", "steps": [{"event": {"reason": "R", "note": "{container} up"}}]}],
+         "'container' is not a placeholder here"),
+        ([{"name": "x", "steps": [{"event": "Started"}]}], "event: must be a mapping"),
     ],
 )
 def test_bad_stage_data_is_rejected_with_a_reason(data: list[Obj], message: str) -> None:
