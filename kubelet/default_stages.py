@@ -83,7 +83,7 @@ stages:
   - {key: .spec.restartPolicy, operator: In, values: [Always]}
   - {key: '.status.containerStatuses[*].state.terminated', operator: Exists}
   delay: {seconds: 10, jitterSeconds: 1.0}
-  steps:
+  steps: &restart  # the same steps restart containers under OnFailure
   - containers: {state: restart}
   - conditions:
       ContainersReady: "True"
@@ -104,17 +104,7 @@ stages:
   - {key: '.status.containerStatuses[*].state.terminated.exitCode', operator: NotIn, values: ["0"]}
   - {key: '.status.containerStatuses[*].state.terminated', operator: Exists}
   delay: {seconds: 10, jitterSeconds: 1.0}
-  steps:
-  - containers: {state: restart}
-  - conditions:
-      ContainersReady: "True"
-      Ready: "True"
-  - event:
-      type: Warning
-      reason: BackOff
-      perContainer: true
-      note: Back-off restarting failed container {container} in pod {pod}_{namespace}({uid})
-  - event: {reason: Started, perContainer: true, note: Container started}
+  steps: *restart
 
 - name: pod-delete
   description: graceful deletion - stop the containers, report the terminal phase, then delete
