@@ -102,14 +102,16 @@ def _validate_result(result: Any, path: Path, names: RequestNames) -> list[Field
     errs += validate_pool_name(as_str(result.get("pool")), path.child("pool"))
     errs += validate_device_name(as_str(result.get("device")), path.child("device"))
     errs += validate_binding_parameters(result, path)
-    errs += validate_items(
-        as_list(result.get("tolerations")), path.child("tolerations"), validate_toleration
-    )
+    if result.get("tolerations"):
+        errs += validate_items(
+            as_list(result.get("tolerations")), path.child("tolerations"), validate_toleration
+        )
     if result.get("shareID") is not None:
         errs += validate_uid(as_str(result.get("shareID")), path.child("shareID"))
-    errs += validate_skip_node_operations(
-        result.get("skipNodeOperations"), path.child("skipNodeOperations")
-    )
+    if result.get("skipNodeOperations"):
+        errs += validate_skip_node_operations(
+            result.get("skipNodeOperations"), path.child("skipNodeOperations")
+        )
     return errs
 
 

@@ -319,6 +319,8 @@ def validate_taint(taint: Any, old: Any, path: Path) -> list[FieldError]:
 
 def validate_binding_parameters(owner: Mapping[str, Any], path: Path) -> list[FieldError]:
     """bindingConditions / bindingFailureConditions of a device or an allocation result."""
+    if not owner.get("bindingConditions") and not owner.get("bindingFailureConditions"):
+        return []  # the usual case: neither is set, so none of the rules below can fail
     conditions = [as_str(c) for c in as_list(owner.get("bindingConditions"))]
     failures = [as_str(c) for c in as_list(owner.get("bindingFailureConditions"))]
     cond_path = path.child("bindingConditions")
