@@ -197,8 +197,32 @@ def _validate_field_requirement(req: dict[str, Any], path: Path) -> list[FieldEr
     return errs
 
 
+#: node selectors found valid, by their JSON: allocations and slices of one node repeat theirs
+_VALID_NODE_SELECTORS: set[bytes] = set()
+_VALID_NODE_SELECTORS_MAX = 4096
+
+
 def validate_node_selector(selector: Any, path: Path) -> list[FieldError]:
-    """core ``ValidateNodeSelector``: at least one term; label and field requirements checked."""
+    """core ``ValidateNodeSelector``: at least one term; label and field requirements checked.
+
+    The verdict depends on the selector alone (the path only names where errors are), so a
+    selector once found valid is recognised by its JSON and not walked again.
+    """
+    try:
+        content = orjson.dumps(selector)
+    except TypeError:  # not JSON (cannot come from a decoded body): walk it, remember nothing
+        return _node_selector_errors(selector, path)
+    if content in _VALID_NODE_SELECTORS:
+        return []
+    errs = _node_selector_errors(selector, path)
+    if not errs:
+        if len(_VALID_NODE_SELECTORS) >= _VALID_NODE_SELECTORS_MAX:
+            _VALID_NODE_SELECTORS.clear()
+        _VALID_NODE_SELECTORS.add(content)
+    return errs
+
+
+def _node_selector_errors(selector: Any, path: Path) -> list[FieldError]:
     terms = as_list(as_dict(selector).get("nodeSelectorTerms"))
     terms_path = path.child("nodeSelectorTerms")
     if not terms:

@@ -17,7 +17,8 @@ import pytest
 
 from fakeapi.features import default_gates
 from fakeapi.validation import dra, dra_scheduling
-from fakeapi.validation.field import FieldError
+from fakeapi.validation.dra_common import validate_node_selector
+from fakeapi.validation.field import FieldError, Path
 
 GATES = default_gates()
 UID = "0b8a6c52-6a53-4b8e-9d33-9a4f3e2f6a11"
@@ -2940,3 +2941,15 @@ def test_fractional_range_is_checked_in_milli_units_only_with_gate() -> None:
         'spec.devices[0].capacity[memory].requestPolicy.validRange.step: Invalid value: "600m": '
         "value is not a multiple of a given step (250m) from (250m)"
     ]
+
+
+def test_a_node_selector_found_valid_is_remembered_and_a_bad_one_reported_at_each_path() -> None:
+    good = {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["node-memo"]}]}]}
+    assert validate_node_selector(good, Path("a")) == []
+    assert validate_node_selector(copy.deepcopy(good), Path("b")) == []
+    bad = copy.deepcopy(good)
+    bad["nodeSelectorTerms"][0]["matchFields"][0]["key"] = "metadata.uid"
+    for where in ("first.nodeSelector", "second.nodeSelector"):
+        [error] = validate_node_selector(bad, Path(where))
+        assert str(error.field) == f"{where}.nodeSelectorTerms[0].matchFields[0].key"
