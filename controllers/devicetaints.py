@@ -16,6 +16,7 @@ from typing import Any
 
 from fakeapi.client.transport import Obj
 from fakeapi.controllers.objects import as_dict, as_list, meta, text
+from fakeapi.models.device_taint_rule import rule_selects
 from fakeapi.timefmt import parse_time
 
 __all__ = ["Taint", "eviction_time", "rule_matches", "rule_taint", "slice_taints", "tolerates"]
@@ -62,13 +63,7 @@ def slice_taints(slices: list[Obj], device: str) -> list[Taint]:
 
 
 def rule_matches(rule: Obj, driver: str, pool: str, device: str) -> bool:
-    selector = as_dict(rule.get("spec")).get("deviceSelector")
-    if not isinstance(selector, dict):
-        return False
-    return all(
-        not selector.get(field) or selector.get(field) == value
-        for field, value in (("driver", driver), ("pool", pool), ("device", device))
-    )
+    return rule_selects(rule, driver=driver, pool=pool, device=device)
 
 
 def rule_taint(rule: Obj) -> Taint:

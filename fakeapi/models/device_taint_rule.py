@@ -8,13 +8,32 @@ not served.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 from fakeapi.models.base import K8sModel, map_list
 from fakeapi.models.meta import Condition, ObjectMeta
 from fakeapi.models.resource_common import DeviceTaint
 
-__all__ = ["DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintRuleStatus", "DeviceTaintSelector"]
+__all__ = [
+    "DeviceTaintRule",
+    "DeviceTaintRuleSpec",
+    "DeviceTaintRuleStatus",
+    "DeviceTaintSelector",
+    "rule_selects",
+]
+
+
+def rule_selects(rule: Mapping[str, Any], *, driver: str, pool: str, device: str) -> bool:
+    """Whether a DeviceTaintRule (as JSON) selects a device: each field its ``deviceSelector``
+    sets must equal the device's driver, pool or name; a rule without a selector selects none."""
+    selector = (rule.get("spec") or {}).get("deviceSelector")
+    if not isinstance(selector, Mapping):
+        return False
+    return all(
+        not selector.get(field) or selector.get(field) == value
+        for field, value in (("driver", driver), ("pool", pool), ("device", device))
+    )
 
 
 class DeviceTaintSelector(K8sModel):

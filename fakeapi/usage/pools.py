@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from fakeapi.models.device_taint_rule import rule_selects
 from fakeapi.quantity import QuantityError, parse_quantity
 
 __all__ = [
@@ -224,23 +225,11 @@ def _capacity_left(device: Obj, results: Sequence[Obj]) -> bool:
     return False
 
 
-def _rule_selects(rule: Obj, pool: _Pool, device: str) -> bool:
-    """Whether a DeviceTaintRule's selector matches the device: each field it sets must equal
-    the device's (driver, pool, name); a rule without a selector matches nothing."""
-    selector = (rule.get("spec") or {}).get("deviceSelector")
-    if not isinstance(selector, Mapping):
-        return False
-    return all(
-        not selector.get(field) or selector.get(field) == value
-        for field, value in (("driver", pool.driver), ("pool", pool.pool), ("device", device))
-    )
-
-
 def _blocking_taint(device: Obj, pool: _Pool, taint_rules: Sequence[Obj]) -> str:
     name = str(device.get("name") or "")
     taints = [(taint, "") for taint in device.get("taints") or []]
     for rule in taint_rules:
-        if _rule_selects(rule, pool, name):
+        if rule_selects(rule, driver=pool.driver, pool=pool.pool, device=name):
             source = f" (DeviceTaintRule {_meta(rule).get('name')})"
             taints.append(((rule.get("spec") or {}).get("taint") or {}, source))
     for taint, source in taints:

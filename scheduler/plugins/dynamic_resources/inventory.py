@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fakeapi.cel import SelectorCompiler, get_compiler
+from fakeapi.models.device_taint_rule import rule_selects
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
 
 from .entries import DeviceEntry, SliceEntry
@@ -193,17 +194,11 @@ class DeviceInventory:
             return device.rule_taints
         taints = list(device.taints)
         for rule in self._taint_rules.values():
-            spec = rule.get("spec") or {}
-            selector = spec.get("deviceSelector")
-            if selector is None or not spec.get("taint"):
-                continue
-            if selector.get("driver") and selector["driver"] != device.driver:
-                continue
-            if selector.get("pool") and selector["pool"] != device.pool:
-                continue
-            if selector.get("device") and selector["device"] != device.name:
-                continue
-            taints.append(spec["taint"])
+            taint = (rule.get("spec") or {}).get("taint")
+            if taint and rule_selects(
+                rule, driver=device.driver, pool=device.pool, device=device.name
+            ):
+                taints.append(taint)
         device.rule_taints = tuple(taints)
         device.rule_version = self.taint_rule_version
         return device.rule_taints
