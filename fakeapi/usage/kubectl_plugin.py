@@ -7,10 +7,10 @@ does (``--kubeconfig``, ``$KUBECONFIG``, ``--context``) and talks plain REST ove
 
 What it reads: every ResourceSlice, the ResourceClaims of all namespaces (or, when that is
 forbidden, of the context's namespace only), and the ResourcePools and DeviceTaintRules if the
-server serves them and the reader may list them. The
-join happens in :func:`fakeapi.usage.pools.pool_usage`. Tables follow kubectl's printer:
-upper-case headers, columns padded and separated by three spaces, ``No resources found`` on
-stderr when there is nothing to show.
+server serves them and the reader may list them. The join happens in
+:func:`fakeapi.usage.pools.pool_usage`. Tables follow kubectl's printer: upper-case headers,
+columns padded and separated by three spaces, ``No resources found`` on stderr when there is
+nothing to show.
 
 ::
 
