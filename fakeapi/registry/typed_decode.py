@@ -342,7 +342,7 @@ class TypedDecoder:
         if kind == "scalar":
             return self._scalar(node, value, loc, struct)
         if kind == "any":
-            return value
+            return self._free_form(value)
         if kind == "array":
             if isinstance(value, list):
                 return self._array(node, value, loc, struct)
@@ -399,7 +399,7 @@ class TypedDecoder:
     def _array(self, node: SchemaNode, value: list[Any], loc: Loc, struct: str) -> list[Any]:
         item = node.item
         if item is None or item.kind == "any":
-            return value
+            return self._free_form(value)
         out: list[Any] = []
         for i, sub in enumerate(value):
             if sub is None:
@@ -416,7 +416,7 @@ class TypedDecoder:
     ) -> dict[str, Any]:
         item = node.item
         if item is None or item.kind == "any":
-            return value
+            return self._free_form(value)
         out: dict[str, Any] = {}
         for key, sub in value.items():
             if sub is None:
@@ -430,6 +430,14 @@ class TypedDecoder:
             value.update(out)
             return value
         return out
+
+    def _free_form(self, value: Any) -> Any:
+        """A value the schema leaves free (``RawExtension``, free-form maps), taken as it is: a
+        private copy when decoding, so the result shares nothing mutable with the body (the
+        in-process transport hands the registry the caller's own body)."""
+        if self.mode == "decode" and isinstance(value, (dict, list)):
+            return orjson.loads(orjson.dumps(value))
+        return value
 
     def _scalar(self, node: SchemaNode, value: Any, loc: Loc, struct: str) -> Any:
         scalar = node.scalar_type

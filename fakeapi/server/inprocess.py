@@ -13,9 +13,11 @@ sends them only to keep idle connections and their resourceVersion fresh; the in
 bookmark of a WatchList is delivered), and ``timeout_seconds`` is measured on the injected clock.
 
 Every write first yields to the event loop (a request over a socket would), so a component that
-writes in a loop never starves the others. Bodies are copied in and results are decoded from the
-stored bytes, the way they would cross a socket: callers never share dicts with the storage, so a
-careless mutation cannot corrupt a stored object, and a caller's body is never modified.
+writes in a loop never starves the others. Results are decoded from the stored bytes, the way they
+would cross a socket, and what the registry keeps of a body is its own: a create or an update
+body is decoded into a new object (free-form parts copied), patches and subresource bodies are
+copied in. Callers never share dicts with the storage, so a careless mutation cannot corrupt a
+stored object, and a caller's body is never modified.
 
 This module imports the registry and the server's request parsing. Components must not import it
 (import-linter forbids it); whoever builds the cluster constructs the transport and hands the
@@ -178,7 +180,7 @@ class InProcessTransport:
         if rt.namespaced and not namespace:
             raise method_not_allowed("POST")
         options = query.write_options(params.query(), verb="create")
-        result = self.registry.create(rt, namespace, deep_copy(body), options)
+        result = self.registry.create(rt, namespace, body, options)
         return Reply(_decode(result.raw), list(result.warnings))
 
     async def update(
@@ -197,7 +199,7 @@ class InProcessTransport:
             raise method_not_allowed("PUT")
         options = query.write_options(params.query(), verb="update")
         result = self.registry.update(
-            rt, namespace, name, deep_copy(body), options, subresource=subresource
+            rt, namespace, name, body, options, subresource=subresource
         )
         return Reply(_decode(result.raw), list(result.warnings))
 

@@ -311,6 +311,7 @@ class Framework:
     ) -> tuple[list[int], Status | None]:
         """Weighted total score per node, in the order of ``nodes``."""
         totals = [0] * len(nodes)
+        scored = False
         for plugin in self.score:
             if plugin.name in state.skip_score_plugins:
                 continue
@@ -338,7 +339,11 @@ class Framework:
                     f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
                 ).with_plugin(plugin.name)
             weight = self.profile.weight(plugin.name)
-            totals = [total + value * weight for total, value in zip(totals, values, strict=True)]
+            if scored:
+                totals = [t + value * weight for t, value in zip(totals, values, strict=True)]
+            else:  # the first plugin that scores: nothing to add to yet
+                totals = list(values) if weight == 1 else [value * weight for value in values]
+            scored = True
         return totals, None
 
     def run_reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:

@@ -4,7 +4,9 @@ Requests are parsed once per pod (``PodInfo``) and summed per node by the cache,
 handful of comparisons. Reasons are upstream's: ``Too many pods``, ``Insufficient cpu``,
 ``Insufficient memory`` (all of them that apply, so the FailedScheduling counts add up the same).
 Scoring is ``LeastAllocated`` with cpu and memory weighted 1: the share left free after placing
-the pod, using the non-zero requests (100m / 200Mi for containers that request nothing).
+the pod, using the non-zero requests (100m / 200Mi for containers that request nothing). A node's
+score is remembered until its generation changes (a pod placed or removed, new allocatable): a
+scheduling cycle changes one node, the next pod scores the others from memory.
 """
 
 from __future__ import annotations
@@ -28,13 +30,16 @@ __all__ = ["NAME", "NodeResourcesFit"]
 NAME = "NodeResourcesFit"
 Obj = Mapping[str, Any]
 _STATE = NAME
+#: remembered node scores beyond which the memo starts afresh (names of deleted nodes)
+_SCORES_KEPT = 65536
 
 
 class NodeResourcesFit:
     name = NAME
 
     def __init__(self, handle: Handle | None = None) -> None:
-        pass
+        #: by node name: the node, its generation, the pod's non-zero cpu and memory, the score
+        self._scores: dict[str, tuple[NodeInfo, int, int, int, int]] = {}
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -87,16 +92,32 @@ class NodeResourcesFit:
     ) -> tuple[list[int], Status | None]:
         info: PodInfo = state.read(_STATE)
         cpu, memory = info.non_zero.milli_cpu, info.non_zero.memory
-        return [
-            (
+        known = self._scores
+        if len(known) > _SCORES_KEPT:
+            known.clear()
+        scores: list[int] = []
+        for node in nodes:
+            # a node's score changes only with its generation (pods added or removed,
+            # allocatable changed), and a scheduling cycle changes one node: remember it
+            entry = known.get(node.name)
+            if (
+                entry is not None
+                and entry[0] is node
+                and entry[1] == node.generation
+                and entry[2] == cpu
+                and entry[3] == memory
+            ):
+                scores.append(entry[4])
+                continue
+            score = (
                 _least_allocated(
                     node.allocatable.milli_cpu, node.non_zero_requested.milli_cpu + cpu
                 )
                 + _least_allocated(node.allocatable.memory, node.non_zero_requested.memory + memory)
-            )
-            // 2
-            for node in nodes
-        ], None
+            ) // 2
+            known[node.name] = (node, node.generation, cpu, memory, score)
+            scores.append(score)
+        return scores, None
 
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
         scores, status = self.score_nodes(state, pod, (node,))

@@ -15,7 +15,9 @@ from typing import Any
 import orjson
 import pytest
 
+from fakeapi.bootstrap import new_registry
 from fakeapi.client import (
+    RESOURCE_CLAIMS,
     Client,
     HttpTransport,
     Preconditions,
@@ -476,6 +478,39 @@ async def test_results_are_private_copies(inprocess_client: Client, registry: Ge
     fetched["spec"]["size"] = 98
     listed = await inprocess_client.list(WIDGETS)
     assert listed.items[0]["spec"]["size"] == 1
+
+
+async def test_free_form_parts_of_a_body_are_not_shared_with_the_stored_object() -> None:
+    """Opaque driver parameters are free-form JSON the registry does not walk: changing them in
+    the caller's body after a create or an update must not reach the stored claim."""
+    client = Client(InProcessTransport(new_registry(clock=FakeClock())), field_manager="test")
+    parameters = {"profile": {"mode": "shared"}, "sizes": [1, 2]}
+    body = {
+        "metadata": {"name": "c", "namespace": "default"},
+        "spec": {
+            "devices": {
+                "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}],
+                "config": [{"opaque": {"driver": "gpu.example.com", "parameters": parameters}}],
+            }
+        },
+    }
+    before = orjson.dumps(body)
+    created = await client.create(RESOURCE_CLAIMS, body=body)
+    assert orjson.dumps(body) == before
+    parameters["profile"]["mode"] = "changed by the caller"
+    parameters["sizes"].append(3)
+    stored = await client.get(RESOURCE_CLAIMS, namespace="default", name="c")
+    assert stored["spec"] == created["spec"]
+    assert stored["spec"]["devices"]["config"][0]["opaque"]["parameters"] == {
+        "profile": {"mode": "shared"},
+        "sizes": [1, 2],
+    }
+
+    stored["metadata"]["labels"] = {"updated": "yes"}
+    await client.update(RESOURCE_CLAIMS, body=stored)
+    stored["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sizes"].clear()
+    again = await client.get(RESOURCE_CLAIMS, namespace="default", name="c")
+    assert again["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sizes"] == [1, 2]
 
 
 async def test_an_unserved_resource_is_404(inprocess_client: Client) -> None:

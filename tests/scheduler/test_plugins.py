@@ -191,6 +191,24 @@ def test_least_allocated_prefers_the_emptier_node() -> None:
     assert idle_score == 87
 
 
+def test_least_allocated_score_follows_pods_added_and_removed_and_the_pods_requests() -> None:
+    plugin = NodeResourcesFit()
+    target = node("target")
+    small, large = pod("small", cpu="500m", memory="1Gi"), pod("large", cpu="2", memory="4Gi")
+    small_state, large_state = CycleState(), CycleState()
+    plugin.pre_filter(small_state, small, [])
+    plugin.pre_filter(large_state, large, [])
+    empty = plugin.score(small_state, small, target)[0]
+    assert plugin.score(large_state, large, target)[0] < empty
+    target.add_pod(PodInfo(pod("existing", cpu="2", memory="4Gi")))
+    busier = plugin.score(small_state, small, target)[0]
+    assert busier < empty
+    target.remove_pod("uid-existing")
+    assert plugin.score(small_state, small, target)[0] == empty
+    # the same name, a new node object (deleted and created again) with less room
+    assert plugin.score(small_state, small, node("target", cpu="1", memory="2Gi"))[0] < empty
+
+
 def test_priority_sort_orders_by_priority_then_time() -> None:
     sort = PrioritySort()
 

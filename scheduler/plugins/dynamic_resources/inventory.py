@@ -163,7 +163,7 @@ class DeviceInventory:
         pools = gather_pools(
             node=node,
             candidates=candidates,
-            pool_slices={k: v.values() for k, v in self._by_pool.items()},
+            pool_slices=self._by_pool,
             features=self.features,
         )
         view = NodeView(pools, node.labels, self.slice_version)

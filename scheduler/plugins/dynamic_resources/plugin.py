@@ -354,14 +354,20 @@ class DynamicResources:
         # the common case: no node-bound claims, and an answer per node, mostly remembered
         answers: list[Status | None] = []
         allocations_by_node = s.node_allocations
-        for node, memo in zip(nodes, self._memo_hits(s, nodes), strict=True):
-            if memo is None:
+        remembered = self._remembered(s)
+        hits = 0
+        for node in nodes:
+            memo = remembered.get(node.name)
+            if memo is None or memo.labels is not node.labels:
                 answers.append(self._filter(s, node))
             elif memo.result is None:
+                hits += 1
                 answers.append(_CANNOT_ALLOCATE)
             else:
+                hits += 1
                 allocations_by_node[node.name] = memo.result
                 answers.append(None)
+        self.memo_hits += hits
         return answers
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
@@ -417,27 +423,14 @@ class DynamicResources:
             cached = self._nodes[node.name] = Node(node.name, node.labels)
         return cached
 
-    def _memo_hits(self, s: _PodState, nodes: Sequence[NodeInfo | Node]) -> list[_MemoEntry | None]:
-        """Per node, the remembered allocator answer for these requests (None if there is none
-        or the node's labels changed since)."""
+    def _remembered(self, s: _PodState) -> Mapping[str, _MemoEntry]:
+        """The remembered allocator answers for these requests, by node name (an answer holds
+        while the node's labels are the ones it was given for)."""
         inventory = self.inventory
         versions = (inventory.slice_version, self._classes_version, inventory.taint_rule_version)
         if versions != self._memo_versions:
             self._forget_all(versions)
-        by_node = self._memo.get(s.signature)
-        if not by_node:
-            return [None] * len(nodes)
-        found: list[_MemoEntry | None] = []
-        hits = 0
-        for node in nodes:
-            memo = by_node.get(node.name)
-            if memo is not None and memo.labels is node.labels:
-                hits += 1
-                found.append(memo)
-            else:
-                found.append(None)
-        self.memo_hits += hits
-        return found
+        return self._memo.get(s.signature) or {}
 
     def _remember(self, s: _PodState, node: Node, view: NodeView, result: Any) -> None:
         if self._memo_size >= _MEMO_SIZE:
@@ -464,8 +457,9 @@ class DynamicResources:
         """The allocator's answer for this node, reused while its inputs are unchanged."""
         assert s.prepared is not None
         view = self.inventory.node_view(node)
-        memo = self._memo_hits(s, (node,))[0]
-        if memo is not None:
+        memo = self._remembered(s).get(node.name)
+        if memo is not None and memo.labels is node.labels:
+            self.memo_hits += 1
             return memo.result
         self.allocate_calls += 1
         clock = self.handle.clock

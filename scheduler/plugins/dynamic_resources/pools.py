@@ -112,11 +112,11 @@ def gather_pools(
     *,
     node: Node,
     candidates: Iterable[SliceEntry],
-    pool_slices: Mapping[tuple[str, str], Iterable[SliceEntry]],
+    pool_slices: Mapping[tuple[str, str], Mapping[str, SliceEntry]],
     features: AllocatorFeatures,
 ) -> list[Pool]:
     """Pools for ``node``; ``candidates`` are this node's slices plus those without nodeName,
-    ``pool_slices`` every known slice by pool (for the completeness scan)."""
+    ``pool_slices`` every known slice by pool, by name (for the completeness scan)."""
     by_pool: dict[tuple[str, str], list[SliceEntry]] = {}
     for entry in candidates:
         if not features.partitionable_devices and (entry.per_device_set or entry.counter_sets):
@@ -138,7 +138,7 @@ def gather_pools(
         if len(entries) != expected:
             obsolete = False
             all_for_pool = []
-            for other in pool_slices.get(key, ()):
+            for other in pool_slices.get(key, {}).values():
                 if other.generation > generation:
                     obsolete = True
                     break
