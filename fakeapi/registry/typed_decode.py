@@ -399,7 +399,8 @@ class TypedDecoder:
     def _array(self, node: SchemaNode, value: list[Any], loc: Loc, struct: str) -> list[Any]:
         item = node.item
         if item is None or item.kind == "any":
-            return self._free_form(value)
+            free: list[Any] = self._free_form(value)
+            return free
         out: list[Any] = []
         for i, sub in enumerate(value):
             if sub is None:
@@ -416,7 +417,8 @@ class TypedDecoder:
     ) -> dict[str, Any]:
         item = node.item
         if item is None or item.kind == "any":
-            return self._free_form(value)
+            free: dict[str, Any] = self._free_form(value)
+            return free
         out: dict[str, Any] = {}
         for key, sub in value.items():
             if sub is None:
