@@ -139,17 +139,19 @@ class ClaimWriter:
         namespace, name = meta.get("namespace", ""), meta.get("name", "")
         first = True
 
-        async def attempt() -> dict[str, Any]:
+        async def attempt() -> Obj:
             nonlocal first, wrote
-            claim: dict[str, Any]
+            # the cached claim is shared with the informer: bodies are built around it, never
+            # by changing it (the client does not keep or change a body it sends)
+            claim: Obj
             if first:
-                claim = orjson.loads(orjson.dumps(self.current(pod_claim.claim)))
+                claim = self.current(pod_claim.claim)
                 first = False
             else:
                 claim = await self.client.get(RESOURCE_CLAIMS, name=name, namespace=namespace)
             if (claim.get("metadata") or {}).get("deletionTimestamp"):
                 raise BindError(f"claim {namespace}/{name} got deleted in the meantime")
-            status = claim.setdefault("status", {})
+            status: Obj = claim.get("status") or {}
             write_allocation = allocation is not None
             if status.get("allocation"):
                 if allocation is not None and not (shared or is_reserved_for_pod(pod, claim)):
@@ -164,15 +166,18 @@ class ClaimWriter:
                 pod_group=pod_group,
                 reserved_for_workloads=self.reserved_for_workloads,
             )
+            new_status = dict(status)
             if write_allocation:
                 assert allocation is not None
-                if FINALIZER not in ((claim.get("metadata") or {}).get("finalizers") or ()):
-                    claim["metadata"].setdefault("finalizers", []).append(FINALIZER)
-                    updated = await self.client.update(RESOURCE_CLAIMS, body=claim)
-                    self.tracker.assume(updated)
-                    # what the client returns is shared with the informer cache: copy to change
-                    claim = orjson.loads(orjson.dumps(updated))
-                    status = claim.setdefault("status", {})
+                meta = claim.get("metadata") or {}
+                finalizers = meta.get("finalizers") or []
+                if FINALIZER not in finalizers:
+                    protected = {**meta, "finalizers": [*finalizers, FINALIZER]}
+                    claim = await self.client.update(
+                        RESOURCE_CLAIMS, body={**claim, "metadata": protected}
+                    )
+                    self.tracker.assume(claim)
+                    new_status = dict(claim.get("status") or {})
                 new_allocation = dict(allocation)
                 if any_pod:
                     new_allocation["reservedForAnyPod"] = True
@@ -180,19 +185,22 @@ class ClaimWriter:
                     new_allocation
                 ):
                     new_allocation["allocationTimestamp"] = format_time(self.clock.now())
-                status["allocation"] = new_allocation
+                new_status["allocation"] = new_allocation
             elif is_reserved_for_pod(pod, claim) or (status.get("allocation") or {}).get(
                 "reservedForAnyPod"
             ):
                 return claim
-            reserved = status.setdefault("reservedFor", [])
+            reserved = list(new_status.get("reservedFor") or ())
             if not any(r.get("uid") == consumer["uid"] for r in reserved):
                 if len(reserved) >= 256:
                     raise BindError(
                         f"claim {namespace}/{name}: reservedFor already has 256 entries"
                     )
                 reserved.append(consumer)
-            updated = await self.client.update_status(RESOURCE_CLAIMS, body=claim)
+            new_status["reservedFor"] = reserved
+            updated = await self.client.update_status(
+                RESOURCE_CLAIMS, body={**claim, "status": new_status}
+            )
             wrote = write_allocation
             return updated
 
