@@ -32,7 +32,8 @@ def format_time(moment: datetime) -> str:
 
 def format_micro_time(moment: datetime) -> str:
     """``metav1.MicroTime``: ``2026-01-01T00:00:00.000000Z``."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = moment.astimezone(UTC)
+    return f"{format_time(utc)[:-1]}.{utc.microsecond:06d}Z"
 
 
 def parse_time(text: str) -> datetime:

@@ -11,11 +11,16 @@ test process.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 __all__ = ["SchedulerMetrics"]
+
+
+def _pending_in(counts: Callable[[], Mapping[str, int]], queue: str) -> float:
+    return float(counts().get(queue, 0))
 
 
 def _exponential(start: float, factor: float, count: int) -> list[float]:
@@ -60,7 +65,6 @@ class SchedulerMetrics:
         self._pending = {
             q: self.pending.labels(queue=q) for q in ("active", "backoff", "unschedulable", "gated")
         }
-        self._last_pending: dict[str, int] = {}
         self._attempts = {
             r: self.attempts.labels(result=r, profile=profile)
             for r in ("scheduled", "unschedulable", "error")
@@ -70,13 +74,11 @@ class SchedulerMetrics:
             for r in ("scheduled", "unschedulable", "error")
         }
 
-    def set_pending(self, counts: Mapping[str, int]) -> None:
-        last = self._last_pending
+    def count_pending(self, counts: Callable[[], Mapping[str, int]]) -> None:
+        """Read ``scheduler_pending_pods`` from ``counts`` (the queue's) whenever it is scraped:
+        the queue changes with every pod, the gauge is read now and then."""
         for queue, gauge in self._pending.items():
-            value = counts.get(queue, 0)
-            if last.get(queue) != value:  # most queue moves change one or two of the four
-                last[queue] = value
-                gauge.set(value)
+            gauge.set_function(functools.partial(_pending_in, counts, queue))
 
     def attempt(self, result: str, seconds: float) -> None:
         self._attempts[result].inc()

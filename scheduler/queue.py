@@ -106,7 +106,6 @@ class SchedulingQueue:
         *,
         framework: Framework,
         clock: Clock,
-        on_pending_changed: Callable[[dict[str, int]], None] | None = None,
     ) -> None:
         self.framework = framework
         self.clock = clock
@@ -124,7 +123,6 @@ class SchedulingQueue:
         self._seq = itertools.count()
         self._wakeup = asyncio.Event()
         self._closed = False
-        self._on_pending_changed = on_pending_changed
         interesting = ActionType(0)
         self._interesting: dict[EventResource, ActionType] = {}
         for registrations in framework.events.values():
@@ -216,10 +214,6 @@ class SchedulingQueue:
             "gated": gated,
         }
 
-    def _changed(self) -> None:
-        if self._on_pending_changed is not None:
-            self._on_pending_changed(self.pending_counts())
-
     def where(self, uid: str) -> str | None:
         """Which part of the queue holds the pod ("active", "backoff", "unschedulable",
         "gated", "in-flight"), or None."""
@@ -245,7 +239,6 @@ class SchedulingQueue:
             self.update(pod, pod)
             return
         self._to_active(qpi)
-        self._changed()
 
     def update(self, old: Obj, new: Obj) -> None:
         uid = (new.get("metadata") or {}).get("uid", "")
@@ -277,7 +270,6 @@ class SchedulingQueue:
             self._requeue(qpi)
         else:
             self._park(qpi)  # filed again: its keys may have changed
-        self._changed()
 
     def delete(self, pod: Obj) -> None:
         uid = (pod.get("metadata") or {}).get("uid", "")
@@ -286,7 +278,6 @@ class SchedulingQueue:
             entry.removed = True
         self._backoff_pods.pop(uid, None)
         self._unpark(uid)
-        self._changed()
 
     # -- popping --------------------------------------------------------------------------------
     async def pop(self) -> QueuedPodInfo | None:
@@ -301,7 +292,6 @@ class SchedulingQueue:
                 qpi.attempts += 1
                 self._in_flight[qpi.uid] = self._events_start + len(self._events)
                 self._in_flight_pods[qpi.uid] = qpi
-                self._changed()
                 return qpi
             if self._closed:
                 return None
@@ -349,7 +339,6 @@ class SchedulingQueue:
             self._requeue(qpi)
         else:
             self._park(qpi)
-        self._changed()
 
     # -- events ---------------------------------------------------------------------------------
     def on_event(
@@ -379,20 +368,14 @@ class SchedulingQueue:
         for qpi in moved:
             self._unpark(qpi.uid)
             self._requeue(qpi)
-        if moved:
-            self._changed()
 
     def activate(self, pods: Iterable[Obj]) -> None:
         """Move these pods to activeQ now, wherever they wait (upstream ``Activate``)."""
-        changed = False
         for pod in pods:
             uid = (pod.get("metadata") or {}).get("uid", "")
             qpi = self._unpark(uid) or self._backoff_pods.pop(uid, None)
             if qpi is not None:
                 self._to_active(qpi)
-                changed = True
-        if changed:
-            self._changed()
 
     def _of_interest(self, event: ClusterEvent) -> bool:
         if event is UNSCHEDULABLE_TIMEOUT:
@@ -513,15 +496,11 @@ class SchedulingQueue:
 
     def flush_backoff_completed(self) -> None:
         now = self.clock.monotonic()
-        moved = False
         while self._backoff and self._backoff[0][0] <= now:
             _, _, uid = heapq.heappop(self._backoff)
             qpi = self._backoff_pods.pop(uid, None)
             if qpi is not None:
                 self._to_active(qpi)
-                moved = True
-        if moved:
-            self._changed()
 
     def flush_unschedulable_left_over(self) -> None:
         now = self.clock.monotonic()
@@ -534,8 +513,6 @@ class SchedulingQueue:
             self._unpark(qpi.uid)
             qpi.timestamp = now
             self._requeue(qpi)
-        if stale:
-            self._changed()
 
     async def run_flushers(self) -> None:
         """Upstream's two timers: backoff every second, the unschedulable pool every 30 s."""

@@ -123,9 +123,8 @@ class Scheduler:
         self.framework = Framework(
             handle=self, registry=registry or in_tree_registry(), profile=self.profile
         )
-        self.queue = SchedulingQueue(
-            framework=self.framework, clock=clock, on_pending_changed=self.metrics.set_pending
-        )
+        self.queue = SchedulingQueue(framework=self.framework, clock=clock)
+        self.metrics.count_pending(self.queue.pending_counts)
         self._next_start_node = 0
         self._binding_tasks: set[asyncio.Task[None]] = set()
         self._tasks: list[asyncio.Task[None]] = []
