@@ -8,6 +8,7 @@ version, :class:`NodeInfo` is updated incrementally by the scheduler cache.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -52,15 +53,27 @@ pod_key = klog_name
 
 
 def _milli(text: Any) -> int:
+    return _milli_of(str(text))
+
+
+def _value(text: Any) -> int:
+    return _value_of(str(text))
+
+
+# Pods and nodes repeat a handful of quantities ("100m", "64Mi", "110"), and every pod is parsed
+# several times on its way (queue, scheduling cycle, cache): each text is parsed once.
+@functools.lru_cache(maxsize=4096)
+def _milli_of(text: str) -> int:
     try:
-        return math.ceil(parse_quantity(str(text)).value * 1000)
+        return math.ceil(parse_quantity(text).value * 1000)
     except QuantityError:
         return 0
 
 
-def _value(text: Any) -> int:
+@functools.lru_cache(maxsize=4096)
+def _value_of(text: str) -> int:
     try:
-        return parse_quantity(str(text)).ceil_int()
+        return parse_quantity(text).ceil_int()
     except QuantityError:
         return 0
 
