@@ -20,6 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.bootstrap import new_registry
+from fakeapi.cli import GC_THRESHOLDS
 from fakeapi.client import (
     POD_GROUPS,
     PODS,
@@ -130,6 +131,6 @@ async def main(count: int) -> None:
 
 
 if __name__ == "__main__":
-    # Fewer young-generation collections: a run allocates millions of short-lived dicts.
-    gc.set_threshold(50000, 20, 100)
+    # the collector's thresholds of `fakeapi sandbox` and `fakeapi serve`
+    gc.set_threshold(*GC_THRESHOLDS)
     asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000))

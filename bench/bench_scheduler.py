@@ -51,6 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.bootstrap import new_registry
+from fakeapi.cli import GC_THRESHOLDS
 from fakeapi.client import (
     DEVICE_CLASSES,
     NODES,
@@ -637,6 +638,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    # Fewer young-generation collections: a run allocates millions of short-lived dicts.
-    gc.set_threshold(50000, 20, 100)
+    # the collector's thresholds of `fakeapi sandbox` and `fakeapi serve`
+    gc.set_threshold(*GC_THRESHOLDS)
     main()

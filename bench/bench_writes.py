@@ -40,6 +40,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.bootstrap import new_registry
+from fakeapi.cli import GC_THRESHOLDS
 from fakeapi.client import EVENTS_K8S_IO, PODS, RESOURCE_CLAIMS, Client
 from fakeapi.clock import FakeClock
 from fakeapi.objects import deep_copy
@@ -291,7 +292,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    # Fewer young-generation collections: a run allocates millions of short-lived dicts.
-    gc.set_threshold(50000, 20, 100)
+    # the collector's thresholds of `fakeapi sandbox` and `fakeapi serve`
+    gc.set_threshold(*GC_THRESHOLDS)
     time_managed_fields()
     main()
