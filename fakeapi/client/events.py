@@ -55,25 +55,27 @@ def _unique_stamp(moment: datetime) -> int:
 def object_reference(obj: Obj, *, api_version: str = "", kind: str = "") -> dict[str, Any]:
     """An ``ObjectReference`` to ``obj`` (apiVersion and kind from the object unless given)."""
     meta = obj.get("metadata") or {}
-    ref: dict[str, Any] = {
-        "apiVersion": api_version or obj.get("apiVersion", ""),
-        "kind": kind or obj.get("kind", ""),
-        "name": meta.get("name", ""),
-    }
-    for src, dst in (("namespace", "namespace"), ("uid", "uid")):
-        if meta.get(src):
-            ref[dst] = meta[src]
-    if meta.get("resourceVersion"):
-        ref["resourceVersion"] = meta["resourceVersion"]
-    return {k: v for k, v in ref.items() if v}
+    ref: dict[str, Any] = {}
+    for key, value in (
+        ("apiVersion", api_version or obj.get("apiVersion")),
+        ("kind", kind or obj.get("kind")),
+        ("name", meta.get("name")),
+        ("namespace", meta.get("namespace")),
+        ("uid", meta.get("uid")),
+        ("resourceVersion", meta.get("resourceVersion")),
+    ):
+        if value:
+            ref[key] = value
+    return ref
 
 
-def _ref_key(ref: dict[str, Any] | None) -> tuple[str, ...]:
+def _ref_key(ref: dict[str, Any] | None) -> tuple[Any, ...]:
     if not ref:
         return ()
-    return tuple(
-        str(ref.get(k, ""))
-        for k in ("apiVersion", "kind", "namespace", "name", "uid", "fieldPath")
+    get = ref.get
+    return (
+        get("apiVersion", ""), get("kind", ""), get("namespace", ""), get("name", ""),
+        get("uid", ""), get("fieldPath", ""),
     )
 
 
