@@ -39,6 +39,7 @@ from fakeapi.validation.field import (
     too_long,
     too_many,
 )
+from fakeapi.validation.remembered import ValidByContent
 
 __all__ = [
     "as_dict",
@@ -197,29 +198,17 @@ def _validate_field_requirement(req: dict[str, Any], path: Path) -> list[FieldEr
     return errs
 
 
-#: node selectors found valid, by their JSON: allocations and slices of one node repeat theirs
-_VALID_NODE_SELECTORS: set[bytes] = set()
-_VALID_NODE_SELECTORS_MAX = 4096
+#: node selectors found valid: allocations and slices of one node repeat theirs
+_valid_node_selectors = ValidByContent(4096)
 
 
 def validate_node_selector(selector: Any, path: Path) -> list[FieldError]:
     """core ``ValidateNodeSelector``: at least one term; label and field requirements checked.
 
     The verdict depends on the selector alone (the path only names where errors are), so a
-    selector once found valid is recognised by its JSON and not walked again.
+    selector once found valid is not walked again.
     """
-    try:
-        content = orjson.dumps(selector)
-    except TypeError:  # not JSON (cannot come from a decoded body): walk it, remember nothing
-        return _node_selector_errors(selector, path)
-    if content in _VALID_NODE_SELECTORS:
-        return []
-    errs = _node_selector_errors(selector, path)
-    if not errs:
-        if len(_VALID_NODE_SELECTORS) >= _VALID_NODE_SELECTORS_MAX:
-            _VALID_NODE_SELECTORS.clear()
-        _VALID_NODE_SELECTORS.add(content)
-    return errs
+    return _valid_node_selectors.errors(selector, lambda s: _node_selector_errors(s, path))
 
 
 def _node_selector_errors(selector: Any, path: Path) -> list[FieldError]:

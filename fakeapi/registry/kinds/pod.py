@@ -13,7 +13,6 @@ finished one goes at once.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -32,6 +31,7 @@ from fakeapi.registry.kinds.pod_validation import (
 )
 from fakeapi.registry.strategy import Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path
+from fakeapi.validation.remembered import ValidByContent
 
 __all__ = [
     "DEFAULT_GRACE_PERIOD_SECONDS",
@@ -216,30 +216,16 @@ def _positive(values: Any) -> dict[str, Fraction]:
     return out
 
 
-_VALID_NEW_SPECS_SIZE = 1024
-#: specs (their JSON) that passed the create rules: pods made from one template repeat theirs
-_valid_new_specs: OrderedDict[bytes, None] = OrderedDict()
+#: specs that passed the create rules: pods made from one template repeat theirs
+_valid_new_specs = ValidByContent(1024)
 
 
 def _validate_new_spec(spec: Obj) -> list[FieldError]:
-    """``validate_pod_spec(spec, creating=True)``, remembering the specs that passed.
-
-    The rules read nothing but the spec, so a spec equal (as JSON: same values and types) to
-    one that passed passes again; a failing spec is walked every time.
-    """
-    try:
-        content = orjson.dumps(spec)
-    except TypeError:  # not JSON (an integer beyond 64 bits): validated, not remembered
-        return validate_pod_spec(spec, path=Path("spec"), creating=True)
-    if content in _valid_new_specs:
-        _valid_new_specs.move_to_end(content)
-        return []
-    errors = validate_pod_spec(spec, path=Path("spec"), creating=True)
-    if not errors:
-        _valid_new_specs[content] = None
-        if len(_valid_new_specs) > _VALID_NEW_SPECS_SIZE:
-            _valid_new_specs.popitem(last=False)
-    return errors
+    """``validate_pod_spec(spec, creating=True)``, remembering the specs that passed (the rules
+    read nothing but the spec)."""
+    return _valid_new_specs.errors(
+        spec, lambda s: validate_pod_spec(s, path=Path("spec"), creating=True)
+    )
 
 
 # --- strategy -----------------------------------------------------------------------------------
