@@ -2,6 +2,10 @@
 
 Every create, update and patch records which manager set which fields (operation ``Update``);
 server-side apply records ``Apply`` entries. The field-set algebra lives in ``fakeapi.patch``.
+
+A kind with a status subresource has upstream's "reset fields": a write through the main resource
+never owns (or takes) ``status``, and a write through ``status`` never owns ``spec``, whatever the
+body holds, since the strategy puts the stored values back.
 """
 
 from __future__ import annotations
@@ -9,10 +13,23 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi.patch import update_managed_fields
+from fakeapi.patch.fieldset import FieldSet
 from fakeapi.patch.managed import managed_fields_to_start_from
 from fakeapi.registry.resource_table import ResourceType
 
-__all__ = ["ManagedFieldsTracker"]
+__all__ = ["ManagedFieldsTracker", "reset_fields"]
+
+_STATUS = FieldSet.from_paths(("f:status",))
+_SPEC = FieldSet.from_paths(("f:spec",))
+
+
+def reset_fields(rt: ResourceType, subresource: str) -> FieldSet | None:
+    """The fields a write through ``subresource`` of ``rt`` never owns (None: no such fields)."""
+    if not rt.strategy.status_subresource:
+        return None
+    if subresource == "status":
+        return _SPEC
+    return None if subresource else _STATUS
 
 
 class ManagedFieldsTracker:
@@ -47,6 +64,7 @@ class ManagedFieldsTracker:
             now=now,
             subresource=subresource,
             operation=operation,
+            ignored_fields=reset_fields(rt, subresource),
         )
         if fields:
             meta["managedFields"] = fields

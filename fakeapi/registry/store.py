@@ -201,6 +201,18 @@ class GenericStore:
         if generated:
             meta["name"] = meta["generateName"] + self._random(5)
         missing = check_decoded(rt, obj) if decoded else check_types(rt, obj)
+        rt.strategy.apply_defaults(obj, ctx)
+        # as upstream's create handler: the writer owns what it sent and the defaults, not what
+        # admission or the strategy sets next
+        self._fields.track(
+            rt,
+            None,
+            obj,
+            manager=options.field_manager,
+            operation=operation,
+            now=meta["creationTimestamp"],
+            subresource="",
+        )
         self.admission.admit(
             rt, obj, operation="CREATE", namespace=ns, dry_run=ctx.dry_run,
             name=meta["generateName"] if generated else meta.get("name") or "",
@@ -216,15 +228,6 @@ class GenericStore:
             assert ns is not None
             self._check_namespace(rt, ns, name)
         warnings = warnings + rt.strategy.warnings_on_create(obj, ctx)
-        self._fields.track(
-            rt,
-            None,
-            obj,
-            manager=options.field_manager,
-            operation=operation,
-            now=meta["creationTimestamp"],
-            subresource="",
-        )
         objects = rt.store(self.storage)
         if options.dry_run:
             if objects.get(key_for(ns, name)) is not None:
@@ -390,6 +393,7 @@ class GenericStore:
                     new["status"] = deep_copy(old["status"])
                 else:
                     new.pop("status", None)
+            strategy.apply_defaults(new, ctx)
             self.admission.admit(
                 rt, new, operation="UPDATE", old=old, subresource=subresource,
                 namespace=old_meta.get("namespace"), dry_run=ctx.dry_run, name=name,

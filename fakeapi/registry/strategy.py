@@ -8,9 +8,10 @@ object in place, ``validate*`` and ``warnings*`` hooks must not change anything.
 
 Hooks run in this order:
 
-- create: ``prepare_for_create`` → ``validate`` → ``warnings_on_create``
-- update of the main resource: (store keeps the old status) ``prepare_for_update`` →
-  ``validate_update`` → ``warnings_on_update``
+- create: ``apply_defaults`` → (managedFields, admission) → ``prepare_for_create`` →
+  ``validate`` → ``warnings_on_create``
+- update of the main resource: (store keeps the old status) ``apply_defaults`` → (admission) →
+  ``prepare_for_update`` → ``validate_update`` → ``warnings_on_update``
 - update of the status subresource: (store keeps everything but status)
   ``prepare_for_status_update`` → ``validate_status_update``
 """
@@ -120,6 +121,12 @@ class Strategy:
     allow_unconditional_update: ClassVar[bool] = True
     #: How names are validated: ``subdomain`` (RFC 1123 subdomain) or ``label`` (RFC 1123 label).
     name_rule: ClassVar[str] = "subdomain"
+
+    # --- defaults -----------------------------------------------------------------------------
+    def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
+        """Upstream's defaulting of a create or update body, which runs as the body is decoded:
+        before managedFields bookkeeping, so the writer owns the defaulted fields, and before
+        admission. What ``prepare_*`` hooks and admission set is owned by no one (as upstream)."""
 
     # --- create -------------------------------------------------------------------------------
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:

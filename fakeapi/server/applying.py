@@ -15,6 +15,7 @@ import orjson
 from fakeapi import errors
 from fakeapi.patch.apply import apply_patch
 from fakeapi.registry.decode import decode_object
+from fakeapi.registry.fields import reset_fields
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import GenericStore, WriteResult
 from fakeapi.server.routing import Target
@@ -59,6 +60,7 @@ def server_side_apply(
         new, managed = apply_patch(
             live=None, config=config, manager=options.field_manager, managed_fields=[],
             schema=rt.schema, force=options.force, api_version=rt.api_version, now=now,
+            ignored_fields=reset_fields(rt, ""),
         )
         _set_managed(new, managed)
         result = registry.create_object(rt, target.namespace, new, options, warnings,
@@ -69,7 +71,7 @@ def server_side_apply(
         live=live, config=config, manager=options.field_manager,
         managed_fields=list(live.get("metadata", {}).get("managedFields") or []),
         schema=rt.schema, force=options.force, api_version=rt.api_version, now=now,
-        subresource=target.subresource,
+        subresource=target.subresource, ignored_fields=reset_fields(rt, target.subresource),
     )
     _set_managed(new, managed)
     precondition = meta.get("resourceVersion") or None

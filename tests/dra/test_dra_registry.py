@@ -26,6 +26,8 @@ from fakeapi.registry.kinds.workload import WorkloadStrategy
 from fakeapi.registry.strategy import Strategy, WriteContext
 from fakeapi.validation.field import FieldError
 
+from ..registry.strategy_steps import prepare_new
+
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 LATER = datetime(2026, 3, 1, 13, 0, 0, tzinfo=UTC)
 UID = "0b8a6c52-6a53-4b8e-9d33-9a4f3e2f6a11"
@@ -57,7 +59,7 @@ def create(
     strategy: Strategy, obj: dict[str, Any], context: WriteContext | None = None
 ) -> list[str]:
     context = context or ctx()
-    strategy.prepare_for_create(obj, context)
+    prepare_new(strategy, obj, context)
     return [str(e) for e in strategy.validate(obj, context)]
 
 
@@ -120,7 +122,7 @@ def allocation(*, admin: bool = False, device: str = "gpu-0") -> dict[str, Any]:
 
 def stored_claim(**status: Any) -> dict[str, Any]:
     obj = claim()
-    ResourceClaimStrategy().prepare_for_create(obj, ctx())
+    prepare_new(ResourceClaimStrategy(), obj, ctx())
     obj["metadata"]["uid"] = UID
     if status:
         obj["status"] = status
@@ -237,7 +239,7 @@ class TestResourceClaimCreate:
         strategy = ResourceClaimStrategy()
         lookup = namespace_labels(None)
         obj = claim(adminAccess=True)
-        strategy.prepare_for_create(obj, ctx())
+        prepare_new(strategy, obj, ctx())
         errs = strategy.validate(obj, ctx(labels=lookup))
         assert [e.reason for e in errs] == ["InternalError"]
         assert "could not retrieve namespace to verify admin access" in str(errs[0])
@@ -271,7 +273,7 @@ class TestResourceClaimUpdate:
                 }
             },
         }
-        ResourceClaimStrategy().prepare_for_create(old, ctx())
+        prepare_new(ResourceClaimStrategy(), old, ctx())
         new = copy.deepcopy(old)
         assert update(ResourceClaimStrategy(), new, old, ctx(DRAPrioritizedList=False)) == []
         assert new["spec"]["devices"]["requests"][0]["firstAvailable"]
@@ -452,7 +454,7 @@ class TestResourceClaimTemplate:
 
     def test_spec_is_immutable(self) -> None:
         old = template()
-        ResourceClaimTemplateStrategy().prepare_for_create(old, ctx())
+        prepare_new(ResourceClaimTemplateStrategy(), old, ctx())
         new = copy.deepcopy(old)
         new["spec"]["metadata"] = {"labels": {"a": "b"}}
         errs = update(ResourceClaimTemplateStrategy(), new, old)
@@ -517,7 +519,7 @@ class TestResourceSlice:
 
     def test_taint_time_kept_across_updates(self) -> None:
         old = slice_(devices=[{"name": "gpu-0", "taints": [{"key": "k", "effect": "NoSchedule"}]}])
-        ResourceSliceStrategy().prepare_for_create(old, ctx())
+        prepare_new(ResourceSliceStrategy(), old, ctx())
         new = slice_(
             devices=[
                 {
@@ -940,7 +942,7 @@ def test_status_subresource_and_generation(
 def test_errors_are_field_errors() -> None:
     obj = claim(count=-1)
     strategy = ResourceClaimStrategy()
-    strategy.prepare_for_create(obj, ctx())
+    prepare_new(strategy, obj, ctx())
     errs = strategy.validate(obj, ctx())
     assert all(isinstance(e, FieldError) for e in errs)
     assert errs[0].cause() == {

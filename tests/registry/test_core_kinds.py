@@ -24,6 +24,8 @@ from fakeapi.registry.strategy import Strategy, WriteContext
 from fakeapi.schema import prune_unknown_fields, schema_for
 from fakeapi.timefmt import format_time
 
+from .strategy_steps import prepare_new
+
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 CTX = WriteContext(now=NOW)
 TOP_LEVEL: list[type[BaseModel]] = [
@@ -214,7 +216,7 @@ def new_pod(**spec: Any) -> dict[str, Any]:
 
 def created_pod(**spec: Any) -> dict[str, Any]:
     obj = new_pod(**spec)
-    PodStrategy().prepare_for_create(obj, CTX)
+    prepare_new(PodStrategy(), obj, CTX)
     return obj
 
 
@@ -326,7 +328,7 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
 class TestNamespace:
     def test_create_adds_the_kubernetes_finalizer_phase_and_name_label(self) -> None:
         obj: dict[str, Any] = {"metadata": {"name": "team-a"}, "status": {"phase": "Terminating"}}
-        NamespaceStrategy().prepare_for_create(obj, CTX)
+        prepare_new(NamespaceStrategy(), obj, CTX)
         assert obj["spec"] == {"finalizers": ["kubernetes"]}
         assert obj["status"] == {"phase": "Active"}
         assert obj["metadata"]["labels"] == {"kubernetes.io/metadata.name": "team-a"}
@@ -438,7 +440,7 @@ class TestNode:
 
     def test_status_is_kept_on_create_because_kubelets_register_with_it(self) -> None:
         node = a_node()
-        NodeStrategy().prepare_for_create(node, CTX)
+        prepare_new(NodeStrategy(), node, CTX)
         assert node["status"]["conditions"] == [{"type": "Ready", "status": "True"}]
 
     def test_unschedulable_is_selectable_as_a_string(self) -> None:
@@ -594,7 +596,7 @@ class TestPodCreate:
     def test_client_written_status_is_dropped(self) -> None:
         obj = new_pod()
         obj["status"] = {"phase": "Running", "podIP": "1.2.3.4"}
-        PodStrategy().prepare_for_create(obj, CTX)
+        prepare_new(PodStrategy(), obj, CTX)
         assert obj["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
 
     @pytest.mark.parametrize(
@@ -662,7 +664,7 @@ class TestPodCreate:
 
     def test_realistic_pod_passes(self) -> None:
         obj = copy.deepcopy(REALISTIC_POD)
-        PodStrategy().prepare_for_create(obj, CTX)
+        prepare_new(PodStrategy(), obj, CTX)
         assert PodStrategy().validate(obj, CTX) == []
         assert obj["status"]["qosClass"] == "Burstable"
 
@@ -770,7 +772,7 @@ class TestPodCreate:
     )
     def test_invalid_pods(self, spec: dict[str, Any], expected: list[str]) -> None:
         obj = new_pod(**spec)
-        PodStrategy().prepare_for_create(obj, CTX)
+        prepare_new(PodStrategy(), obj, CTX)
         errors = messages(PodStrategy().validate(obj, CTX))
         assert len(errors) == len(expected), errors
         for error, start in zip(errors, expected, strict=True):

@@ -47,6 +47,9 @@ class NamespaceStrategy(Strategy):
     #: ``finalize``). Set to False where no such controller runs.
     wait_for_spec_finalizers: ClassVar[bool] = True
 
+    def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
+        _set_name_label(obj)
+
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         spec = as_dict(obj.get("spec"))
         finalizers = [f for f in as_list(spec.get("finalizers")) if isinstance(f, str)]
@@ -55,7 +58,6 @@ class NamespaceStrategy(Strategy):
         spec["finalizers"] = finalizers
         obj["spec"] = spec
         obj["status"] = {"phase": "Active"}
-        _set_name_label(obj)
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
         path = Path("spec").child("finalizers")

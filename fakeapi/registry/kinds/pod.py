@@ -252,16 +252,14 @@ class PodStrategy(Strategy):
         "eviction": evict_pod,
     }
 
-    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
-        obj.pop("status", None)
+    def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
         default_pod(obj)
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj["status"] = {"phase": "Pending", "qosClass": pod_qos_class(obj)}
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
         return _validate_new_spec(as_dict(obj.get("spec")))
-
-    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        default_pod(new)
 
     def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
         return validate_pod_update(new, old)

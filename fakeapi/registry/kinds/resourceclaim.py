@@ -189,9 +189,11 @@ class ResourceClaimStrategy(Strategy):
     tracks_generation: ClassVar[bool] = True
     columns: ClassVar[tuple[Column, ...]] = (NAME_COLUMN, _STATE_COLUMN, AGE_COLUMN)
 
+    def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
+        default_claim_spec(obj.get("spec"))
+
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj.pop("status", None)
-        default_claim_spec(obj.get("spec"))
         drop_disabled_fields(obj, None, gates=ctx.feature_gates, rules=_CLAIM_GATED_FIELDS)
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
@@ -202,7 +204,6 @@ class ResourceClaimStrategy(Strategy):
         return errs + dra.validate_resource_claim(obj, gates=ctx.feature_gates)
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        default_claim_spec(new.get("spec"))
         drop_disabled_fields(new, old, gates=ctx.feature_gates, rules=_CLAIM_GATED_FIELDS)
 
     def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:

@@ -34,8 +34,10 @@ class ResourceClaimTemplateStrategy(Strategy):
 
     tracks_generation: ClassVar[bool] = True
 
-    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+    def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
         default_claim_spec(as_dict(obj.get("spec")).get("spec"))
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         drop_disabled_fields(obj, None, gates=ctx.feature_gates, rules=_TEMPLATE_GATED_FIELDS)
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
@@ -45,7 +47,6 @@ class ResourceClaimTemplateStrategy(Strategy):
         return errs + dra.validate_resource_claim_template(obj, gates=ctx.feature_gates)
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        default_claim_spec(as_dict(new.get("spec")).get("spec"))
         drop_disabled_fields(new, old, gates=ctx.feature_gates, rules=_TEMPLATE_GATED_FIELDS)
 
     def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
