@@ -28,6 +28,7 @@ __all__ = [
     "ApplyConflict",
     "PatchError",
     "bad_request",
+    "go_escaped",
     "go_json",
     "go_string",
     "go_type",
@@ -145,7 +146,12 @@ _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u202
 
 def go_json(value: Any) -> str:
     """Compact JSON as Go's encoder writes it (HTML characters escaped, integral floats as ints)."""
-    text = json.dumps(_integral(value), separators=(",", ":"), ensure_ascii=False)
+    return go_escaped(json.dumps(_integral(value), separators=(",", ":"), ensure_ascii=False))
+
+
+def go_escaped(text: str) -> str:
+    """Compact JSON ``text`` (as Python's or orjson's encoder write it) with the characters Go's
+    encoder escapes besides them escaped."""
     if any(c in text for c in _GO_ESCAPES):
         text = "".join(_GO_ESCAPES.get(c, c) for c in text)
     return text

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from fakeapi.patch.errors import go_json
+from fakeapi.patch.errors import go_escaped, go_json
 
 __all__ = [
     "FieldSet",
@@ -63,9 +63,21 @@ def key_element(fields: dict[str, Any]) -> str:
         return "k:" + go_json({name: fields[name] for name in sorted(fields)})
 
 
+#: key values orjson writes as Go does (the usual keys: names, uids, ports)
+_ORJSON_LIKE_GO = frozenset((str, int, bool))
+
+
 @lru_cache(maxsize=8192)
 def _key_element(items: tuple[tuple[str, type, Any], ...]) -> str:
-    return "k:" + go_json({name: value for name, _, value in items})
+    fields = {name: value for name, _, value in items}
+    if all(kind in _ORJSON_LIKE_GO for _, kind, _ in items):
+        try:
+            text = orjson.dumps(fields).decode()
+        except TypeError:  # an integer beyond 64 bits, a lone surrogate: the long way
+            pass
+        else:
+            return "k:" + go_escaped(text)
+    return "k:" + go_json(fields)
 
 
 _SCALARS = frozenset((str, int, float, bool))
