@@ -204,8 +204,8 @@ async def test_each_container_gets_its_own_started_event(cluster: Cluster) -> No
         for e in events
         if e["involvedObject"].get("name") == "pair"
     )
-    # one event per container: the two containers' events never join one series
+    # one event per container, worded as upstream's kubelet words it
     assert seen == [
-        ("spec.containers{app}", "Started", "Container started"),
-        ("spec.containers{proxy}", "Started", "Container started"),
+        ("spec.containers{app}", "Started", "Started container app"),
+        ("spec.containers{proxy}", "Started", "Started container proxy"),
     ]
