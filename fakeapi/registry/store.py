@@ -485,6 +485,18 @@ class GenericStore:
             rt, current, new, options, subresource=subresource, precondition=None, warnings=[]
         )
 
+    def read_subresource(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        subresource: str,
+        query: Mapping[str, str],
+    ) -> tuple[str, bytes]:
+        """GET of a subresource answered from the object (``pods/log``): content type, body."""
+        read = rt.strategy.subresource_reads[subresource]
+        return read(self.get(rt, namespace, name).obj, query)
+
     # --- delete ------------------------------------------------------------------------------
     def delete(
         self, rt: ResourceType, namespace: str | None, name: str, options: DeleteOptions

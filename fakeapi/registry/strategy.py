@@ -25,9 +25,14 @@ from typing import Any, ClassVar
 
 from fakeapi.validation.field import FieldError
 
-__all__ = ["Strategy", "Column", "WriteContext", "Obj", "NAME_COLUMN", "AGE_COLUMN", "age_cell"]
+__all__ = [
+    "Strategy", "Column", "WriteContext", "Obj", "SubresourceRead", "NAME_COLUMN", "AGE_COLUMN",
+    "age_cell",
+]
 
 Obj = dict[str, Any]
+#: how a custom subresource read with GET answers: ``read(obj, query) -> (content type, body)``
+SubresourceRead = Callable[[Obj, Mapping[str, str]], tuple[str, bytes]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +185,9 @@ class Strategy:
     #: (``pods/eviction`` deletes): name -> ``action(registry, rt, namespace, name, body,
     #: options) -> WriteResult``
     subresource_actions: ClassVar[Mapping[str, Callable[..., Any]]] = {}
+    #: custom subresources read with GET, answered from the object (``pods/log``): name ->
+    #: ``read(obj, query) -> (content type, body)``; raise to refuse
+    subresource_reads: ClassVar[Mapping[str, SubresourceRead]] = {}
 
     # --- reads ---------------------------------------------------------------------------------
     def selectable_fields(self, obj: Obj) -> dict[str, str]:

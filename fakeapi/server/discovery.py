@@ -38,6 +38,7 @@ AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGro
 RESOURCE_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 _STATUS_VERBS = ("get", "patch", "update")
 _BINDING_VERBS = ("create",)
+_READ_VERBS = ("get",)
 
 _VERSION_RE = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 _STABILITY = {None: 3, "beta": 2, "alpha": 1}
@@ -98,6 +99,8 @@ def _subresource_kind(rt: ResourceType, subresource: str) -> tuple[str, tuple[st
         return "Binding", _BINDING_VERBS
     if subresource == "eviction":
         return "Eviction", _BINDING_VERBS
+    if subresource in rt.strategy.subresource_reads:  # pods/log
+        return rt.kind, _READ_VERBS
     return rt.kind, _STATUS_VERBS
 
 

@@ -92,6 +92,10 @@ class ResourceHandlers:
             return await self.watch(request, target)
         if target.resource.namespaced and target.namespace is None:
             raise url_not_found()
+        if target.subresource in target.resource.strategy.subresource_reads:
+            if method != "GET":
+                raise method_not_allowed(method)
+            return self.read_subresource(request, target)
         if target.subresource and target.subresource != "status":
             if method in ("POST", "PUT"):
                 return await self.post_subresource(request, target)
@@ -120,6 +124,13 @@ class ResourceHandlers:
             )
             return json_response(body)
         return json_bytes_response(stored.raw)
+
+    def read_subresource(self, request: web.Request, target: Target) -> web.Response:
+        assert target.name is not None
+        content_type, body = self.registry.read_subresource(
+            target.resource, target.namespace, target.name, target.subresource, request.query
+        )
+        return web.Response(body=body, content_type=content_type)
 
     def list(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource

@@ -400,3 +400,44 @@ def test_continue_token_older_than_history_is_410_expired(small_api):
     assert body["message"].startswith("The provided continue parameter is too old")
     fresh = core.list_namespaced_config_map(namespace)  # and a fresh list still works
     assert len(fresh.items) == 4
+
+
+def _pod_log_error(core, name: str, namespace: str, **options: object) -> tuple[int, str]:
+    with pytest.raises(ApiException) as raised:
+        core.read_namespaced_pod_log(name, namespace, **options)
+    return raised.value.status, json.loads(raised.value.body)["message"]
+
+
+def test_pod_log_picks_the_container_and_says_why_there_is_no_log(api_client, namespace):
+    core = client.CoreV1Api(api_client)
+    containers = [{"name": "app", "image": "app:1"}, {"name": "proxy", "image": "proxy:1"}]
+    core.create_namespaced_pod(namespace, {"metadata": {"name": "pair"},
+                                           "spec": {"containers": containers}})
+    # not on a node yet: nothing to read, and nothing wrong
+    assert core.read_namespaced_pod_log("pair", namespace, container="app") == ""
+    assert _pod_log_error(core, "pair", namespace) == (
+        400, "a container name must be specified for pod pair, choose one of: [app proxy]")
+    assert _pod_log_error(core, "pair", namespace, container="db") == (
+        400, "container db is not valid for pod pair")
+
+    core.create_namespaced_pod(namespace, {"metadata": {"name": "placed"}, "spec": {
+        "nodeName": "node-1", "containers": [{"name": "app", "image": "app:1"}]}})
+    assert _pod_log_error(core, "placed", namespace) == (
+        400, 'container "app" in pod "placed" is waiting to start: ContainerCreating')
+    pod = core.read_namespaced_pod("placed", namespace)
+    pod.status.container_statuses = [client.V1ContainerStatus(
+        name="app", image="app:1", image_id="", ready=True, restart_count=0,
+        state=client.V1ContainerState(running=client.V1ContainerStateRunning()))]
+    core.replace_namespaced_pod_status("placed", namespace, pod)
+    assert core.read_namespaced_pod_log("placed", namespace) == ""  # simulated: prints nothing
+    assert _pod_log_error(core, "placed", namespace, previous=True) == (
+        400, 'previous terminated container "app" in pod "placed" not found')
+    with pytest.raises(ApiException) as raised:
+        core.read_namespaced_pod_log("missing", namespace)
+    assert raised.value.status == 404
+
+
+def test_discovery_lists_pod_log_as_a_get_only_subresource(api_client):
+    resources = client.CoreV1Api(api_client).get_api_resources().resources
+    [log] = [r for r in resources if r.name == "pods/log"]
+    assert (log.kind, log.verbs, log.namespaced) == ("Pod", ["get"], True)

@@ -207,3 +207,21 @@ def test_with_no_nodes_the_scheduler_uses_hand_made_nodes_and_slices(tmp_path: P
         assert row.split()[4:] == ["2", "1", "1", "0"]
     finally:
         assert running.stop() == 0
+
+
+def test_kubectl_logs_reads_a_running_pod_and_says_why_a_stuck_one_has_none(
+    sandbox: Sandbox,
+) -> None:
+    sandbox.kubectl("create", "namespace", "logs")  # out of the way of the other tests' pods
+    sandbox.kubectl("run", "quiet", "-n", "logs", "--image=pause:3.10", "--restart=Never")
+    sandbox.kubectl("wait", "-n", "logs", "--for=jsonpath={.status.phase}=Running",
+                    "--timeout=60s", "pod/quiet")
+    logs = sandbox.kubectl("logs", "-n", "logs", "quiet")
+    assert (logs.returncode, logs.stdout) == (0, "")  # a simulated container prints nothing
+    # bound to a node no kubelet serves: its container never starts
+    sandbox.kubectl("run", "stuck", "-n", "logs", "--image=pause:3.10", "--restart=Never",
+                    '--overrides={"spec": {"nodeName": "node-404"}}')
+    stuck = sandbox.kubectl("logs", "-n", "logs", "stuck", check=False)
+    assert stuck.returncode == 1
+    assert stuck.stderr.strip() == ('Error from server (BadRequest): container "stuck" in pod '
+                                    '"stuck" is waiting to start: ContainerCreating')

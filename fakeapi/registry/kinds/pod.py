@@ -23,13 +23,14 @@ from fakeapi.quantity import QuantityError
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, quantity, text
 from fakeapi.registry.kinds.pod_binding import write_binding
 from fakeapi.registry.kinds.pod_eviction import evict_pod
+from fakeapi.registry.kinds.pod_log import read_log
 from fakeapi.registry.kinds.pod_printing import POD_COLUMNS
 from fakeapi.registry.kinds.pod_validation import (
     validate_pod_spec,
     validate_pod_status_update,
     validate_pod_update,
 )
-from fakeapi.registry.strategy import Column, Obj, Strategy, WriteContext
+from fakeapi.registry.strategy import Column, Obj, Strategy, SubresourceRead, WriteContext
 from fakeapi.validation.field import FieldError, Path
 from fakeapi.validation.remembered import ValidByContent
 
@@ -251,6 +252,7 @@ class PodStrategy(Strategy):
         "binding": write_binding,
         "eviction": evict_pod,
     }
+    subresource_reads: ClassVar[Mapping[str, SubresourceRead]] = {"log": read_log}
 
     def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
         default_pod(obj)

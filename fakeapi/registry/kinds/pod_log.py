@@ -1,0 +1,94 @@
+"""``GET pods/{name}/log``: what ``kubectl logs`` reads.
+
+Upstream the API server picks the container and the pod's node (``LogLocation`` in
+``pkg/registry/core/pod/strategy.go``) and streams the log from that node's kubelet. fakeapi
+answers as both would, from the pod alone:
+
+- a pod with several containers needs ``container`` (400 ``a container name must be specified for
+  pod p, choose one of: [a b]``), a name the pod lacks is refused (400 ``container x is not valid
+  for pod p``), and a pod on no node has an empty log;
+- as its node's kubelet would: a container that has not started refuses (400 ``container "c" in
+  pod "p" is waiting to start: ContainerCreating``), and so does ``previous`` for a container that
+  never restarted (400 ``previous terminated container "c" in pod "p" not found``);
+- otherwise the log itself, which is empty: simulated containers print nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fakeapi import errors
+from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.registry.strategy import Obj
+
+__all__ = ["read_log"]
+
+_CONTAINER_LISTS = (
+    ("containers", ""),
+    ("initContainers", " or one of the init containers: "),
+    ("ephemeralContainers", " or one of the ephemeral containers: "),
+)
+_STATUS_LISTS = {
+    "containers": "containerStatuses",
+    "initContainers": "initContainerStatuses",
+    "ephemeralContainers": "ephemeralContainerStatuses",
+}
+
+
+def read_log(pod: Obj, query: Mapping[str, str]) -> tuple[str, bytes]:
+    """The content type and body of the log ``query`` asks for; StatusError 400 as upstream."""
+    name = text(dig(pod, "metadata", "name"))
+    spec = as_dict(pod.get("spec"))
+    names = {
+        key: [text(as_dict(c).get("name")) for c in as_list(spec.get(key))]
+        for key, _ in _CONTAINER_LISTS
+    }
+    container = query.get("container", "")
+    if not container:
+        if len(names["containers"]) != 1:
+            raise errors.bad_request(_choose_one(name, names))
+        container = names["containers"][0]
+    where = next((key for key, listed in names.items() if container in listed), None)
+    if where is None:
+        raise errors.bad_request(f"container {container} is not valid for pod {name}")
+    if text(spec.get("nodeName")):  # on no node, no kubelet to ask: an empty log, as upstream
+        _check_kubelet_has_log(pod, where, container, previous=_flag(query.get("previous", "")))
+    return "text/plain", b""
+
+
+def _check_kubelet_has_log(pod: Obj, where: str, container: str, *, previous: bool) -> None:
+    """Refuse as the node's kubelet refuses a log it does not have."""
+    name = text(dig(pod, "metadata", "name"))
+    status = next(
+        (
+            as_dict(s)
+            for s in as_list(dig(pod, "status", _STATUS_LISTS[where]))
+            if as_dict(s).get("name") == container
+        ),
+        {},
+    )
+    if previous:
+        if dig(status, "lastState", "terminated") is None:
+            raise errors.bad_request(
+                f'previous terminated container "{container}" in pod "{name}" not found'
+            )
+    elif dig(status, "state", "running") is None and dig(status, "state", "terminated") is None:
+        reason = text(dig(status, "state", "waiting", "reason")) or "ContainerCreating"
+        raise errors.bad_request(
+            f'container "{container}" in pod "{name}" is waiting to start: {reason}'
+        )
+
+
+def _choose_one(name: str, names: Mapping[str, list[str]]) -> str:
+    message = f"a container name must be specified for pod {name}"
+    if not names["containers"]:
+        return message
+    return (
+        message
+        + ", choose one of: "
+        + "".join(f"{lead}[{' '.join(names[key])}]" for key, lead in _CONTAINER_LISTS if names[key])
+    )
+
+
+def _flag(value: str) -> bool:
+    return value.lower() in ("true", "1")
