@@ -18,6 +18,7 @@ __all__ = [
     "ListOptions",
     "WatchOptions",
     "Preconditions",
+    "ReadOptions",
 ]
 
 FieldValidation = Literal["Strict", "Warn", "Ignore"]
@@ -67,3 +68,13 @@ class WatchOptions:
     resource_version_match: Literal["", "Exact", "NotOlderThan"] = ""
     allow_bookmarks: bool = False
     send_initial_events: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """What a read of a subresource answered from the object asks for (``pods/log``)."""
+
+    #: the container whose log is read ("" when the request names none)
+    container: str = ""
+    #: the log of the container's previous, terminated instance
+    previous: bool = False

@@ -28,7 +28,13 @@ from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.deletion import begin_deletion, check_preconditions, finalized
 from fakeapi.registry.fields import ManagedFieldsTracker
 from fakeapi.registry.listing import ListResult, list_objects
-from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
+from fakeapi.registry.options import (
+    DeleteOptions,
+    ListOptions,
+    ReadOptions,
+    WatchOptions,
+    WriteOptions,
+)
 from fakeapi.registry.resource_table import ResourceTable, ResourceType
 from fakeapi.registry.strategy import Obj, WriteContext
 from fakeapi.registry.watching import open_watch
@@ -491,11 +497,11 @@ class GenericStore:
         namespace: str | None,
         name: str,
         subresource: str,
-        query: Mapping[str, str],
+        options: ReadOptions,
     ) -> tuple[str, bytes]:
         """GET of a subresource answered from the object (``pods/log``): content type, body."""
         read = rt.strategy.subresource_reads[subresource]
-        return read(self.get(rt, namespace, name).obj, query)
+        return read(self.get(rt, namespace, name).obj, options)
 
     # --- delete ------------------------------------------------------------------------------
     def delete(

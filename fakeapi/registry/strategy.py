@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from fakeapi.registry.options import ReadOptions
 from fakeapi.validation.field import FieldError
 
 __all__ = [
@@ -31,8 +32,8 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
-#: how a custom subresource read with GET answers: ``read(obj, query) -> (content type, body)``
-SubresourceRead = Callable[[Obj, Mapping[str, str]], tuple[str, bytes]]
+#: how a custom subresource read with GET answers: ``read(obj, options) -> (content type, body)``
+SubresourceRead = Callable[[Obj, ReadOptions], tuple[str, bytes]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +187,7 @@ class Strategy:
     #: options) -> WriteResult``
     subresource_actions: ClassVar[Mapping[str, Callable[..., Any]]] = {}
     #: custom subresources read with GET, answered from the object (``pods/log``): name ->
-    #: ``read(obj, query) -> (content type, body)``; raise to refuse
+    #: ``read(obj, options) -> (content type, body)``; raise to refuse
     subresource_reads: ClassVar[Mapping[str, SubresourceRead]] = {}
 
     # --- reads ---------------------------------------------------------------------------------

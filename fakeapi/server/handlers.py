@@ -128,7 +128,11 @@ class ResourceHandlers:
     def read_subresource(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
         content_type, body = self.registry.read_subresource(
-            target.resource, target.namespace, target.name, target.subresource, request.query
+            target.resource,
+            target.namespace,
+            target.name,
+            target.subresource,
+            q.read_options(request.query),
         )
         return web.Response(body=body, content_type=content_type)
 

@@ -16,6 +16,7 @@ from fakeapi.registry.options import (
     DeleteOptions,
     ListOptions,
     Preconditions,
+    ReadOptions,
     WatchOptions,
     WriteOptions,
 )
@@ -52,6 +53,14 @@ def flag(query: Mapping[str, str], name: str) -> bool:
         raise errors.bad_request(
             f'strconv.ParseBool: parsing "{value}": invalid syntax (parameter {name})'
         ) from None
+
+
+def read_options(query: Mapping[str, str]) -> ReadOptions:
+    """``PodLogOptions`` from the query (its other flags checked, their effect nil: simulated
+    logs are empty and complete, so ``follow`` returns at once)."""
+    for name in ("follow", "timestamps", "insecureSkipTLSVerifyBackend"):
+        flag(query, name)
+    return ReadOptions(container=query.get("container", ""), previous=flag(query, "previous"))
 
 
 def list_options(query: Mapping[str, str]) -> ListOptions:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 from fakeapi import errors
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.registry.options import ReadOptions
 from fakeapi.registry.strategy import Obj
 
 __all__ = ["read_log"]
@@ -35,15 +36,15 @@ _STATUS_LISTS = {
 }
 
 
-def read_log(pod: Obj, query: Mapping[str, str]) -> tuple[str, bytes]:
-    """The content type and body of the log ``query`` asks for; StatusError 400 as upstream."""
+def read_log(pod: Obj, options: ReadOptions) -> tuple[str, bytes]:
+    """The content type and body of the log ``options`` ask for; StatusError 400 as upstream."""
     name = text(dig(pod, "metadata", "name"))
     spec = as_dict(pod.get("spec"))
     names = {
         key: [text(as_dict(c).get("name")) for c in as_list(spec.get(key))]
         for key, _ in _CONTAINER_LISTS
     }
-    container = query.get("container", "")
+    container = options.container
     if not container:
         if len(names["containers"]) != 1:
             raise errors.bad_request(_choose_one(name, names))
@@ -52,7 +53,7 @@ def read_log(pod: Obj, query: Mapping[str, str]) -> tuple[str, bytes]:
     if where is None:
         raise errors.bad_request(f"container {container} is not valid for pod {name}")
     if text(spec.get("nodeName")):  # on no node, no kubelet to ask: an empty log, as upstream
-        _check_kubelet_has_log(pod, where, container, previous=_flag(query.get("previous", "")))
+        _check_kubelet_has_log(pod, where, container, previous=options.previous)
     return "text/plain", b""
 
 
@@ -89,6 +90,3 @@ def _choose_one(name: str, names: Mapping[str, list[str]]) -> str:
         + "".join(f"{lead}[{' '.join(names[key])}]" for key, lead in _CONTAINER_LISTS if names[key])
     )
 
-
-def _flag(value: str) -> bool:
-    return value.lower() in ("true", "1")
