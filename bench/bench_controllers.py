@@ -28,6 +28,7 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     Client,
     InformerFactory,
+    strip_managed_fields,
 )
 from fakeapi.clock import FakeClock
 from fakeapi.controllers import ControllerManager
@@ -78,7 +79,7 @@ async def main(count: int) -> None:
     bare = count / (time.perf_counter() - start)
     await user.delete_collection(RESOURCE_CLAIMS, namespace="default")
 
-    informers = InformerFactory(client, clock=clock)
+    informers = InformerFactory(client, clock=clock, transform=strip_managed_fields)
     manager = ControllerManager(
         client=client,
         informers=informers,

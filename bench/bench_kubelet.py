@@ -37,7 +37,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.bootstrap import new_registry
 from fakeapi.cli import GC_THRESHOLDS
-from fakeapi.client import PODS, RESOURCE_CLAIMS, RESOURCE_SLICES, Client, InformerFactory
+from fakeapi.client import (
+    PODS,
+    RESOURCE_CLAIMS,
+    RESOURCE_SLICES,
+    Client,
+    InformerFactory,
+    strip_managed_fields,
+)
 from fakeapi.clock import RealClock
 from fakeapi.fixtures.profiles import load_profile
 from fakeapi.kubelet import DEFAULT_STAGES_YAML, Kubelet, parse_stages
@@ -136,7 +143,7 @@ async def run(nodes: int, pods: int, mode: str) -> None:
     clock = RealClock()
     registry = new_registry(clock=clock)
     client = Client(InProcessTransport(registry), field_manager="bench")
-    informers = InformerFactory(client, clock=clock)
+    informers = InformerFactory(client, clock=clock, transform=strip_managed_fields)
     profile = load_profile("gpu")
     stages = zero_delay_stages()
     names = [f"node-{i}" for i in range(1, nodes + 1)]

@@ -62,6 +62,7 @@ from fakeapi.client import (
     Client,
     EventRecorder,
     InformerFactory,
+    strip_managed_fields,
 )
 from fakeapi.clock import RealClock
 from fakeapi.registry.store import GenericStore
@@ -208,7 +209,7 @@ class Bench:
 
     async def start(self) -> Scheduler:
         client = Client(InProcessTransport(self.registry), field_manager="default-scheduler")
-        informers = InformerFactory(client, clock=self.clock)
+        informers = InformerFactory(client, clock=self.clock, transform=strip_managed_fields)
         instrument()
         self.scheduler = Scheduler(
             client=client,
@@ -406,7 +407,7 @@ async def api_ceiling(scale: float) -> None:
     bench = Bench()
     await bench.nodes(nodes, 10)
     client = Client(InProcessTransport(bench.registry), field_manager="default-scheduler")
-    informers = InformerFactory(client, clock=bench.clock)
+    informers = InformerFactory(client, clock=bench.clock, transform=strip_managed_fields)
     informers.informer(PODS)
     informers.informer(RESOURCE_CLAIMS)
     informers.start()

@@ -44,9 +44,11 @@ from fakeapi.client.informer import (
     NAMESPACE_INDEX,
     NODE_NAME_INDEX,
     Informer,
+    Transform,
     namespace_index,
     node_name_index,
     object_key,
+    strip_managed_fields,
 )
 from fakeapi.client.lifecycle import end_tasks
 from fakeapi.client.resource import (
@@ -112,6 +114,7 @@ __all__ = [
     "HttpTransport",
     "Informer",
     "InformerFactory",
+    "Transform",
     "ItemExponentialBackoff",
     "ObjectList",
     "PatchType",
@@ -143,6 +146,7 @@ __all__ = [
     "namespace_index",
     "node_name_index",
     "object_key",
+    "strip_managed_fields",
 ]
 
 

@@ -32,7 +32,7 @@ import asyncio
 from dataclasses import dataclass
 
 from fakeapi.client.client import Client
-from fakeapi.client.informer import Informer
+from fakeapi.client.informer import Informer, Transform
 from fakeapi.client.resource import Resource
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock, RealClock
@@ -122,9 +122,13 @@ class _Routes:
 class InformerFactory:
     """Hands out shared :class:`Informer` s and starts, syncs and stops them together."""
 
-    def __init__(self, client: Client, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self, client: Client, *, clock: Clock | None = None, transform: Transform | None = None
+    ) -> None:
         self.client = client
         self.clock: Clock = clock or RealClock()
+        #: applied by every informer of the factory (see :class:`Informer`)
+        self.transform = transform
         self._informers: dict[_Key, Informer] = {}
         self._routes: dict[Resource, _Routes] = {}
         self._started = False
@@ -154,6 +158,7 @@ class InformerFactory:
                 label_selector=label_selector,
                 field_selector=field_selector,
                 clock=self.clock,
+                transform=self.transform,
             )
             self._informers[key] = informer
             routes = self._routes.get(resource)

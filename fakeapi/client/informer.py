@@ -20,6 +20,11 @@ Shaped like client-go's shared informer, reduced to what one process needs:
   already seen (in process, without decoding its object: the event carries its key and version);
   a version older than the cached one never replaces it.
 
+- **Transform before caching.** An optional ``transform`` (client-go's ``SetTransform``) turns
+  every object before it is cached or handed to handlers; :func:`strip_managed_fields` drops
+  ``metadata.managedFields``, as kube-controller-manager's informers and kube-scheduler's pod
+  informer do to save memory (nothing but server-side apply's extract workflow reads them).
+
 Objects in the cache are shared with every handler and reader: **do not mutate them**; copy
 (``fakeapi.objects.deep_copy``) before changing one. Handlers are plain functions called on
 the event loop; they should be quick (enqueue a key) and must not block. A handler that raises is
@@ -48,9 +53,11 @@ __all__ = [
     "NODE_NAME_INDEX",
     "IndexFunc",
     "Informer",
+    "Transform",
     "namespace_index",
     "node_name_index",
     "object_key",
+    "strip_managed_fields",
 ]
 
 log = logging.getLogger("fakeapi.client.informer")
@@ -59,6 +66,9 @@ IndexFunc = Callable[[Obj], Iterable[str]]
 AddHandler = Callable[[Obj], None]
 UpdateHandler = Callable[[Obj, Obj], None]
 DeleteHandler = Callable[[Obj], None]
+#: turns an object before it is cached; must not change its argument (a written object it sees
+#: is the writer's reply too), so it returns a new object or the same one
+Transform = Callable[[Obj], Obj]
 
 NAMESPACE_INDEX = "namespace"
 #: the index of :func:`node_name_index`; shared informers share index names, so every component
@@ -79,6 +89,17 @@ def namespace_index(obj: Obj) -> list[str]:
     """Index function: the object's namespace (nothing for cluster-scoped objects)."""
     namespace = (obj.get("metadata") or {}).get("namespace")
     return [namespace] if namespace else []
+
+
+def strip_managed_fields(obj: Obj) -> Obj:
+    """Transform: ``obj`` without ``metadata.managedFields`` (a copy of its top level and
+    metadata when it has them, else ``obj`` itself)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return obj
+    lean = dict(meta)
+    del lean["managedFields"]
+    return {**obj, "metadata": lean}
 
 
 def _newer(new: Obj, old: Obj) -> bool:
@@ -128,6 +149,7 @@ class Informer:
         clock: Clock | None = None,
         page_size: int = DEFAULT_PAGE_SIZE,
         watch_timeout_seconds: int | None = None,
+        transform: Transform | None = None,
     ) -> None:
         self.client = client
         self.resource = resource
@@ -137,6 +159,7 @@ class Informer:
         self.clock: Clock = clock or RealClock()
         self.page_size = page_size
         self.watch_timeout_seconds = watch_timeout_seconds
+        self.transform = transform
         self._cache: dict[str, Obj] = {}
         #: objects this process deleted whose DELETED event has not arrived yet
         self._tombstones: dict[str, Obj] = {}
@@ -280,7 +303,7 @@ class Informer:
             cached = self._cache.get(identity[0]) or self._tombstones.get(identity[0])
             if cached is not None and not _newer_version(identity[1], cached):
                 return  # already seen (our own write): the object need not even be decoded
-        obj = event.object
+        obj = event.object if self.transform is None else self.transform(event.object)
         key = object_key(obj)
         if event.type == "DELETED":
             self._tombstones.pop(key, None)
@@ -308,12 +331,14 @@ class Informer:
         this or a later version. The object must not be modified afterwards.
         """
         if self._synced.is_set():
-            self._upsert(object_key(obj), obj)
+            self._upsert(object_key(obj), obj if self.transform is None else self.transform(obj))
 
     def observe_deleted(self, obj: Obj) -> None:
         """``obj`` was just deleted by this process: drop it from the cache ahead of the watch."""
         if not self._synced.is_set():
             return
+        if self.transform is not None:
+            obj = self.transform(obj)
         key = object_key(obj)
         # until the watch reports the deletion, events of older versions must not revive it
         self._tombstones[key] = obj
@@ -327,6 +352,8 @@ class Informer:
         cached state (client-go wraps it as DeletedFinalStateUnknown; here it is the object).
         """
         self._tombstones.clear()
+        if self.transform is not None:
+            items = [self.transform(obj) for obj in items]
         fresh = {object_key(obj): obj for obj in items}
         gone = [key for key in self._cache if key not in fresh]
         for key in gone:

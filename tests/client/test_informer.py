@@ -17,9 +17,11 @@ from fakeapi.client import (
     NAMESPACE_INDEX,
     Client,
     Informer,
+    InformerFactory,
     Resource,
     namespace_index,
     object_key,
+    strip_managed_fields,
 )
 from fakeapi.clock import FakeClock
 from fakeapi.registry.store import GenericStore
@@ -278,3 +280,27 @@ async def test_backs_off_on_the_clock_when_the_server_fails(
             await eventually(lambda a=attempt: transport.lists == a + 1)
         assert not informer.has_synced
     assert not informer.running
+
+
+async def test_a_transform_shapes_what_is_cached_from_lists_watches_and_own_writes(
+    client: Client, writer: Client, eventually: Eventually
+) -> None:
+    await writer.create(WIDGETS, body=widget("listed", size=1))
+    factory = InformerFactory(writer, clock=FakeClock(), transform=strip_managed_fields)
+    informer = factory.informer(WIDGETS)
+    added: list[dict[str, Any]] = []
+    informer.add_handler(on_add=added.append)
+    factory.start()
+    await factory.wait_for_sync(timeout=5)
+    await client.create(WIDGETS, body=widget("watched", size=2))  # reaches it by the watch
+    reply = await writer.create(WIDGETS, body=widget("own", size=3))  # observed at once
+    await eventually(lambda: len(informer) == 3)
+    try:
+        assert reply["metadata"]["managedFields"], "the writer's reply keeps its managedFields"
+        for obj in [*informer.list(), *added]:
+            assert "managedFields" not in obj["metadata"], obj["metadata"]["name"]
+            assert obj["metadata"]["resourceVersion"]
+        assert sorted(o["metadata"]["name"] for o in added) == ["listed", "own", "watched"]
+    finally:
+        await factory.stop()
+
