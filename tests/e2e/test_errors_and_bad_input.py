@@ -126,6 +126,22 @@ def test_unknown_url_is_404_could_not_find_requested_resource(api, unchanged):
         assert body["details"] == {}
 
 
+def test_pod_log_refuses_a_bad_flag_and_any_method_but_get(api):
+    pods = f"/api/v1/namespaces/{api.namespace}/pods"
+    created = api.http.post(pods, json={"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": "quiet"}, "spec": {"containers": [{"name": "app", "image": "app:1"}]}})
+    assert created.status_code == 201
+    before = api.global_rv()
+    log = f"{pods}/quiet/log"
+    body = _status(api.http.get(log, params={"previous": "maybe"}), 400, "BadRequest")
+    assert body["message"] == (
+        'strconv.ParseBool: parsing "maybe": invalid syntax (parameter previous)')
+    for method in ("PUT", "PATCH", "POST", "DELETE"):
+        _status(api.http.request(method, log, json={}), 405, "MethodNotAllowed")
+    assert api.http.get(log).text == ""  # on no node yet: an empty log
+    assert api.global_rv() == before
+
+
 # --- 409 -------------------------------------------------------------------------------------
 
 
