@@ -127,6 +127,8 @@ class Kubelet:
         self.drivers: dict[str, SimulatedDriver] = {}
         self._local = _LocalFaults()
         self._api = NodeFaults()
+        #: the owner reference the node's slices were last published with
+        self._published_owner: Obj | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._fault_tasks: set[asyncio.Task[None]] = set()
         self._faults_lock = asyncio.Lock()
@@ -199,6 +201,7 @@ class Kubelet:
                 node_name=self.node_name if profile.scope == "node" else "",
                 list_slices=self._own_slices if profile.scope == "node" else None,
                 publish=profile.scope == "node",
+                owner=self._node_owner,
             )
         await self._apply_faults()
         loop = asyncio.get_running_loop()
@@ -317,7 +320,21 @@ class Kubelet:
         for driver in self.drivers.values():
             driver.resync()
 
+    def _node_owner(self) -> Obj | None:
+        """The controller reference to this node's Node, which its slices carry; None while the
+        Node does not exist (deleted: nothing is published until it is back)."""
+        node = self._nodes.get(self.node_name)
+        if node is None:
+            return None
+        uid = str(node["metadata"].get("uid") or "")
+        return {"apiVersion": "v1", "kind": "Node", "name": self.node_name, "uid": uid,
+                "controller": True}
+
     def _node_changed(self, node: Obj) -> None:
+        owner = self._node_owner()
+        if owner != self._published_owner:  # deleted or re-created: slices follow the Node
+            self._published_owner = owner
+            self._slices_changed(node)
         faults = faults_from_node(node)
         if faults != self._api:
             self._api = faults

@@ -96,6 +96,7 @@ class SimulatedDriver:
         node_name: str = "",
         list_slices: Callable[[], list[Obj]] | None = None,
         publish: bool = True,
+        owner: Callable[[], Obj | None] | None = None,
     ) -> None:
         self.profile = profile
         self.name = profile.driver
@@ -104,6 +105,9 @@ class SimulatedDriver:
         self.node_name = node_name
         self._list_slices = list_slices
         self._publish_enabled = publish and list_slices is not None
+        #: the owner reference of the slices it publishes (the node's Node); when it answers
+        #: None the owner is gone and nothing is published
+        self._owner = owner
         self._pools = profile.render(node=node_name)
         self._devices = {(p.name, d["name"]) for p in self._pools for d in p.devices}
         self._health: dict[tuple[str, str], tuple[str, str]] = {}
@@ -192,7 +196,12 @@ class SimulatedDriver:
 
     async def _publish_pool(self, pool: RenderedPool, published: list[Obj]) -> None:
         generation = max((s["spec"]["pool"].get("generation", 0) for s in published), default=0)
-        desired = pool_slices(pool=pool, driver=self.name, generation=max(generation, 1))
+        owner = self._owner() if self._owner is not None else None
+        if self._owner is not None and owner is None:
+            return  # the owner (the node's Node) is gone: nothing to publish for it
+        desired = pool_slices(
+            pool=pool, driver=self.name, generation=max(generation, 1), owner=owner
+        )
         versions = {s["metadata"]["name"]: s["metadata"].get("resourceVersion", "")
                     for s in published}
         written = self._written.get(pool.name)
@@ -204,7 +213,9 @@ class SimulatedDriver:
             self._written[pool.name] = (desired, versions)
             return
         if published:
-            desired = pool_slices(pool=pool, driver=self.name, generation=generation + 1)
+            desired = pool_slices(
+                pool=pool, driver=self.name, generation=generation + 1, owner=owner
+            )
         current = {s["metadata"]["name"]: s for s in published}
         new_versions: dict[str, str] = {}
         for body in desired:

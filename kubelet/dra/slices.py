@@ -60,8 +60,12 @@ def _chunks(items: list[Obj], size: int) -> list[list[Obj]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def pool_slices(*, pool: RenderedPool, driver: str, generation: int) -> list[Obj]:
-    """The ResourceSlice bodies of ``pool`` at ``generation`` (at least one, maybe empty)."""
+def pool_slices(
+    *, pool: RenderedPool, driver: str, generation: int, owner: Obj | None = None
+) -> list[Obj]:
+    """The ResourceSlice bodies of ``pool`` at ``generation`` (at least one, maybe empty);
+    ``owner``: the owner reference they carry (a node's slices are owned by its Node, as the
+    kubelet plugin helper publishes them, so they go when the Node goes)."""
     limit = (
         MAX_DEVICES_PER_SLICE_WITH_TAINTS_OR_COUNTERS
         if _needs_small_slices(pool.devices)
@@ -82,11 +86,12 @@ def pool_slices(*, pool: RenderedPool, driver: str, generation: int) -> list[Obj
         placement = {"nodeSelector": pool.node_selector}
     else:
         placement = {"allNodes": True}
+    owners = {"ownerReferences": [owner]} if owner is not None else {}
     return [
         {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceSlice",
-            "metadata": {"name": f"{base}-{i}"},
+            "metadata": {"name": f"{base}-{i}", **owners},
             "spec": {
                 "driver": driver,
                 "pool": {
@@ -121,8 +126,8 @@ def _comparable(spec: Obj) -> Obj:
 def slices_current(*, published: list[Obj], desired: list[Obj]) -> bool:
     """True when ``published`` (from the API) already is ``desired`` up to the generation.
 
-    Published slices must all share one generation, match the desired slices by name and
-    content, and be exactly as many; otherwise the pool is republished at a new generation.
+    Published slices must all share one generation, match the desired slices by name, content
+    and owner, and be exactly as many; otherwise the pool is republished at a new generation.
     """
     if len(published) != len(desired):
         return False
@@ -135,5 +140,9 @@ def slices_current(*, published: list[Obj], desired: list[Obj]) -> bool:
         if have is None:
             return False
         if _comparable(have.get("spec") or {}) != _comparable(want["spec"]):
+            return False
+        if (have.get("metadata") or {}).get("ownerReferences") != want["metadata"].get(
+            "ownerReferences"
+        ):
             return False
     return True

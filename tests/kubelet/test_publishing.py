@@ -112,6 +112,26 @@ async def test_a_deleted_slice_is_republished_at_the_next_generation(cluster: Cl
     assert {s["spec"]["pool"]["generation"] for s in slices} == {2}
 
 
+async def test_a_nodes_slices_are_owned_by_its_node_and_follow_it(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1")
+    await cluster.advance(1)
+    node = await cluster.client.get(NODES, name="node-1")
+    [published] = await _slices(cluster, **{"spec.nodeName": "node-1"})
+    assert published["metadata"]["ownerReferences"] == [{
+        "apiVersion": "v1", "kind": "Node", "name": "node-1",
+        "uid": node["metadata"]["uid"], "controller": True}]
+    # the Node goes, and the garbage collector takes its slices: none come back meanwhile
+    await cluster.client.delete(NODES, name="node-1")
+    await cluster.client.delete(RESOURCE_SLICES, name=published["metadata"]["name"])
+    await cluster.advance(5)
+    assert await _slices(cluster, **{"spec.nodeName": "node-1"}) == []
+    # a Node of that name again: the slices are published anew, owned by it
+    again = await cluster.client.create(NODES, body={"metadata": {"name": "node-1"}})
+    await cluster.advance(1)
+    [republished] = await _slices(cluster, **{"spec.nodeName": "node-1"})
+    assert republished["metadata"]["ownerReferences"][0]["uid"] == again["metadata"]["uid"]
+
+
 async def test_cluster_driver_publishes_the_network_attached_pool_once(cluster: Cluster) -> None:
     profile = load_profile("network-attached")
     driver = ClusterDriver(client=cluster.client, informers=cluster.informers,
