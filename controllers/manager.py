@@ -26,6 +26,7 @@ from fakeapi.controllers.devicetaint_eviction import DeviceTaintEvictionControll
 from fakeapi.controllers.garbage_collector import GarbageCollector
 from fakeapi.controllers.namespace import NamespaceController
 from fakeapi.controllers.nodelifecycle import NodeLifecycleController
+from fakeapi.controllers.podgc import PodGCController
 from fakeapi.controllers.podgroup_protection import PodGroupProtectionController
 from fakeapi.controllers.resourceclaim import ResourceClaimController
 from fakeapi.controllers.resourcepool import ResourcePoolController
@@ -50,6 +51,7 @@ _CONTROLLERS = {
     "resourcepool-controller": ResourcePoolController,
     "device-taint-eviction-controller": DeviceTaintEvictionController,
     "node-lifecycle-controller": NodeLifecycleController,
+    "pod-garbage-collector-controller": PodGCController,
 }
 #: every controller the manager can run, in start order
 CONTROLLER_NAMES: tuple[str, ...] = tuple(_CONTROLLERS)
