@@ -409,9 +409,12 @@ class SimulatedDriver:
 
 
 def _specs(slices: list[Obj]) -> list[Obj]:
+    """What of ``slices`` must match for a pool to count as published: names, owners and specs
+    (generation aside)."""
     out = []
     for body in slices:
         spec = dict(body["spec"])
         spec["pool"] = {k: v for k, v in spec["pool"].items() if k != "generation"}
-        out.append({"name": body["metadata"]["name"], "spec": spec})
+        meta = body["metadata"]
+        out.append({"name": meta["name"], "owners": meta.get("ownerReferences"), "spec": spec})
     return out

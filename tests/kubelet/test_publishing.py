@@ -132,6 +132,20 @@ async def test_a_nodes_slices_are_owned_by_its_node_and_follow_it(cluster: Clust
     assert republished["metadata"]["ownerReferences"][0]["uid"] == again["metadata"]["uid"]
 
 
+async def test_slices_left_from_a_replaced_node_are_taken_over_by_the_new_one(
+    cluster: Cluster,
+) -> None:
+    await cluster.kubelet("node-1")
+    await cluster.advance(1)
+    # deleted and made again before any garbage collector ran: the slices are still there
+    await cluster.client.delete(NODES, name="node-1")
+    await cluster.advance(1)
+    again = await cluster.client.create(NODES, body={"metadata": {"name": "node-1"}})
+    await cluster.advance(1)
+    [published] = await _slices(cluster, **{"spec.nodeName": "node-1"})
+    assert published["metadata"]["ownerReferences"][0]["uid"] == again["metadata"]["uid"]
+
+
 async def test_cluster_driver_publishes_the_network_attached_pool_once(cluster: Cluster) -> None:
     profile = load_profile("network-attached")
     driver = ClusterDriver(client=cluster.client, informers=cluster.informers,
