@@ -11,8 +11,8 @@ the injected clock:
 - **Unscheduled terminating pods.** A pod being deleted that was never bound has no kubelet to
   finish it: marked ``Failed`` and force-deleted at once.
 - **Terminated pods beyond the threshold.** When more than ``terminated_pod_threshold``
-  (``--terminated-pod-gc-threshold``, 12500) pods are ``Succeeded`` or ``Failed``, the oldest
-  are deleted down to it.
+  (``--terminated-pod-gc-threshold``, 12500) pods are ``Succeeded`` or ``Failed``, they are
+  deleted down to it: evicted ones first, then the oldest (names break ties).
 
 The status write is a server-side apply of ``status.phase`` and the condition by the field
 manager ``PodGC``, forced, as upstream's; a pod already ``Succeeded`` or ``Failed`` is only
@@ -100,7 +100,7 @@ class PodGCController(ControllerComponent):
         excess = len(terminated) - self.terminated_pod_threshold
         if excess <= 0:
             return
-        terminated.sort(key=lambda p: text(meta(p).get("creationTimestamp")))
+        terminated.sort(key=_deletion_order)
         for pod in terminated[:excess]:
             await self._fail_and_delete(pod, condition=None)
 
@@ -171,3 +171,10 @@ class PodGCController(ControllerComponent):
         except Exception as exc:
             if not is_not_found(exc):
                 raise
+
+
+def _deletion_order(pod: Obj) -> tuple[bool, str, str]:
+    """Upstream's ``byEvictionAndCreationTimestamp``: evicted pods, then by age, then name."""
+    evicted = as_dict(pod.get("status")).get("reason") == "Evicted"
+    m = meta(pod)
+    return (not evicted, text(m.get("creationTimestamp")), text(m.get("name")))

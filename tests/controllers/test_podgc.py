@@ -83,16 +83,19 @@ async def _phase_is(cluster: Any, name: str, phase: str) -> bool:
     return bool(pod["status"].get("phase") == phase)
 
 
-async def test_the_oldest_terminated_pods_beyond_the_threshold_are_deleted(cluster):
+async def test_evicted_then_oldest_terminated_pods_beyond_the_threshold_are_deleted(cluster):
     await cluster.user.create(NODES, body={"metadata": {"name": "node-1"}})
     for i in range(4):
         await _pod(cluster, f"done-{i}", node="node-1")
         pod = await cluster.user.get(PODS, namespace="default", name=f"done-{i}")
-        pod["status"]["phase"] = "Succeeded"
+        pod["status"]["phase"] = "Failed" if i == 3 else "Succeeded"
+        if i == 3:
+            pod["status"]["reason"] = "Evicted"
         await cluster.user.update_status(PODS, body=pod)
         await cluster.advance(1)  # creation times one second apart
     await _pod(cluster, "running", node="node-1")
     manager = await cluster.start([PODGC])
     manager.controllers[PODGC].terminated_pod_threshold = 2
     await cluster.advance(20)
-    await cluster.eventually(lambda: _names_are(cluster, ["done-2", "done-3", "running"]))
+    # the evicted (newest) pod goes first, then the oldest
+    await cluster.eventually(lambda: _names_are(cluster, ["done-1", "done-2", "running"]))
