@@ -80,23 +80,13 @@ def _immutable(path: Path, new: Any, old: Any) -> list[FieldError]:
 #: claim specs that passed, with the gates they passed under: claims made from one template
 #: (every pod's own claim) repeat their template's spec
 _valid_claim_specs = ValidByContent(1024)
-#: the last gates seen and their hashable form (a registry's gates never change once set, and a
-#: registry hands the same mapping to every write)
-_last_gates: tuple[Gates, frozenset[tuple[str, bool]]] | None = None
-
-
-def _gates_key(gates: Gates) -> frozenset[tuple[str, bool]]:
-    global _last_gates
-    if _last_gates is None or _last_gates[0] is not gates:
-        _last_gates = (gates, frozenset(gates.items()))
-    return _last_gates[1]
 
 
 def validate_resource_claim(obj: Mapping[str, Any], *, gates: Gates) -> list[FieldError]:
     return _valid_claim_specs.errors(
         obj.get("spec"),
         lambda spec: validate_claim_spec(spec, Path("spec"), gates=gates),
-        _gates_key(gates),
+        frozenset(gates.items()),
     )
 
 

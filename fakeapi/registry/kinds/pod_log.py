@@ -24,15 +24,11 @@ from fakeapi.registry.strategy import Obj
 
 __all__ = ["read_log"]
 
-_CONTAINER_LISTS = (
-    ("containers", ""),
-    ("initContainers", " or one of the init containers: "),
-    ("ephemeralContainers", " or one of the ephemeral containers: "),
-)
-_STATUS_LISTS = {
-    "containers": "containerStatuses",
-    "initContainers": "initContainerStatuses",
-    "ephemeralContainers": "ephemeralContainerStatuses",
+#: the pod's container lists: where a name is looked up, its statuses, how the choice names it
+_CONTAINER_LISTS = {
+    "containers": ("containerStatuses", ""),
+    "initContainers": ("initContainerStatuses", " or one of the init containers: "),
+    "ephemeralContainers": ("ephemeralContainerStatuses", " or one of the ephemeral containers: "),
 }
 
 
@@ -42,7 +38,7 @@ def read_log(pod: Obj, options: ReadOptions) -> tuple[str, bytes]:
     spec = as_dict(pod.get("spec"))
     names = {
         key: [text(as_dict(c).get("name")) for c in as_list(spec.get(key))]
-        for key, _ in _CONTAINER_LISTS
+        for key in _CONTAINER_LISTS
     }
     container = options.container
     if not container:
@@ -63,7 +59,7 @@ def _check_kubelet_has_log(pod: Obj, where: str, container: str, *, previous: bo
     status = next(
         (
             as_dict(s)
-            for s in as_list(dig(pod, "status", _STATUS_LISTS[where]))
+            for s in as_list(dig(pod, "status", _CONTAINER_LISTS[where][0]))
             if as_dict(s).get("name") == container
         ),
         {},
@@ -87,6 +83,9 @@ def _choose_one(name: str, names: Mapping[str, list[str]]) -> str:
     return (
         message
         + ", choose one of: "
-        + "".join(f"{lead}[{' '.join(names[key])}]" for key, lead in _CONTAINER_LISTS if names[key])
+        + "".join(
+            f"{lead}[{' '.join(names[key])}]"
+            for key, (_, lead) in _CONTAINER_LISTS.items()
+            if names[key]
+        )
     )
-
