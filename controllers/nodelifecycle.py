@@ -46,6 +46,7 @@ from fakeapi.controllers.objects import (
     deep_copy,
     ensure_index,
     meta,
+    node_ready,
     text,
 )
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
@@ -60,13 +61,6 @@ NOT_READY = "node.kubernetes.io/not-ready"
 _KUBELET_CONDITIONS = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
 def _conditions(node: Obj) -> list[dict[str, Any]]:
     return [as_dict(c) for c in as_list(as_dict(node.get("status")).get("conditions"))]
-
-
-def _ready(node: Obj) -> str:
-    for condition in _conditions(node):
-        if condition.get("type") == "Ready":
-            return text(condition.get("status")) or "Unknown"
-    return ""
 
 
 def _time(value: Any) -> datetime | None:
@@ -152,8 +146,8 @@ class NodeLifecycleController(ControllerComponent):
         now = self.clock.now()
         heard = self._last_heard(node) or _time(meta(node).get("creationTimestamp")) or now
         silent = (now - heard).total_seconds()
-        if silent >= self.grace_period and _ready(node) != "Unknown":
-            node = await self._mark_unknown(node, now=now, never=_ready(node) == "")
+        if silent >= self.grace_period and node_ready(node) != "Unknown":
+            node = await self._mark_unknown(node, now=now, never=node_ready(node) == "")
         node = await self._set_taints(node, now=now)
         if silent < self.grace_period:
             return Result(requeue_after=self.grace_period - silent)
@@ -191,7 +185,7 @@ class NodeLifecycleController(ControllerComponent):
         return await self.client.update_status(NODES, body=updated)
 
     async def _set_taints(self, node: Obj, *, now: datetime) -> Obj:
-        ready = _ready(node)
+        ready = node_ready(node)
         wanted_key = {"Unknown": UNREACHABLE, "False": NOT_READY}.get(ready)
         taints = [as_dict(t) for t in as_list(as_dict(node.get("spec")).get("taints"))]
         kept = [

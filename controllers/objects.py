@@ -29,6 +29,7 @@ __all__ = [
     "ensure_index",
     "is_deleting",
     "meta",
+    "node_ready",
     "owner_uids",
     "set_condition",
     "text",
@@ -45,6 +46,14 @@ def meta(obj: Obj) -> dict[str, Any]:
 
 def is_deleting(obj: Obj) -> bool:
     return bool(meta(obj).get("deletionTimestamp"))
+
+
+def node_ready(node: Obj) -> str:
+    """The status of a Node's ``Ready`` condition (``Unknown`` when blank), ``""`` without one."""
+    for condition in as_list(as_dict(node.get("status")).get("conditions")):
+        if isinstance(condition, dict) and condition.get("type") == "Ready":
+            return text(condition.get("status")) or "Unknown"
+    return ""
 
 
 def owner_uids(obj: Obj) -> list[str]:

@@ -10,14 +10,18 @@ the injected clock:
   period 0). Their claims are then released by the resourceclaim controller as for any pod gone.
 - **Unscheduled terminating pods.** A pod being deleted that was never bound has no kubelet to
   finish it: marked ``Failed`` and force-deleted at once.
+- **Terminating pods on out-of-service nodes** (non-graceful node shutdown, KEP-2268). A pod
+  being deleted whose node is not ``Ready`` and carries the taint
+  ``node.kubernetes.io/out-of-service`` (any effect) has no kubelet to finish it: marked
+  ``Failed`` and force-deleted, in the order below.
 - **Terminated pods beyond the threshold.** When more than ``terminated_pod_threshold``
   (``--terminated-pod-gc-threshold``, 12500) pods are ``Succeeded`` or ``Failed``, they are
   deleted down to it: evicted ones first, then the oldest (names break ties).
 
 The status write is a server-side apply of ``status.phase`` and the condition by the field
 manager ``PodGC``, forced, as upstream's; a pod already ``Succeeded`` or ``Failed`` is only
-deleted. Pods on nodes tainted out-of-service (upstream's fourth pass, for non-graceful node
-shutdown) are not handled.
+deleted. The passes run in upstream's order: terminated, terminating on out-of-service nodes,
+orphaned, unscheduled terminating.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from fakeapi.client import NODES, PODS, Client, InformerFactory, is_not_found
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.eviction import DISRUPTION_TARGET
-from fakeapi.controllers.objects import as_dict, meta, text
+from fakeapi.controllers.objects import as_dict, as_list, meta, node_ready, text
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.timefmt import format_time
 
@@ -41,13 +45,15 @@ __all__ = ["CHECK_PERIOD", "QUARANTINE_TIME", "TERMINATED_POD_THRESHOLD", "PodGC
 CHECK_PERIOD = 20.0
 QUARANTINE_TIME = 40.0
 TERMINATED_POD_THRESHOLD = 12500
+OUT_OF_SERVICE = "node.kubernetes.io/out-of-service"
 FIELD_MANAGER = "PodGC"
 _TERMINAL = ("Succeeded", "Failed")
 _PASS = "gc"
 
 
 class PodGCController(ControllerComponent):
-    """Force-deletes orphaned and unscheduled terminating pods, and old terminated ones."""
+    """Force-deletes orphaned pods, terminating pods no kubelet will finish, and old terminated
+    ones."""
 
     name = "pod-garbage-collector-controller"
 
@@ -89,6 +95,7 @@ class PodGCController(ControllerComponent):
     async def reconcile(self, key: str) -> Result | None:
         pods = self.pods.list()
         await self._gc_terminated(pods)
+        await self._gc_terminating_out_of_service(pods)
         await self._gc_orphaned(pods)
         await self._gc_unscheduled_terminating(pods)
         return Result(requeue_after=self.check_period)
@@ -102,6 +109,17 @@ class PodGCController(ControllerComponent):
             return
         terminated.sort(key=_deletion_order)
         for pod in terminated[:excess]:
+            await self._fail_and_delete(pod, condition=None)
+
+    async def _gc_terminating_out_of_service(self, pods: list[Obj]) -> None:
+        stranded = [
+            pod
+            for pod in pods
+            if meta(pod).get("deletionTimestamp")
+            and _out_of_service(self.nodes.get(text(as_dict(pod.get("spec")).get("nodeName"))))
+        ]
+        stranded.sort(key=_deletion_order)
+        for pod in stranded:
             await self._fail_and_delete(pod, condition=None)
 
     async def _gc_orphaned(self, pods: list[Obj]) -> None:
@@ -171,6 +189,16 @@ class PodGCController(ControllerComponent):
         except Exception as exc:
             if not is_not_found(exc):
                 raise
+
+
+def _out_of_service(node: Obj | None) -> bool:
+    """Upstream's test: the node is not Ready and has the out-of-service taint (any effect)."""
+    if node is None:
+        return False
+    taints = as_list(as_dict(node.get("spec")).get("taints"))
+    return node_ready(node) != "True" and any(
+        as_dict(taint).get("key") == OUT_OF_SERVICE for taint in taints
+    )
 
 
 def _deletion_order(pod: Obj) -> tuple[bool, str, str]:

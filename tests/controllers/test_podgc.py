@@ -1,5 +1,6 @@
 """The pod garbage collector: orphaned pods after the quarantine, unscheduled terminating pods at
-once, and the oldest terminated pods beyond the threshold."""
+once, terminating pods on out-of-service nodes, and the oldest terminated pods beyond the
+threshold."""
 
 from __future__ import annotations
 
@@ -99,3 +100,41 @@ async def test_evicted_then_oldest_terminated_pods_beyond_the_threshold_are_dele
     await cluster.advance(20)
     # the evicted (newest) pod goes first, then the oldest
     await cluster.eventually(lambda: _names_are(cluster, ["done-1", "done-2", "running"]))
+
+
+async def _node(cluster: Any, name: str, *, ready: str, taints: list[str]) -> None:
+    await cluster.user.create(NODES, body={
+        "metadata": {"name": name},
+        "spec": {"taints": [{"key": key, "effect": "NoExecute"} for key in taints]},
+    })
+    node = await cluster.user.get(NODES, name=name)
+    node["status"] = {"conditions": [{"type": "Ready", "status": ready}]}
+    await cluster.user.update_status(NODES, body=node)
+
+
+async def test_terminating_pods_on_a_not_ready_out_of_service_node_are_force_deleted(cluster):
+    out_of_service = "node.kubernetes.io/out-of-service"
+    await _node(cluster, "down", ready="False", taints=[out_of_service])
+    await _node(cluster, "tainted-but-ready", ready="True", taints=[out_of_service])
+    await _node(cluster, "down-untainted", ready="Unknown", taints=[])
+    for node in ("down", "tainted-but-ready", "down-untainted"):
+        await _pod(cluster, f"on-{node}", node=node)
+        await _running(cluster, f"on-{node}")
+        # a graceful delete: with no kubelet running, nothing finishes it
+        await cluster.user.delete(PODS, namespace="default", name=f"on-{node}")
+    await _pod(cluster, "still-running", node="down")
+    seen: list[dict[str, Any]] = []
+    await cluster.start([PODGC])
+    cluster.informers.informer(PODS).add_handler(on_update=lambda _old, new: seen.append(new))
+    await cluster.advance(1)
+    await cluster.eventually(lambda: _names_are(
+        cluster, ["on-down-untainted", "on-tainted-but-ready", "still-running"]))
+    failed = [p for p in seen if p["metadata"]["name"] == "on-down"][-1]
+    assert failed["status"]["phase"] == "Failed"
+    assert not [c for c in failed["status"].get("conditions", ())
+                if c["type"] == "DisruptionTarget"], "upstream adds no condition in this pass"
+    for _ in range(3):
+        await cluster.advance(20)
+    await cluster.settle()
+    assert await _names(cluster) == [
+        "on-down-untainted", "on-tainted-but-ready", "still-running"], "the others stay"
