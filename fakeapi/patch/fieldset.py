@@ -41,6 +41,7 @@ __all__ = [
     "field_element",
     "key_element",
     "path_string",
+    "sorted_elements",
     "value_element",
 ]
 
@@ -142,6 +143,19 @@ def element_sort_key(element: str) -> tuple[Any, ...]:
     if prefix == "v":
         return (2, _value_key(json.loads(body)))
     return (3, int(body))
+
+
+def sorted_elements(elements: Iterable[str]) -> list[str]:
+    """``elements`` in upstream's order (:func:`element_sort_key`).
+
+    Most nodes hold field elements only, and those sort as plain strings (one shared ``f:``
+    prefix): a plain sort that ends on a field element held nothing else, since ``f`` sorts
+    before the other kinds' letters.
+    """
+    ordered = sorted(elements)
+    if not ordered or ordered[-1][0] == "f":
+        return ordered
+    return sorted(ordered, key=element_sort_key)
 
 
 def _go_quote(value: Any) -> str:
@@ -314,9 +328,9 @@ class FieldSet:
 
     def paths(self, prefix: Path = ()) -> Iterator[Path]:
         """Every path, in upstream's iteration order (members of a node, then its children)."""
-        for element in sorted(self.members, key=element_sort_key):
+        for element in sorted_elements(self.members):
             yield (*prefix, element)
-        for element in sorted(self.children, key=element_sort_key):
+        for element in sorted_elements(self.children):
             yield from self.children[element].paths((*prefix, element))
 
     def to_fields_v1(self) -> dict[str, Any]:
@@ -334,9 +348,9 @@ class FieldSet:
         members = self.members
         children = self.children
         if not children:
-            return {element: {} for element in sorted(members, key=element_sort_key)}
+            return {element: {} for element in sorted_elements(members)}
         out: dict[str, Any] = {}
-        elements: Iterable[str] = sorted(members | children.keys(), key=element_sort_key)
+        elements: Iterable[str] = sorted_elements(members | children.keys())
         for element in elements:
             child = children.get(element)
             if child is None:

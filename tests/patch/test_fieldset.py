@@ -6,11 +6,18 @@ import json
 from typing import Annotated, Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fakeapi.models.base import K8sModel, RawJSON, atomic_list, atomic_map, map_list, set_list
 from fakeapi.models.meta import ObjectMeta
 from fakeapi.patch import FieldSet, path_string, to_field_set
-from fakeapi.patch.fieldset import key_element, value_element
+from fakeapi.patch.fieldset import (
+    element_sort_key,
+    key_element,
+    sorted_elements,
+    value_element,
+)
 from fakeapi.patch.typed import ensure_named_fields_are_members
 from fakeapi.schema import schema_for
 
@@ -124,6 +131,18 @@ def test_encoding_orders_fields_keys_values_like_upstream() -> None:
     assert list(fs.to_fields_v1()) == [
         "f:a", "f:z", 'k:{"name":"a"}', 'k:{"name":"b"}', "v:2", 'v:"a"', "v:true", "i:1",
     ]
+
+
+@given(st.lists(st.one_of(
+    st.builds(lambda name: "f:" + name, st.text(min_size=1, max_size=4)),
+    st.builds(lambda name: key_element({"name": name}), st.text(max_size=3)),
+    st.builds(value_element, st.one_of(st.integers(-3, 3), st.text(max_size=3), st.booleans())),
+    st.builds(lambda index: f"i:{index}", st.integers(0, 20)),
+), unique=True))
+def test_the_plain_string_sort_of_field_only_nodes_keeps_upstreams_order(
+    elements: list[str],
+) -> None:
+    assert sorted_elements(elements) == sorted(elements, key=element_sort_key)
 
 
 def test_member_with_children_carries_dot_first() -> None:
