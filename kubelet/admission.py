@@ -24,6 +24,7 @@ __all__ = [
     "NotAdmittedError",
     "check_claim",
     "node_selector_matches",
+    "extended_claim_name",
     "pod_claim_refs",
     "pod_group_name",
 ]
@@ -37,7 +38,8 @@ class NotAdmittedError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ClaimRef:
-    """One entry of ``spec.resourceClaims`` and the ResourceClaim it resolves to."""
+    """One entry of ``spec.resourceClaims`` and the ResourceClaim it resolves to (or the
+    extended-resource claim, under its own name)."""
 
     pod_claim: str
     claim_name: str  # "" when no claim is needed (a template entry the controller skipped)
@@ -84,7 +86,16 @@ def pod_claim_refs(pod: Obj, *, pod_group_claim: Callable[[str], str | None]) ->
         raise NotAdmittedError(
             f'pod "{meta.get("namespace")}/{meta.get("name")}": ResourceClaim not created yet'
         )
+    extended = extended_claim_name(pod)
+    if extended:  # the scheduler's claim for extended resources backed by DRA, pod-owned
+        refs.append(ClaimRef(extended, extended, must_check_owner=True))
     return refs
+
+
+def extended_claim_name(pod: Obj) -> str:
+    """The claim the scheduler made for the pod's extended resources backed by DRA, if any."""
+    status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
+    return str(status.get("resourceClaimName") or "")
 
 
 def _requirement_matches(expression: Mapping[str, Any], values: Mapping[str, str]) -> bool:

@@ -27,7 +27,7 @@ from fakeapi.client import (
     object_key,
 )
 from fakeapi.clock import Clock
-from fakeapi.kubelet.admission import NotAdmittedError
+from fakeapi.kubelet.admission import NotAdmittedError, extended_claim_name
 from fakeapi.kubelet.dispatch import Dispatcher
 from fakeapi.kubelet.dra.driver import PrepareError
 from fakeapi.kubelet.dra.health import HealthCache, overlay_health
@@ -61,7 +61,8 @@ _STATUS_KEYS = (
 
 
 def claim_index(pod: Obj) -> list[str]:
-    """Index values ``<namespace>/<claim name>`` for every claim the pod names directly."""
+    """Index values ``<namespace>/<claim name>`` for every claim the pod names directly (and
+    its extended-resource claim)."""
     namespace = (pod.get("metadata") or {}).get("namespace")
     entries = (pod.get("spec") or {}).get("resourceClaims") or []
     names = [e.get("resourceClaimName") for e in entries]
@@ -69,6 +70,7 @@ def claim_index(pod: Obj) -> list[str]:
         s.get("resourceClaimName")
         for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []
     ]
+    names.append(extended_claim_name(pod))
     return [f"{namespace}/{n}" for n in names if n]
 
 

@@ -157,10 +157,17 @@ def pod_health_status(
 
 
 def containers_using(pod: Mapping[str, Any], claim: str, request: str) -> tuple[str, ...]:
-    """Names of the pod's containers whose ``resources.claims`` use ``claim`` (and ``request``)."""
+    """Names of the pod's containers whose ``resources.claims`` use ``claim`` (and ``request``);
+    for the pod's extended-resource claim, those its request mappings give the request."""
     spec = pod.get("spec") or {}
     names: list[str] = []
     base_request = request.split("/", 1)[0]
+    extended = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
+    if claim and extended.get("resourceClaimName") == claim:
+        return tuple(dict.fromkeys(
+            str(m.get("containerName")) for m in extended.get("requestMappings") or ()
+            if m.get("requestName") == base_request
+        ))
     for key in ("initContainers", "containers"):
         for container in spec.get(key) or []:
             for ref in (container.get("resources") or {}).get("claims") or []:

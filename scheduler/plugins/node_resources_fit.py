@@ -2,7 +2,10 @@
 
 Requests are parsed once per pod (``PodInfo``) and summed per node by the cache, so Filter is a
 handful of comparisons. Reasons are upstream's: ``Too many pods``, ``Insufficient cpu``,
-``Insufficient memory`` (all of them that apply, so the FailedScheduling counts add up the same).
+``Insufficient memory``, ``Insufficient example.com/gpu`` (all of them that apply, so the
+FailedScheduling counts add up the same). An extended resource the node does not advertise but a
+DeviceClass maps (DRAExtendedResource) is left to the DynamicResources plugin, which allocates
+it from the node's ResourceSlices.
 Scoring is ``LeastAllocated`` with cpu and memory weighted 1: the share left free after placing
 the pod, using the non-zero requests (100m / 200Mi for containers that request nothing). A node's
 score is remembered until its generation changes (a pod placed or removed, new allocatable): a
@@ -14,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fakeapi.client import DEVICE_CLASSES
+from fakeapi.features import enabled
+
 from ..framework.cycle_state import CycleState
 from ..framework.events import (
     ActionType,
@@ -24,6 +30,7 @@ from ..framework.events import (
 from ..framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
 from ..framework.status import Status, unschedulable
 from ..framework.types import NodeInfo, PodInfo
+from .dynamic_resources.extended import DeviceClassResolver
 
 __all__ = ["NAME", "NodeResourcesFit"]
 
@@ -40,9 +47,23 @@ class NodeResourcesFit:
     def __init__(self, handle: Handle | None = None) -> None:
         #: by node name: the node, its generation, the pod's non-zero cpu and memory, the score
         self._scores: dict[str, tuple[NodeInfo, int, int, int, int]] = {}
+        #: the DeviceClasses that map extended resources (None: DRAExtendedResource off)
+        self.resolver = (
+            DeviceClassResolver(handle.informer(DEVICE_CLASSES))
+            if handle is not None
+            and enabled(handle.feature_gates, "DynamicResourceAllocation")
+            and enabled(handle.feature_gates, "DRAExtendedResource")
+            else None
+        )
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        classes = (
+            [ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD))]
+            if self.resolver is not None
+            else []
+        )
         return [
+            *classes,
             ClusterEventWithHint(
                 ClusterEvent(
                     EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
@@ -66,6 +87,8 @@ class NodeResourcesFit:
         info: PodInfo = state.read(_STATE)
         wanted = info.requests
         cpu, memory = wanted.milli_cpu, wanted.memory
+        if wanted.scalar:
+            return [self.filter(state, pod, node) for node in nodes]
         return [
             None
             if node.requested.pods + 1 <= node.allocatable.pods
@@ -85,6 +108,14 @@ class NodeResourcesFit:
             reasons.append("Insufficient cpu")
         if wanted.memory and requested.memory + wanted.memory > allocatable.memory:
             reasons.append("Insufficient memory")
+        for name, quantity in wanted.scalar.items():
+            if not quantity:
+                continue
+            available = allocatable.scalar.get(name, 0)
+            if not available and self.resolver is not None and self.resolver.class_for(name):
+                continue  # DRA-backed here: the DynamicResources plugin allocates it
+            if requested.scalar.get(name, 0) + quantity > available:
+                reasons.append(f"Insufficient {name}")
         return unschedulable(*reasons) if reasons else None
 
     def score_nodes(

@@ -196,6 +196,28 @@ def test_kep_5729_pods_of_a_podgroup_run_on_one_shared_claim(sandbox: Sandbox) -
     assert row.split()[2:] == ["Allocated", f"default/{claim['metadata']['name']}"]
 
 
+def test_a_device_plugin_style_gpu_request_is_served_by_dra(sandbox: Sandbox) -> None:
+    sandbox.kubectl("apply", "-f", str(EXAMPLES / "extended-resource-pod.yaml"))
+    sandbox.kubectl("wait", "--for=jsonpath={.status.phase}=Running", "--timeout=60s",
+                    "pod/gpu-job")
+    pod = yaml.safe_load(sandbox.kubectl("get", "pod", "gpu-job", "-o", "json").stdout)
+    status = pod["status"]["extendedResourceClaimStatus"]
+    assert status["requestMappings"] == [{"containerName": "trainer",
+                                          "resourceName": "example.com/gpu",
+                                          "requestName": "container-0-request-0"}]
+    claim = yaml.safe_load(sandbox.kubectl(
+        "get", "resourceclaim", status["resourceClaimName"], "-o", "json").stdout)
+    assert claim["metadata"]["annotations"] == {
+        "resource.kubernetes.io/extended-resource-claim": "true"}
+    results = claim["status"]["allocation"]["devices"]["results"]
+    assert len(results) == 2
+    assert {r["pool"] for r in results} == {pod["spec"]["nodeName"]}
+    sandbox.kubectl("delete", "-f", str(EXAMPLES / "extended-resource-pod.yaml"), "--wait")
+    # the pod's claim goes after it (the resourceclaim controller, the garbage collector)
+    sandbox.kubectl("wait", "--for=delete", "--timeout=30s",
+                    f"resourceclaim/{status['resourceClaimName']}")
+
+
 def test_with_no_nodes_the_scheduler_uses_hand_made_nodes_and_slices(tmp_path: Path) -> None:
     running = _start(tmp_path, "--nodes", "0", "--load", str(EXAMPLES / "handmade-node.yaml"),
                      "--load", str(EXAMPLES / "template-claim-pod.yaml"))

@@ -21,6 +21,7 @@ from ...framework.events import (
     QueueingHint,
 )
 from ...framework.types import object_meta
+from .extended import owner_index
 from .podclaims import ClaimNotReadyError, PodClaim, pod_group_name
 
 __all__ = ["QueueingHints"]
@@ -138,6 +139,8 @@ class QueueingHints:
     def _after_claim_delete(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         if old is not None and (old.get("status") or {}).get("allocation"):
             return QueueingHint.QUEUE
+        if old is not None and owner_index(old) == [object_meta(pod).get("uid")]:
+            return QueueingHint.QUEUE  # the pod's stale extended-resource claim is gone
         return QueueingHint.QUEUE_SKIP
 
     def _after_pod_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:

@@ -24,12 +24,20 @@ Phases, as upstream (``pkg/scheduler/framework/plugins/dynamicresources``):
   ``status.allocation`` and ``status.reservedFor`` (a status update), retried on conflicts; with
   device binding conditions, waits until the driver reports them (or a failure, or the timeout).
 
+Extended resources backed by DRA (``resources.requests: {example.com/gpu: 1}`` mapped by a
+DeviceClass) go through one more claim, the scheduler's own: see ``extended.py``. Filter adds it,
+with the requests the node needs, to the claims it allocates; Reserve holds its allocation under
+a temporary uid; PreBind creates it, binds it like the others and records it in the pod's
+``status.extendedResourceClaimStatus``; Unreserve deletes it. One left over from an earlier
+attempt makes every node unschedulable, and PostFilter deletes it for the next attempt.
+
 Who a claim is reserved for is decided in ``podclaims.py``.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +48,7 @@ from fakeapi.client import (
     DEVICE_CLASSES,
     DEVICE_TAINT_RULES,
     POD_GROUPS,
+    PODS,
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
     Client,
@@ -56,6 +65,16 @@ from ...framework.types import NodeInfo, NodeScore, klog_name, object_meta
 from .allocator import Allocator, PreparedClaims
 from .claims import ClaimTracker
 from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
+from .extended import (
+    ANNOTATION,
+    IN_MEMORY_NAME,
+    OWNER_INDEX,
+    DeviceClassResolver,
+    ExtendedRequests,
+    owner_index,
+    pod_extended_resources,
+    requests_and_mappings,
+)
 from .features import AllocatorFeatures
 from .hints import QueueingHints
 from .inventory import DeviceInventory, NodeView
@@ -91,6 +110,9 @@ _TIMED_OUT = Status(
 _NOT_AVAILABLE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("resourceclaim not available on the node",), plugin=NAME
 )
+_STALE_EXTENDED = Status(
+    Code.UNSCHEDULABLE, ("cannot schedule extended resource claim",), plugin=NAME
+)
 
 
 @dataclass(slots=True)
@@ -121,6 +143,32 @@ class _PodState:
     #: claims whose allocation PreBind wrote (Unreserve takes it back)
     wrote_allocation: set[int] = field(default_factory=set)
     group: Obj | None = None
+    extended: _Extended | None = None
+
+
+@dataclass(slots=True)
+class _Extended:
+    """The pod's extended resources backed by DRA, served by one claim of the scheduler's."""
+
+    pod: Obj
+    #: the DRA-mapped extended resources the pod requests
+    resources: list[str]
+    #: the in-memory claim (metadata only), or the one an earlier attempt left (``stale``)
+    claim: Obj
+    stale: bool
+    #: the in-memory claim's temporary uid, under which Reserve holds its allocation
+    uid: str
+    #: by the resources a node needs through DRA: their requests, the allocator's prepared
+    #: claims (the pod's, then this one) and the signature of its remembered answers
+    variants: dict[frozenset[str], tuple[ExtendedRequests, PreparedClaims, bytes]] = field(
+        default_factory=dict
+    )
+    #: nodes whose allocation (last in ``node_allocations``) includes this claim
+    on_node: dict[str, ExtendedRequests] = field(default_factory=dict)
+    #: what Reserve chose, and the claim as PreBind created and bound it
+    requests: ExtendedRequests | None = None
+    allocation: Obj | None = None
+    created: Obj | None = None
 
 
 def _pinned_nodes(selector: Obj) -> frozenset[str] | None:
@@ -163,6 +211,11 @@ class DynamicResources:
             on_pool_change=self._forget_pool,
         )
         self.pod_groups = handle.informer(POD_GROUPS)
+        #: extended resources backed by DRA (None: DRAExtendedResource off)
+        self.resolver: DeviceClassResolver | None = None
+        if enabled(gates, "DRAExtendedResource"):
+            self.resolver = DeviceClassResolver(handle.informer(DEVICE_CLASSES))
+            self.claims_informer.add_index(OWNER_INDEX, owner_index)
         self._classes_version = 0
         #: remembered allocator answers: requests signature → node name → answer
         self._memo: dict[bytes, dict[str, _MemoEntry]] = {}
@@ -255,15 +308,20 @@ class DynamicResources:
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
-        if not (pod.get("spec") or {}).get("resourceClaims"):
+        extended = (
+            pod_extended_resources(pod, self.resolver) if self.resolver is not None else []
+        )
+        if not (pod.get("spec") or {}).get("resourceClaims") and not extended:
             return None, skip()
         try:
             claims = self._resolve(pod)
         except ClaimNotReadyError as exc:
             return None, unresolvable(str(exc))
-        if not claims:
+        if not claims and not extended:
             return None, skip()
         s = _PodState(claims=claims)
+        if extended:
+            s.extended = self._extended(pod, extended)
         state.write(NAME, s)
         group_name = pod_group_name(pod)
         namespace = object_meta(pod).get("namespace", "")
@@ -302,6 +360,47 @@ class DynamicResources:
             s.signature = orjson.dumps([(c.get("spec") or {}).get("devices") for c in to_allocate])
         return None, None
 
+    def _extended(self, pod: Obj, resources: list[str]) -> _Extended:
+        """The claim for the pod's extended resources: one an earlier attempt created, or a new
+        one in memory (upstream's ``preFilterExtendedResources``)."""
+        meta = object_meta(pod)
+        uid = meta.get("uid", "")
+        for claim in self.claims_informer.by_index(OWNER_INDEX, uid):
+            return _Extended(pod, resources, claim, stale=True, uid="")
+        claim = {
+            "metadata": {
+                "name": IN_MEMORY_NAME,
+                "generateName": f"{meta.get('name', '')}-extended-resources-",
+                "namespace": meta.get("namespace", ""),
+                "annotations": {ANNOTATION: "true"},
+                "ownerReferences": [
+                    {"apiVersion": "v1", "kind": "Pod", "name": meta.get("name", ""),
+                     "uid": uid, "controller": True},
+                ],
+            },
+            "spec": {},
+        }
+        temporary = str(uuid.UUID(int=self.handle.rng.getrandbits(128), version=4))
+        return _Extended(pod, resources, claim, stale=False, uid=temporary)
+
+    def _variant(
+        self, s: _PodState, needed: frozenset[str]
+    ) -> tuple[ExtendedRequests, PreparedClaims, bytes]:
+        """What the allocator gets on a node that needs ``needed`` through DRA."""
+        ext = s.extended
+        assert ext is not None and self.resolver is not None
+        found = ext.variants.get(needed)
+        if found is None:
+            requests = requests_and_mappings(ext.pod, sorted(needed), self.resolver)
+            claim = {**ext.claim, "spec": {"devices": {"requests": requests.requests}}}
+            claims = [*(s.claims[index].claim for index in s.to_allocate), claim]
+            found = ext.variants[needed] = (
+                requests,
+                self.allocator.prepare(claims=claims),
+                orjson.dumps([(c.get("spec") or {}).get("devices") for c in claims]),
+            )
+        return found
+
     def _check_classes(self, claim: Obj) -> Status | None:
         for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
             name = request.get("name", "")
@@ -336,6 +435,8 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return [None] * len(nodes)
+        if s.extended is not None:  # the claim's requests depend on the node
+            return [self._filter(s, node) for node in nodes]
         if s.available_on and s.prepared is None:
             pins = [(index, pinned) for index, (_, pinned) in s.available_on.items()]
             index, pinned = pins[0]
@@ -354,7 +455,7 @@ class DynamicResources:
         # the common case: no node-bound claims, and an answer per node, mostly remembered
         answers: list[Status | None] = []
         allocations_by_node = s.node_allocations
-        remembered = self._remembered(s)
+        remembered = self._remembered(s.signature)
         hits = 0
         for node in nodes:
             memo = remembered.get(node.name)
@@ -384,6 +485,16 @@ class DynamicResources:
         return _NOT_AVAILABLE
 
     def _filter(self, s: _PodState, node: NodeInfo) -> Status | None:
+        prepared, signature = s.prepared, s.signature
+        extra: ExtendedRequests | None = None
+        ext = s.extended
+        if ext is not None:
+            if ext.stale:
+                return _STALE_EXTENDED
+            # a resource the node advertises comes from its device plugin, not from DRA
+            needed = frozenset(r for r in ext.resources if not node.allocatable.scalar.get(r))
+            if needed:
+                extra, prepared, signature = self._variant(s, needed)
         target = self._node(node)
         unavailable = (
             [
@@ -398,9 +509,9 @@ class DynamicResources:
             if s.available_on
             else ()
         )
-        if s.prepared is not None:
+        if prepared is not None:
             try:
-                allocations = self._allocate(s, target)
+                allocations = self._allocate(prepared, signature, target)
             except AllocationTimeoutError:
                 return _TIMED_OUT
             except FailedAllocationOnNodeError as exc:
@@ -411,6 +522,11 @@ class DynamicResources:
                 return _CANNOT_ALLOCATE
             if not unavailable:
                 s.node_allocations[node.name] = allocations
+                if ext is not None:
+                    if extra is not None:
+                        ext.on_node[node.name] = extra
+                    else:
+                        ext.on_node.pop(node.name, None)
         if unavailable:
             s.unavailable.update(unavailable)
             return _NOT_AVAILABLE
@@ -423,22 +539,22 @@ class DynamicResources:
             cached = self._nodes[node.name] = Node(node.name, node.labels)
         return cached
 
-    def _remembered(self, s: _PodState) -> Mapping[str, _MemoEntry]:
+    def _remembered(self, signature: bytes) -> Mapping[str, _MemoEntry]:
         """The remembered allocator answers for these requests, by node name (an answer holds
         while the node's labels are the ones it was given for)."""
         inventory = self.inventory
         versions = (inventory.slice_version, self._classes_version, inventory.taint_rule_version)
         if versions != self._memo_versions:
             self._forget_all(versions)
-        return self._memo.get(s.signature) or {}
+        return self._memo.get(signature) or {}
 
-    def _remember(self, s: _PodState, node: Node, view: NodeView, result: Any) -> None:
+    def _remember(self, signature: bytes, node: Node, view: NodeView, result: Any) -> None:
         if self._memo_size >= _MEMO_SIZE:
             self._forget_all(self._memo_versions)
-        self._memo.setdefault(s.signature, {})[node.name] = _MemoEntry(node.labels, result)
+        self._memo.setdefault(signature, {})[node.name] = _MemoEntry(node.labels, result)
         self._memo_size += 1
         for pool in view.pools:
-            self._memo_by_pool.setdefault(pool.key, set()).add((s.signature, node.name))
+            self._memo_by_pool.setdefault(pool.key, set()).add((signature, node.name))
 
     def _forget_pool(self, pool: tuple[str, str]) -> None:
         """An allocation in ``pool`` changed: drop the answers of the nodes that see it."""
@@ -453,18 +569,19 @@ class DynamicResources:
         self._memo_size = 0
         self._memo_versions = versions
 
-    def _allocate(self, s: _PodState, node: Node) -> list[dict[str, Any]] | None:
+    def _allocate(
+        self, prepared: PreparedClaims, signature: bytes, node: Node
+    ) -> list[dict[str, Any]] | None:
         """The allocator's answer for this node, reused while its inputs are unchanged."""
-        assert s.prepared is not None
         view = self.inventory.node_view(node)
-        memo = self._remembered(s).get(node.name)
+        memo = self._remembered(signature).get(node.name)
         if memo is not None and memo.labels is node.labels:
             self.memo_hits += 1
             return memo.result
         self.allocate_calls += 1
         clock = self.handle.clock
         result = self.allocator.allocate(
-            claims=s.prepared,
+            claims=prepared,
             node=node,
             deadline=clock.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None,
             now=clock.monotonic,
@@ -472,13 +589,20 @@ class DynamicResources:
         if result is None or not any(
             "shareID" in r for a in result for r in (a.get("devices") or {}).get("results") or ()
         ):
-            self._remember(s, node, view, result)
+            self._remember(signature, node, view, result)
         return result
 
     async def post_filter(
         self, state: CycleState, pod: Obj, statuses: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
         s: _PodState | None = state.get(NAME)
+        if s is not None and s.extended is not None and s.extended.stale:
+            # left by an earlier attempt whose binding failed: delete it, then try afresh
+            try:
+                await self.writer.delete_claim(s.extended.claim)
+            except Exception as exc:
+                return None, as_error(exc)
+            return None, unschedulable("deletion of ResourceClaim completed")
         if s is None or not s.claims:
             return None, unschedulable("no new claims to deallocate") if s else unschedulable()
         candidates = sorted(s.unavailable)
@@ -519,6 +643,8 @@ class DynamicResources:
         s: _PodState = state.read(NAME)
         total = 0
         for position, allocation in enumerate(s.node_allocations.get(node.name) or ()):
+            if position >= len(s.to_allocate):
+                break  # the extended-resource claim's: no prioritized lists
             claim = s.claims[s.to_allocate[position]].claim
             requests = {
                 r.get("name"): r
@@ -555,10 +681,11 @@ class DynamicResources:
             s.allocations[index] = allocation
             self.tracker.signal_pending(uid=uid, allocation=allocation, holder=pod_uid, group=group)
             s.pending_uids.append(uid)
-        if s.prepared is None:
+        extra = s.extended.on_node.get(node_name) if s.extended is not None else None
+        if s.prepared is None and extra is None:
             return None
         allocations = s.node_allocations.get(node_name)
-        if allocations is None or len(allocations) != len(s.to_allocate):
+        if allocations is None or len(allocations) != len(s.to_allocate) + (extra is not None):
             return as_error("claim allocation not found for node")
         for position, index in enumerate(s.to_allocate):
             claim = s.claims[index].claim
@@ -572,6 +699,13 @@ class DynamicResources:
                 group=group if s.claims[index].via_group else "",
             )
             s.pending_uids.append(uid)
+        if extra is not None:
+            ext = s.extended
+            assert ext is not None
+            ext.requests = extra
+            ext.allocation = orjson.loads(orjson.dumps(allocations[-1]))
+            self.tracker.signal_pending(uid=ext.uid, allocation=ext.allocation, holder=pod_uid)
+            s.pending_uids.append(ext.uid)
         return None
 
     async def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
@@ -594,6 +728,13 @@ class DynamicResources:
             if any(r.get("resource") == "pods" and r.get("uid") == pod_uid for r in reserved):
                 await self.writer.remove_pod_reservation(claim, pod_uid=pod_uid)
         s.wrote_allocation.clear()
+        ext = s.extended
+        if ext is not None and ext.created is not None:
+            created, ext.created = ext.created, None
+            try:
+                await self.writer.delete_claim(created)
+            except Exception as exc:
+                log.warning("unreserve: delete %s: %s", klog_name(created), exc)
 
     def _only_ours(self, pod: Obj, pod_claim: PodClaim, reserved: list[Obj]) -> bool:
         pod_uid = object_meta(pod).get("uid")
@@ -639,6 +780,8 @@ class DynamicResources:
                 if wrote:
                     s.wrote_allocation.add(index)
                 s.claims[index] = PodClaim(pod_claim.pod_claim_name, claim, pod_claim.via_group)
+            if s.extended is not None and s.extended.allocation is not None:
+                await self._bind_extended(pod, s.extended)
         except BindError as exc:
             return as_error(str(exc))
         except Exception as exc:
@@ -647,9 +790,47 @@ class DynamicResources:
             for uid in s.pending_uids:
                 self.tracker.release_pending(uid=uid, holder=pod_uid)
             s.pending_uids = []
-        for index, pod_claim in enumerate(s.claims):
-            if index in s.wrote_allocation:
-                status = await self.writer.wait_for_binding_conditions(pod_claim.claim)
-                if status is not None:
-                    return status
+        bound = [pod_claim.claim for index, pod_claim in enumerate(s.claims)
+                 if index in s.wrote_allocation]
+        if s.extended is not None and s.extended.created is not None:
+            bound.append(s.extended.created)
+        for claim in bound:
+            status = await self.writer.wait_for_binding_conditions(claim)
+            if status is not None:
+                return status
         return None
+
+    async def _bind_extended(self, pod: Obj, ext: _Extended) -> None:
+        """Create the extended-resource claim, write its allocation and the pod's reservation,
+        and name it in the pod's status with the request of each container's resource."""
+        assert ext.allocation is not None and ext.requests is not None
+        meta = ext.claim["metadata"]
+        body = {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {key: value for key, value in meta.items() if key != "name"},
+            "spec": {"devices": {"requests": ext.requests.requests}},
+        }
+        ext.created = await self.client.create(
+            RESOURCE_CLAIMS, body=body, namespace=meta["namespace"]
+        )
+        self.tracker.assume(ext.created)
+        ext.created, _ = await self.writer.bind_claim(
+            pod=pod,
+            pod_claim=PodClaim("", ext.created, False),
+            allocation=ext.allocation,
+            shared=False,
+            pod_group=None,
+        )
+        pod_meta = object_meta(pod)
+        await self.client.patch(
+            PODS,
+            name=pod_meta.get("name", ""),
+            namespace=pod_meta.get("namespace", ""),
+            subresource="status",
+            patch_type="strategic",
+            patch={"status": {"extendedResourceClaimStatus": {
+                "requestMappings": ext.requests.mappings,
+                "resourceClaimName": object_meta(ext.created).get("name", ""),
+            }}},
+        )

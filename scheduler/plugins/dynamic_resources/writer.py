@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from fakeapi.client import RESOURCE_CLAIMS, Client, retry_on_conflict
+from fakeapi.client import RESOURCE_CLAIMS, Client, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
 from fakeapi.timefmt import format_time
 
@@ -114,6 +114,33 @@ class ClaimWriter:
             await self.write_deallocation(claim)
         except Exception as exc:
             log.warning("deallocate %s: %s", klog_name(claim), exc)
+
+    async def delete_claim(self, claim: Obj) -> None:
+        """Take the scheduler's finalizer off a claim it made, then delete it (upstream's
+        ``deleteClaim``, for extended-resource claims); raises what the writes raised."""
+        meta = object_meta(claim)
+        namespace, name = meta.get("namespace", ""), meta.get("name", "")
+        first = True
+
+        async def attempt() -> None:
+            nonlocal first
+            current = self.current(claim) if first else await self.client.get(
+                RESOURCE_CLAIMS, name=name, namespace=namespace
+            )
+            first = False
+            current_meta = current.get("metadata") or {}
+            finalizers = list(current_meta.get("finalizers") or ())
+            if FINALIZER in finalizers:
+                finalizers.remove(FINALIZER)
+                body = {**current, "metadata": {**current_meta, "finalizers": finalizers}}
+                self.tracker.assume(await self.client.update(RESOURCE_CLAIMS, body=body))
+
+        try:
+            await retry_on_conflict(attempt, clock=self.clock, delay=0.0)
+            await self.client.delete(RESOURCE_CLAIMS, name=name, namespace=namespace)
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
 
     def current(self, claim: Obj) -> Obj:
         meta = object_meta(claim)
