@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakeapi.client import DEVICE_CLASSES, NODES, RESOURCE_CLAIMS
+from fakeapi.client import DEVICE_CLASSES, NODES, RESOURCE_CLAIMS, RESOURCE_SLICES
 from fakeapi.scheduler.plugins.dynamic_resources.extended import (
     ANNOTATION,
     DeviceClassResolver,
@@ -270,3 +270,67 @@ def _resolver(mapping: dict[str, str]) -> DeviceClassResolver:
         informer.add(_class(name, extended, "2026-01-01T00:00:00Z"))
     return resolver
 
+
+
+async def test_a_pod_with_a_claim_and_an_extended_resource_gets_both_on_one_node(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.node("node-2")
+    await _mapped_class(cluster)
+    await cluster.slice("node-1", 1)
+    await cluster.slice("node-2", 2)
+    await cluster.claim("mine")
+    container = _container("app", {GPU: "1"})
+    container["resources"]["claims"] = [{"name": "mine"}]
+    await cluster.pod("app", containers=[container],
+                      resourceClaims=[{"name": "mine", "resourceClaimName": "mine"}])
+    await cluster.start_scheduler()
+
+    # node-1 has one device for two: only node-2 fits both claims
+    assert await eventually(lambda: cluster.node_of("app")) == "node-2"
+    claims = {c["metadata"]["name"]: c for c in await _claims(cluster)}
+    assert len(claims) == 2
+    devices = [r["device"] for c in claims.values()
+               for r in c["status"]["allocation"]["devices"]["results"]]
+    assert sorted(devices) == ["gpu-0", "gpu-1"]
+
+
+async def test_a_failed_binding_deletes_the_extended_resource_claim(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await _mapped_class(cluster)
+    await cluster.client.create(RESOURCE_SLICES, body={
+        "metadata": {"name": "attached"},
+        "spec": {
+            "driver": DRIVER, "nodeName": "node-1",
+            "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "gpu-0", "bindingConditions": ["Attached"],
+                         "bindingFailureConditions": ["AttachFailed"]}],
+        },
+    })
+    await cluster.pod("app", containers=[_container("app", {GPU: "1"})])
+    await cluster.start_scheduler()
+
+    async def allocated() -> dict[str, Any] | None:
+        claims = await _claims(cluster)
+        return claims[0] if claims and claims[0].get("status", {}).get("allocation") else None
+
+    claim = await eventually(allocated)
+    claim["status"]["devices"] = [{
+        "driver": DRIVER, "pool": "node-1", "device": "gpu-0",
+        "conditions": [{"type": "AttachFailed", "status": "True", "reason": "NoPath",
+                        "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
+    }]
+    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+
+    await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+    # Unreserve deleted the claim PreBind made (the next attempt makes another)
+    uid = claim["metadata"]["uid"]
+    await eventually(lambda: _uid_gone(cluster, uid))
+    assert await cluster.node_of("app") is None
+
+
+async def _uid_gone(cluster: Cluster, uid: str) -> bool:
+    return all(c["metadata"]["uid"] != uid for c in await _claims(cluster))
