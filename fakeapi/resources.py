@@ -18,10 +18,18 @@ _CORE = "fakeapi.models.core:"
 _CLAIM = "fakeapi.models.resource_claim:"
 _SCHEDULING = "fakeapi.models.scheduling:"
 _TAINT_RULE = "fakeapi.models.device_taint_rule:DeviceTaintRule"
+_AUTHZ = "fakeapi.models.authorization:"
 
 
 def default_resources() -> ResourceTable:
     """Every kind fakeapi serves, core first (the order of discovery and OpenAPI)."""
+    from fakeapi.registry.kinds.access_review import (
+        LocalSubjectAccessReviewStrategy,
+        SelfSubjectAccessReviewStrategy,
+        SelfSubjectReviewStrategy,
+        SelfSubjectRulesReviewStrategy,
+        SubjectAccessReviewStrategy,
+    )
     from fakeapi.registry.kinds.configmap import ConfigMapStrategy
     from fakeapi.registry.kinds.deviceclass import DeviceClassStrategy
     from fakeapi.registry.kinds.devicetaintrule import DeviceTaintRuleStrategy
@@ -65,6 +73,26 @@ def default_resources() -> ResourceTable:
                      "fakeapi.models.events:Event", EventsEventStrategy(), short_names=("ev",),
                      openapi_prefix="io.k8s.api.events.v1",
                      stored_in="events", converter=EventsV1Conversion()),
+        # questions, not objects: a create is answered, nothing is stored (Strategy.create_only)
+        ResourceType("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews",
+                     False, _AUTHZ + "SelfSubjectReview", SelfSubjectReviewStrategy(),
+                     openapi_prefix="io.k8s.api.authentication.v1"),
+        ResourceType("authorization.k8s.io", "v1", "LocalSubjectAccessReview",
+                     "localsubjectaccessreviews", True, _AUTHZ + "LocalSubjectAccessReview",
+                     LocalSubjectAccessReviewStrategy(),
+                     openapi_prefix="io.k8s.api.authorization.v1"),
+        ResourceType("authorization.k8s.io", "v1", "SelfSubjectAccessReview",
+                     "selfsubjectaccessreviews", False, _AUTHZ + "SelfSubjectAccessReview",
+                     SelfSubjectAccessReviewStrategy(),
+                     openapi_prefix="io.k8s.api.authorization.v1"),
+        ResourceType("authorization.k8s.io", "v1", "SelfSubjectRulesReview",
+                     "selfsubjectrulesreviews", False, _AUTHZ + "SelfSubjectRulesReview",
+                     SelfSubjectRulesReviewStrategy(),
+                     openapi_prefix="io.k8s.api.authorization.v1"),
+        ResourceType("authorization.k8s.io", "v1", "SubjectAccessReview",
+                     "subjectaccessreviews", False, _AUTHZ + "SubjectAccessReview",
+                     SubjectAccessReviewStrategy(),
+                     openapi_prefix="io.k8s.api.authorization.v1"),
         ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True,
                      "fakeapi.models.coordination:Lease", LeaseStrategy(),
                      openapi_prefix="io.k8s.api.coordination.v1"),

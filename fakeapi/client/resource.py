@@ -22,6 +22,7 @@ __all__ = [
     "EVENTS",
     "EVENTS_K8S_IO",
     "LEASES",
+    "LOCAL_SUBJECT_ACCESS_REVIEWS",
     "NAMESPACES",
     "NODES",
     "PODS",
@@ -31,6 +32,10 @@ __all__ = [
     "RESOURCE_CLAIM_TEMPLATES",
     "RESOURCE_POOLS",
     "RESOURCE_SLICES",
+    "SELF_SUBJECT_ACCESS_REVIEWS",
+    "SELF_SUBJECT_REVIEWS",
+    "SELF_SUBJECT_RULES_REVIEWS",
+    "SUBJECT_ACCESS_REVIEWS",
     "WORKLOADS",
     "Resource",
 ]
@@ -82,6 +87,7 @@ _CORE = ""
 _COORDINATION = "coordination.k8s.io"
 _RESOURCE = "resource.k8s.io"
 _SCHEDULING = "scheduling.k8s.io"
+_AUTHORIZATION = "authorization.k8s.io"
 
 NAMESPACES = Resource(_CORE, "v1", "namespaces", "Namespace", namespaced=False)
 NODES = Resource(_CORE, "v1", "nodes", "Node", namespaced=False)
@@ -109,10 +115,29 @@ RESOURCE_POOLS = Resource(_RESOURCE, "v1beta2", "resourcepools", "ResourcePool",
 PRIORITY_CLASSES = Resource(_SCHEDULING, "v1", "priorityclasses", "PriorityClass", namespaced=False)
 WORKLOADS = Resource(_SCHEDULING, "v1alpha1", "workloads", "Workload", namespaced=True)
 POD_GROUPS = Resource(_SCHEDULING, "v1alpha1", "podgroups", "PodGroup", namespaced=True)
+#: access reviews: questions a create answers (``client.create(...)`` returns the answer);
+#: nothing is stored, so they cannot be read, listed or watched
+SELF_SUBJECT_ACCESS_REVIEWS = Resource(
+    _AUTHORIZATION, "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", namespaced=False
+)
+SELF_SUBJECT_RULES_REVIEWS = Resource(
+    _AUTHORIZATION, "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview", namespaced=False
+)
+SUBJECT_ACCESS_REVIEWS = Resource(
+    _AUTHORIZATION, "v1", "subjectaccessreviews", "SubjectAccessReview", namespaced=False
+)
+LOCAL_SUBJECT_ACCESS_REVIEWS = Resource(
+    _AUTHORIZATION, "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview",
+    namespaced=True,
+)
+SELF_SUBJECT_REVIEWS = Resource(
+    "authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview", namespaced=False
+)
 
-#: every kind above once, at the address this client prefers — :data:`EVENTS_K8S_IO` and
-#: :data:`DEVICE_TAINT_RULES_V1BETA2` name objects listed here again and are left out — for
-#: components that look at every kind (garbage collection, namespace deletion)
+#: every kind of stored objects above once, at the address this client prefers —
+#: :data:`EVENTS_K8S_IO` and :data:`DEVICE_TAINT_RULES_V1BETA2` name objects listed here again
+#: and are left out, and so are the reviews, which store nothing — for components that look at
+#: every kind (garbage collection, namespace deletion)
 ALL_RESOURCES: tuple[Resource, ...] = (
     NAMESPACES,
     NODES,

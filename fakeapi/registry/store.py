@@ -179,7 +179,30 @@ class GenericStore:
     ) -> WriteResult:
         obj, warnings = decode_object(rt, body, options)
         obj = deep_copy(obj) if obj is body else obj
+        if rt.strategy.create_only:
+            return self._answer(rt, namespace, obj, options, warnings)
         return self.create_object(rt, namespace, obj, options, warnings, decoded=True)
+
+    def _answer(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        obj: Obj,
+        options: WriteOptions,
+        warnings: builtins.list[str],
+    ) -> WriteResult:
+        """A create of a question kind (an access review): validated, answered, not stored."""
+        ctx = self.context(options=options)
+        obj["apiVersion"] = rt.api_version
+        obj["kind"] = rt.kind
+        meta = obj.setdefault("metadata", {})
+        md.set_namespace(rt, meta, self._namespace_of(rt, namespace))
+        meta.pop("managedFields", None)
+        errs = md.merge_errors(rt.strategy.validate(obj, ctx), check_decoded(rt, obj))
+        if errs:
+            raise self._invalid(rt, meta.get("name") or "", errs)
+        answer = rt.strategy.answer(obj, ctx)
+        return WriteResult(answer, encode(answer), warnings, created=True)
 
     def create_object(
         self,

@@ -127,6 +127,9 @@ class Strategy:
     allow_unconditional_update: ClassVar[bool] = True
     #: How names are validated: ``subdomain`` (RFC 1123 subdomain) or ``label`` (RFC 1123 label).
     name_rule: ClassVar[str] = "subdomain"
+    #: A question, not an object (access reviews): a create validates the body and answers it
+    #: (:meth:`answer`); nothing is stored, and no other verb is served.
+    create_only: ClassVar[bool] = False
 
     # --- defaults -----------------------------------------------------------------------------
     def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
@@ -147,6 +150,10 @@ class Strategy:
     def warnings_on_create(self, obj: Obj, ctx: WriteContext) -> list[str]:
         """Warning headers for a new object."""
         return []
+
+    def answer(self, obj: Obj, ctx: WriteContext) -> Obj:
+        """What a create of a ``create_only`` kind answers, for a valid ``obj`` (the caller's)."""
+        raise NotImplementedError
 
     # --- update of the main resource ----------------------------------------------------------
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:

@@ -36,6 +36,11 @@ AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGro
 
 #: Every served resource supports the full verb set (sorted, as upstream lists them).
 RESOURCE_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+
+
+def _verbs(rt: ResourceType) -> list[str]:
+    """The verbs of a resource: all of them, or ``create`` for a question kind (a review)."""
+    return ["create"] if rt.strategy.create_only else list(RESOURCE_VERBS)
 _STATUS_VERBS = ("get", "patch", "update")
 _BINDING_VERBS = ("create",)
 _READ_VERBS = ("get",)
@@ -113,7 +118,7 @@ def _aggregated_resource(rt: ResourceType) -> Doc:
         "responseKind": _gvk(rt.group, rt.version, rt.kind),
         "scope": "Namespaced" if rt.namespaced else "Cluster",
         "singularResource": rt.singular_name,
-        "verbs": list(RESOURCE_VERBS),
+        "verbs": _verbs(rt),
     }
     if rt.short_names:
         entry["shortNames"] = list(rt.short_names)
@@ -207,7 +212,7 @@ def _legacy_resources(rt: ResourceType) -> list[Doc]:
         "singularName": rt.singular_name,
         "namespaced": rt.namespaced,
         "kind": rt.kind,
-        "verbs": list(RESOURCE_VERBS),
+        "verbs": _verbs(rt),
     }
     if rt.short_names:
         main["shortNames"] = list(rt.short_names)

@@ -74,6 +74,11 @@ class ResourceHandlers:
         if target is None:
             raise url_not_found()
         method = request.method
+        if target.resource.strategy.create_only:  # a review: POST to the collection only
+            if target.name is not None or target.watch_path:
+                raise url_not_found()
+            if method != "POST":
+                raise method_not_allowed(method)
         if target.name is None:
             if method == "GET":
                 if target.watch_path or q.flag(request.query, "watch"):

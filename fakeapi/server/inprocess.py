@@ -82,18 +82,26 @@ class InProcessTransport:
         self.clock = clock or registry.clock
 
     # --- routing -----------------------------------------------------------------------------
-    def _resource(self, resource: Resource) -> ResourceType:
+    def _resource(self, resource: Resource, method: str) -> ResourceType:
+        """The resource of a collection URL, refused like the router refuses a bad one."""
         rt = self.registry.resources.lookup(resource.group, resource.version, resource.plural)
         if rt is None:
             raise url_not_found()
+        if rt.strategy.create_only and method != "POST":  # a review: answers a create only
+            raise method_not_allowed(method)
         return rt
 
     def _object_target(
         self, resource: Resource, namespace: str | None, name: str, subresource: str = ""
     ) -> ResourceType:
         """The resource of an object URL, refused like the router refuses a bad one."""
-        rt = self._resource(resource)
-        if not name or (subresource and subresource not in rt.subresources):
+        rt = self.registry.resources.lookup(resource.group, resource.version, resource.plural)
+        if (
+            rt is None
+            or rt.strategy.create_only
+            or not name
+            or (subresource and subresource not in rt.subresources)
+        ):
             raise url_not_found()
         if rt.namespaced and not namespace:
             raise url_not_found()
@@ -107,7 +115,7 @@ class InProcessTransport:
     async def list(
         self, resource: Resource, *, namespace: str | None, params: ListParams
     ) -> ObjectList:
-        rt = self._resource(resource)
+        rt = self._resource(resource, "GET")
         result = self.registry.list(rt, namespace, query.list_options(params.query()))
         return ObjectList(
             items=[_decode(stored.raw) for stored in result.items],
@@ -124,7 +132,7 @@ class InProcessTransport:
     async def _watch(
         self, resource: Resource, namespace: str | None, params: WatchParams
     ) -> AsyncIterator[WatchEvent]:
-        rt = self._resource(resource)
+        rt = self._resource(resource, "GET")
         wire = params.query()
         options = query.watch_options(wire)
         timeout = query.timeout_seconds(wire)
@@ -176,7 +184,7 @@ class InProcessTransport:
         self, resource: Resource, *, namespace: str | None, body: Obj, params: WriteParams
     ) -> Reply:
         await _yield_to_loop()
-        rt = self._resource(resource)
+        rt = self._resource(resource, "POST")
         if rt.namespaced and not namespace:
             raise method_not_allowed("POST")
         options = query.write_options(params.query(), verb="create")
@@ -249,7 +257,7 @@ class InProcessTransport:
         params: DeleteParams,
     ) -> ObjectList:
         await _yield_to_loop()
-        rt = self._resource(resource)
+        rt = self._resource(resource, "DELETE")
         results: Iterable[DeleteResult] = self.registry.delete_collection(
             rt,
             namespace,

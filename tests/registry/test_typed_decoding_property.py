@@ -50,6 +50,8 @@ from fakeapi.server.patching import apply_patch_request
 from fakeapi.server.routing import Target
 
 KINDS = list(default_resources())
+STORED = [rt for rt in KINDS if not rt.strategy.create_only]
+REVIEWS = [rt for rt in KINDS if rt.strategy.create_only]
 NS = "default"
 EXAMPLES = int(os.environ.get("FAKEAPI_PROPERTY_EXAMPLES", "30"))
 #: a seed for a random (not derandomized) run; unset, every run tries the same examples
@@ -78,6 +80,11 @@ CLIENT_MODELS: dict[tuple[str, str], str | None] = {
     ("scheduling.k8s.io/v1", "PriorityClass"): "V1PriorityClass",
     ("scheduling.k8s.io/v1alpha1", "Workload"): None,  # the client ships v1alpha3 and v1beta1
     ("scheduling.k8s.io/v1alpha1", "PodGroup"): None,
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): "V1SelfSubjectReview",
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): "V1SelfSubjectAccessReview",
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): "V1SelfSubjectRulesReview",
+    ("authorization.k8s.io/v1", "SubjectAccessReview"): "V1SubjectAccessReview",
+    ("authorization.k8s.io/v1", "LocalSubjectAccessReview"): "V1LocalSubjectAccessReview",
 }
 
 Path = tuple[str | int, ...]
@@ -305,7 +312,7 @@ def check_one_write(cluster: Cluster, operation: str, path: Path, value: Any) ->
         read_back(rt, cluster.registry.get(rt, cluster.ns, cluster.name).raw)
 
 
-@pytest.mark.parametrize("rt", KINDS, ids=lambda rt: f"{rt.qualified_plural}-{rt.version}")
+@pytest.mark.parametrize("rt", STORED, ids=lambda rt: f"{rt.qualified_plural}-{rt.version}")
 def test_every_json_type_in_every_field_is_stored_typed_or_rejected_cleanly(
     rt: ResourceType,
 ) -> None:
@@ -332,6 +339,33 @@ def test_every_json_type_in_every_field_is_stored_typed_or_rejected_cleanly(
 
     if SEED is not None:
         check = seed(int(SEED))(check)
+    check()
+
+
+@pytest.mark.parametrize("rt", REVIEWS, ids=lambda rt: rt.qualified_plural)
+def test_every_json_type_in_every_field_of_a_review_is_answered_typed_or_rejected_cleanly(
+    rt: ResourceType,
+) -> None:
+    registry = new_registry(clock=FakeClock())
+    ns = NS if rt.namespaced else None
+    untouched = registry.resource_version
+
+    @settings(max_examples=EXAMPLES, derandomize=SEED is None, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(path=st.sampled_from(field_paths(rt)), value=st.one_of(st.just(TYPED), JSON_VALUES))
+    def check(path: Path, value: Any) -> None:
+        if value == TYPED:
+            value = typed_value(node_at(rt.schema, path))
+        body = put(sample(rt.api_version, rt.kind), path, value)
+        try:
+            answer = registry.create(rt, ns, body, WriteOptions(field_validation="Strict"))
+        except StatusError as exc:
+            assert exc.status()["kind"] == "Status"
+            assert exc.code in CLIENT_ERRORS, f"{path}={value!r}: {exc!r}"
+        else:
+            read_back(rt, answer.raw)
+        assert registry.resource_version == untouched, "a review stored something"
+
     check()
 
 

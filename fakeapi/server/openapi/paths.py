@@ -153,7 +153,6 @@ def resource_paths(rt: ResourceType, builder: DocumentBuilder) -> Doc:
     scoped = "Namespaced" if rt.namespaced else ""
     gvk = group_version_kind(rt.group, rt.version, rt.kind)
     kind = builder.name_of(rt.model)
-    kind_list = builder.list_names[rt.kind]
     deleted = kind if rt.delete_returns_object else STATUS
 
     def op(
@@ -186,6 +185,22 @@ def resource_paths(rt: ResourceType, builder: DocumentBuilder) -> Doc:
     item = f"{collection}/{{name}}"
     target = f"{scoped}{rt.kind}"
     patch_body = _body(PATCH, _PATCH_MEDIA)
+    if rt.strategy.create_only:  # a review: one POST, answered with the same kind
+        return {
+            collection: {
+                "post": op(
+                    "post",
+                    "create",
+                    target,
+                    f"create a {rt.kind}",
+                    _WRITE,
+                    _responses(kind, ("200", "201", "202")),
+                    _body(kind),
+                ),
+                "parameters": [*scope_params, _P["pretty"]],
+            }
+        }
+    kind_list = builder.list_names[rt.kind]
     paths: Doc = {
         collection: {
             "get": op(

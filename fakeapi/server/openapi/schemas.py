@@ -94,7 +94,8 @@ class DocumentBuilder:
                 self._names[rt.model] = self._allocate(rt.model, prefix, type_name=rt.kind)
         for rt in served:
             self._build(rt.model)
-            self.list_names[rt.kind] = self._add_list_schema(rt)
+            if not rt.strategy.create_only:  # a review has no list
+                self.list_names[rt.kind] = self._add_list_schema(rt)
             if "binding" in rt.subresources and Binding not in self._names:
                 self._kinds[Binding] = [group_version_kind("", "v1", "Binding")]
                 self._names[Binding] = self._allocate(Binding, CORE)
