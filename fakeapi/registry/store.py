@@ -183,6 +183,15 @@ class GenericStore:
             return self._answer(rt, namespace, obj, options, warnings)
         return self.create_object(rt, namespace, obj, options, warnings, decoded=True)
 
+    def _typed_in(
+        self, rt: ResourceType, namespace: str | None, obj: Obj
+    ) -> tuple[dict[str, Any], str | None]:
+        """Set a new body's apiVersion and kind and put it in its namespace; (metadata, ns)."""
+        obj["apiVersion"] = rt.api_version
+        obj["kind"] = rt.kind
+        meta: dict[str, Any] = obj.setdefault("metadata", {})
+        return meta, md.set_namespace(rt, meta, self._namespace_of(rt, namespace))
+
     def _answer(
         self,
         rt: ResourceType,
@@ -193,10 +202,7 @@ class GenericStore:
     ) -> WriteResult:
         """A create of a question kind (an access review): validated, answered, not stored."""
         ctx = self.context(options=options)
-        obj["apiVersion"] = rt.api_version
-        obj["kind"] = rt.kind
-        meta = obj.setdefault("metadata", {})
-        md.set_namespace(rt, meta, self._namespace_of(rt, namespace))
+        meta, _ = self._typed_in(rt, namespace, obj)
         meta.pop("managedFields", None)
         errs = md.merge_errors(rt.strategy.validate(obj, ctx), check_decoded(rt, obj))
         if errs:
@@ -221,10 +227,7 @@ class GenericStore:
         walk (server-side apply hands over a merge that nothing decoded yet).
         """
         ctx = self.context(options=options)
-        obj["apiVersion"] = rt.api_version
-        obj["kind"] = rt.kind
-        meta = obj.setdefault("metadata", {})
-        ns = md.set_namespace(rt, meta, self._namespace_of(rt, namespace))
+        meta, ns = self._typed_in(rt, namespace, obj)
         md.stamp_new_object(rt.strategy, meta, now=ctx.now)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:

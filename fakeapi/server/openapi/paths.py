@@ -185,21 +185,17 @@ def resource_paths(rt: ResourceType, builder: DocumentBuilder) -> Doc:
     item = f"{collection}/{{name}}"
     target = f"{scoped}{rt.kind}"
     patch_body = _body(PATCH, _PATCH_MEDIA)
+    create = op(
+        "post",
+        "create",
+        target,
+        f"create a {rt.kind}",
+        _WRITE,
+        _responses(kind, ("200", "201", "202")),
+        _body(kind),
+    )
     if rt.strategy.create_only:  # a review: one POST, answered with the same kind
-        return {
-            collection: {
-                "post": op(
-                    "post",
-                    "create",
-                    target,
-                    f"create a {rt.kind}",
-                    _WRITE,
-                    _responses(kind, ("200", "201", "202")),
-                    _body(kind),
-                ),
-                "parameters": [*scope_params, _P["pretty"]],
-            }
-        }
+        return {collection: {"post": create, "parameters": [*scope_params, _P["pretty"]]}}
     kind_list = builder.list_names[rt.kind]
     paths: Doc = {
         collection: {
@@ -211,15 +207,7 @@ def resource_paths(rt: ResourceType, builder: DocumentBuilder) -> Doc:
                 _LIST,
                 _responses(kind_list, ("200",), _LIST_MEDIA),
             ),
-            "post": op(
-                "post",
-                "create",
-                target,
-                f"create a {rt.kind}",
-                _WRITE,
-                _responses(kind, ("200", "201", "202")),
-                _body(kind),
-            ),
+            "post": create,
             "delete": op(
                 "deletecollection",
                 "deleteCollection",
