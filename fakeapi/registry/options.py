@@ -78,3 +78,5 @@ class ReadOptions:
     container: str = ""
     #: the log of the container's previous, terminated instance
     previous: bool = False
+    #: keep the read open while the subresource may still grow (``kubectl logs -f``)
+    follow: bool = False

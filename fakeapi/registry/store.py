@@ -38,6 +38,7 @@ from fakeapi.registry.options import (
 from fakeapi.registry.resource_table import ResourceTable, ResourceType
 from fakeapi.registry.strategy import Obj, WriteContext
 from fakeapi.registry.watching import open_watch
+from fakeapi.selectors import parse_field_selector
 from fakeapi.storage.events import Stored, encode
 from fakeapi.storage.interface import ConflictError, KeyExistsError, KeyNotFoundError, Storage
 from fakeapi.storage.memory import MemoryStorage
@@ -528,6 +529,33 @@ class GenericStore:
         """GET of a subresource answered from the object (``pods/log``): content type, body."""
         read = rt.strategy.subresource_reads[subresource]
         return read(self.get(rt, namespace, name).obj, options)
+
+    def follow_subresource(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        subresource: str,
+        options: ReadOptions,
+    ) -> Watcher | None:
+        """For a read with ``follow``: a watch of the object while the read stays open (close
+        it when :meth:`still_following` says no, or the object goes); None when it is done."""
+        still_open = rt.strategy.subresource_follows.get(subresource)
+        if not options.follow or still_open is None:
+            return None
+        stored = self.get(rt, namespace, name)
+        if not still_open(stored.obj, options):
+            return None
+        return self.watch(rt, namespace, WatchOptions(
+            resource_version=str(stored.rv),
+            field_selector=parse_field_selector(f"metadata.name={name}"),
+        ))
+
+    def still_following(
+        self, rt: ResourceType, subresource: str, obj: Obj, options: ReadOptions
+    ) -> bool:
+        """Whether a followed read stays open for this version of the object."""
+        return rt.strategy.subresource_follows[subresource](obj, options)
 
     # --- delete ------------------------------------------------------------------------------
     def delete(

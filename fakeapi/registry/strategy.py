@@ -27,13 +27,16 @@ from fakeapi.registry.options import ReadOptions
 from fakeapi.validation.field import FieldError
 
 __all__ = [
-    "Strategy", "Column", "WriteContext", "Obj", "SubresourceRead", "NAME_COLUMN", "AGE_COLUMN",
+    "Strategy", "Column", "WriteContext", "Obj", "SubresourceRead", "SubresourceFollow",
+    "NAME_COLUMN", "AGE_COLUMN",
     "age_cell",
 ]
 
 Obj = dict[str, Any]
 #: how a custom subresource read with GET answers: ``read(obj, options) -> (content type, body)``
 SubresourceRead = Callable[[Obj, ReadOptions], tuple[str, bytes]]
+#: whether a read with ``follow`` stays open for this version of the object
+SubresourceFollow = Callable[[Obj, ReadOptions], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +199,10 @@ class Strategy:
     #: custom subresources read with GET, answered from the object (``pods/log``): name ->
     #: ``read(obj, options) -> (content type, body)``; raise to refuse
     subresource_reads: ClassVar[Mapping[str, SubresourceRead]] = {}
+    #: of those, the ones a read with ``follow`` keeps open while the object says the
+    #: subresource may still grow (``pods/log``: while the container runs): name ->
+    #: ``still_open(obj, options) -> bool``
+    subresource_follows: ClassVar[Mapping[str, SubresourceFollow]] = {}
 
     # --- reads ---------------------------------------------------------------------------------
     def selectable_fields(self, obj: Obj) -> dict[str, str]:

@@ -100,7 +100,7 @@ class ResourceHandlers:
         if target.subresource in target.resource.strategy.subresource_reads:
             if method != "GET":
                 raise method_not_allowed(method)
-            return self.read_subresource(request, target)
+            return await self.read_subresource(request, target)
         if target.subresource and target.subresource != "status":
             if method in ("POST", "PUT"):
                 return await self.post_subresource(request, target)
@@ -130,16 +130,35 @@ class ResourceHandlers:
             return json_response(body)
         return json_bytes_response(stored.raw)
 
-    def read_subresource(self, request: web.Request, target: Target) -> web.Response:
+    async def read_subresource(self, request: web.Request, target: Target) -> web.StreamResponse:
         assert target.name is not None
+        rt, subresource = target.resource, target.subresource
+        options = q.read_options(request.query)
         content_type, body = self.registry.read_subresource(
-            target.resource,
-            target.namespace,
-            target.name,
-            target.subresource,
-            q.read_options(request.query),
+            rt, target.namespace, target.name, subresource, options
         )
-        return web.Response(body=body, content_type=content_type)
+        watcher = self.registry.follow_subresource(
+            rt, target.namespace, target.name, subresource, options
+        )
+        if watcher is None:
+            return web.Response(body=body, content_type=content_type)
+        # followed (``kubectl logs -f``): open until the subresource is complete or the object
+        # goes; what it would add meanwhile is nothing (simulated containers print nothing)
+        response = web.StreamResponse(headers={"Content-Type": content_type})
+        await response.prepare(request)
+        await response.write(body)
+        try:
+            following = True
+            while following and await watcher.wait() and not watcher.closed:
+                for etype, obj, _ in watcher.drain():
+                    if etype == "DELETED" or not self.registry.still_following(
+                        rt, subresource, obj, options
+                    ):
+                        following = False
+        finally:
+            watcher.close()
+        await response.write_eof()
+        return response
 
     def list(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource

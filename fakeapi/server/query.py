@@ -57,10 +57,14 @@ def flag(query: Mapping[str, str], name: str) -> bool:
 
 def read_options(query: Mapping[str, str]) -> ReadOptions:
     """``PodLogOptions`` from the query (its other flags checked, their effect nil: simulated
-    logs are empty and complete, so ``follow`` returns at once)."""
-    for name in ("follow", "timestamps", "insecureSkipTLSVerifyBackend"):
+    containers print nothing, so there are no timestamps to add)."""
+    for name in ("timestamps", "insecureSkipTLSVerifyBackend"):
         flag(query, name)
-    return ReadOptions(container=query.get("container", ""), previous=flag(query, "previous"))
+    return ReadOptions(
+        container=query.get("container", ""),
+        previous=flag(query, "previous"),
+        follow=flag(query, "follow"),
+    )
 
 
 def list_options(query: Mapping[str, str]) -> ListOptions:

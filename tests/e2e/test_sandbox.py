@@ -54,6 +54,13 @@ class Sandbox:
             assert result.returncode == 0, f"kubectl {' '.join(args)}: {result.stderr}"
         return result
 
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        """kubectl in the background (``logs -f``), stdout and stderr piped."""
+        assert KUBECTL is not None
+        env = {**os.environ, "KUBECONFIG": str(self.kubeconfig)}
+        return subprocess.Popen([KUBECTL, "--cache-dir", str(self.workdir / "cache"), *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
     def stop(self) -> int:
         self.process.send_signal(signal.SIGINT)
         return self.process.wait(30)
@@ -247,3 +254,21 @@ def test_kubectl_logs_reads_a_running_pod_and_says_why_a_stuck_one_has_none(
     assert stuck.returncode == 1
     assert stuck.stderr.strip() == ('Error from server (BadRequest): container "stuck" in pod '
                                     '"stuck" is waiting to start: ContainerCreating')
+
+
+def test_kubectl_logs_follow_stays_open_while_the_container_runs(sandbox: Sandbox) -> None:
+    sandbox.kubectl("create", "namespace", "follow")
+    sandbox.kubectl("run", "runner", "-n", "follow", "--image=pause:3.10", "--restart=Never")
+    sandbox.kubectl("wait", "-n", "follow", "--for=jsonpath={.status.phase}=Running",
+                    "--timeout=60s", "pod/runner")
+    follower = sandbox.popen("logs", "-f", "-n", "follow", "runner")
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            follower.wait(2)  # the container runs: the log may still grow
+        sandbox.kubectl("delete", "pod", "-n", "follow", "runner", "--wait=false")
+        # the kubelet stops the container: the stream ends, as kubectl logs -f does
+        assert follower.wait(30) == 0
+        assert follower.stdout is not None and follower.stdout.read() == ""
+    finally:
+        if follower.poll() is None:
+            follower.kill()

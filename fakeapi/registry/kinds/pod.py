@@ -23,14 +23,21 @@ from fakeapi.quantity import QuantityError
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, quantity, text
 from fakeapi.registry.kinds.pod_binding import write_binding
 from fakeapi.registry.kinds.pod_eviction import evict_pod
-from fakeapi.registry.kinds.pod_log import read_log
+from fakeapi.registry.kinds.pod_log import log_follows, read_log
 from fakeapi.registry.kinds.pod_printing import POD_COLUMNS
 from fakeapi.registry.kinds.pod_validation import (
     validate_pod_spec,
     validate_pod_status_update,
     validate_pod_update,
 )
-from fakeapi.registry.strategy import Column, Obj, Strategy, SubresourceRead, WriteContext
+from fakeapi.registry.strategy import (
+    Column,
+    Obj,
+    Strategy,
+    SubresourceFollow,
+    SubresourceRead,
+    WriteContext,
+)
 from fakeapi.validation.field import FieldError, Path
 from fakeapi.validation.remembered import ValidByContent
 
@@ -253,6 +260,7 @@ class PodStrategy(Strategy):
         "eviction": evict_pod,
     }
     subresource_reads: ClassVar[Mapping[str, SubresourceRead]] = {"log": read_log}
+    subresource_follows: ClassVar[Mapping[str, SubresourceFollow]] = {"log": log_follows}
 
     def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
         default_pod(obj)

@@ -11,6 +11,9 @@ answers as both would, from the pod alone:
   pod "p" is waiting to start: ContainerCreating``), and so does ``previous`` for a container that
   never restarted (400 ``previous terminated container "c" in pod "p" not found``);
 - otherwise the log itself, which is empty: simulated containers print nothing.
+
+With ``follow`` (``kubectl logs -f``) the read stays open while the container runs, as the
+kubelet's stream does, and ends when it stops or the pod goes (:func:`log_follows`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
 from fakeapi.registry.options import ReadOptions
 from fakeapi.registry.strategy import Obj
 
-__all__ = ["read_log"]
+__all__ = ["log_follows", "read_log"]
 
 #: the pod's container lists: where a name is looked up, its statuses, how the choice names it
 _CONTAINER_LISTS = {
@@ -51,6 +54,21 @@ def read_log(pod: Obj, options: ReadOptions) -> tuple[str, bytes]:
     if text(spec.get("nodeName")):  # on no node, no kubelet to ask: an empty log, as upstream
         _check_kubelet_has_log(pod, where, container, previous=options.previous)
     return "text/plain", b""
+
+
+def log_follows(pod: Obj, options: ReadOptions) -> bool:
+    """Whether a followed log read of this version of the pod stays open: the container (named,
+    or the only one) runs on a node. A previous instance's log is complete."""
+    if options.previous or not text(dig(pod, "spec", "nodeName")):
+        return False
+    container = options.container or next(
+        (text(as_dict(c).get("name")) for c in as_list(dig(pod, "spec", "containers"))), ""
+    )
+    return any(
+        as_dict(s).get("name") == container and dig(s, "state", "running") is not None
+        for key in _CONTAINER_LISTS.values()
+        for s in as_list(dig(pod, "status", key[0]))
+    )
 
 
 def _check_kubelet_has_log(pod: Obj, where: str, container: str, *, previous: bool) -> None:
