@@ -187,6 +187,7 @@ class Kubelet:
         self._slice_dispatch.subscribe(self.node_name, self._slices_changed)
         self._node_dispatch.subscribe(self.node_name, self._node_changed)
         await self.node.register()
+        self._record_start()
         await self.node.renew_lease()
         await self.client.delete_collection(
             RESOURCE_SLICES, field_selector=f"spec.nodeName={self.node_name}"
@@ -214,6 +215,24 @@ class Kubelet:
             self._node_changed(node)
         for key in self._pods.index_keys(NODE_NAME_INDEX, self.node_name):
             self.pod_sync.queue.add(key)
+
+    def _record_start(self) -> None:
+        """The events a starting kubelet records about its node, in upstream's words: it starts,
+        its node's conditions are set, its allocatable is enforced. They name the node with its
+        name as uid, as upstream's kubelet does (and ``kubectl describe node`` looks them up)."""
+        node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": self.node_name, "uid": self.node_name}}
+        status = f"Node {self.node_name} status is now: "
+        for reason, note in (
+            ("Starting", "Starting kubelet."),
+            ("NodeHasSufficientMemory", status + "NodeHasSufficientMemory"),
+            ("NodeHasNoDiskPressure", status + "NodeHasNoDiskPressure"),
+            ("NodeHasSufficientPID", status + "NodeHasSufficientPID"),
+            ("NodeAllocatableEnforced", "Updated Node Allocatable limit across pods"),
+            ("NodeReady", status + "NodeReady"),
+        ):
+            self.events.event(regarding=node, type="Normal", reason=reason, action=reason,
+                              note=note)
 
     async def stop(self) -> None:
         """Stop everything (the node's slices stay, as when a real node goes down)."""

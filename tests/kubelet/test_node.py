@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fakeapi.client import LEASES, NODES
+from fakeapi.client import EVENTS, LEASES, NODES
 from fakeapi.timefmt import parse_time
 
 from .conftest import Cluster
@@ -24,6 +24,23 @@ async def test_node_is_registered_ready_with_capacity_labels_and_version(
     assert conditions["MemoryPressure"] == ("False", "KubeletHasSufficientMemory")
     assert status["nodeInfo"]["kubeletVersion"].startswith("v1.37.")
     assert {a["type"] for a in status["addresses"]} == {"InternalIP", "Hostname"}
+
+
+async def test_a_starting_kubelet_records_upstreams_node_events(cluster: Cluster) -> None:
+    kubelet = await cluster.kubelet("node-1")
+    await kubelet.events.flush()
+    # as kubectl describe node looks them up: core events about the Node whose uid is its name
+    listed = await cluster.client.list(EVENTS, namespace="default", field_selector=(
+        "involvedObject.kind=Node,involvedObject.name=node-1,involvedObject.uid=node-1"))
+    assert [(e["reason"], e["message"], e["reportingComponent"]) for e in listed.items] == [
+        ("Starting", "Starting kubelet.", "kubelet"),
+        ("NodeHasSufficientMemory", "Node node-1 status is now: NodeHasSufficientMemory",
+         "kubelet"),
+        ("NodeHasNoDiskPressure", "Node node-1 status is now: NodeHasNoDiskPressure", "kubelet"),
+        ("NodeHasSufficientPID", "Node node-1 status is now: NodeHasSufficientPID", "kubelet"),
+        ("NodeAllocatableEnforced", "Updated Node Allocatable limit across pods", "kubelet"),
+        ("NodeReady", "Node node-1 status is now: NodeReady", "kubelet"),
+    ]
 
 
 async def test_lease_is_renewed_every_ten_seconds(cluster: Cluster) -> None:
