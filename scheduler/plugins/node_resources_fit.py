@@ -58,7 +58,9 @@ class NodeResourcesFit:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         classes = (
-            [ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD))]
+            [ClusterEventWithHint(
+                ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE)
+            )]
             if self.resolver is not None
             else []
         )

@@ -334,3 +334,17 @@ async def test_a_failed_binding_deletes_the_extended_resource_claim(
 
 async def _uid_gone(cluster: Cluster, uid: str) -> bool:
     return all(c["metadata"]["uid"] != uid for c in await _claims(cluster))
+
+
+async def test_a_device_class_mapping_the_resource_wakes_the_waiting_pod(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.slice("node-1", 1)
+    await cluster.pod("app", containers=[_container("app", {GPU: "1"})])
+    await cluster.start_scheduler()
+    await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+
+    await _mapped_class(cluster)
+    cluster.clock.advance(1.0)  # past the backoff
+    assert await eventually(lambda: cluster.node_of("app")) == "node-1"

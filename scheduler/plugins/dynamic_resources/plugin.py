@@ -365,8 +365,9 @@ class DynamicResources:
         one in memory (upstream's ``preFilterExtendedResources``)."""
         meta = object_meta(pod)
         uid = meta.get("uid", "")
-        for claim in self.claims_informer.by_index(OWNER_INDEX, uid):
-            return _Extended(pod, resources, claim, stale=True, uid="")
+        earlier = self.claims_informer.by_index(OWNER_INDEX, uid)
+        if earlier:
+            return _Extended(pod, resources, earlier[0], stale=True, uid="")
         claim = {
             "metadata": {
                 "name": IN_MEMORY_NAME,
