@@ -1,7 +1,8 @@
 """A ready registry: every served kind, and the namespaces a fresh cluster always has.
 
-kube-apiserver creates ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease`` and
-the priority classes ``system-cluster-critical`` and ``system-node-critical`` at start-up;
+kube-apiserver creates ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease``, the
+priority classes ``system-cluster-critical`` and ``system-node-critical`` and the ``kubernetes``
+Service in ``default`` at start-up;
 clients (kubectl's default namespace, node leases, critical pods) rely on them existing.
 """
 
@@ -16,9 +17,18 @@ from fakeapi.registry.store import GenericStore
 from fakeapi.resources import default_resources
 from fakeapi.storage.interface import Storage
 
-__all__ = ["SYSTEM_NAMESPACES", "new_registry"]
+__all__ = ["KUBERNETES_SERVICE", "SYSTEM_NAMESPACES", "new_registry"]
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+#: the Service kube-apiserver keeps in ``default`` for itself: the first IP of the service range,
+#: port 443 onto the API server's secure port (6443 on a real control plane; fakeapi routes
+#: nothing, so the number is only what clients read)
+KUBERNETES_SERVICE = {
+    "metadata": {"name": "kubernetes",
+                 "labels": {"component": "apiserver", "provider": "kubernetes"}},
+    "spec": {"clusterIP": "10.96.0.1", "sessionAffinity": "None", "type": "ClusterIP",
+             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
+}
 
 
 def new_registry(
@@ -45,4 +55,7 @@ def new_registry(
                 "description": "Used for system critical pods that must run in the cluster.",
             }
             registry.create(priority_classes, None, body, options)
+    services = registry.resources.lookup("", "v1", "services")
+    if services is not None:
+        registry.create(services, "default", KUBERNETES_SERVICE, options)
     return registry

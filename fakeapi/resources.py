@@ -48,6 +48,7 @@ def default_resources() -> ResourceTable:
     from fakeapi.registry.kinds.resourceclaimtemplate import ResourceClaimTemplateStrategy
     from fakeapi.registry.kinds.resourcepool import ResourcePoolStrategy
     from fakeapi.registry.kinds.resourceslice import ResourceSliceStrategy
+    from fakeapi.registry.kinds.service import ServiceStrategy
     from fakeapi.registry.kinds.workload import WorkloadStrategy
 
     core_v1, resource, scheduling_k8s = "io.k8s.api.core.v1", "resource.k8s.io", "scheduling.k8s.io"
@@ -69,6 +70,9 @@ def default_resources() -> ResourceTable:
                      short_names=("ev",), openapi_prefix=core_v1),
         ResourceType("", "v1", "ConfigMap", "configmaps", True, _CORE + "ConfigMap",
                      ConfigMapStrategy(), short_names=("cm",), openapi_prefix=core_v1),
+        ResourceType("", "v1", "Service", "services", True, "fakeapi.models.service:Service",
+                     ServiceStrategy(), subresources=("status",), short_names=("svc",),
+                     categories=("all",), openapi_prefix=core_v1),
         ResourceType("events.k8s.io", "v1", "Event", "events", True,
                      "fakeapi.models.events:Event", EventsEventStrategy(), short_names=("ev",),
                      openapi_prefix="io.k8s.api.events.v1",

@@ -35,6 +35,7 @@ __all__ = [
     "SELF_SUBJECT_ACCESS_REVIEWS",
     "SELF_SUBJECT_REVIEWS",
     "SELF_SUBJECT_RULES_REVIEWS",
+    "SERVICES",
     "SUBJECT_ACCESS_REVIEWS",
     "WORKLOADS",
     "Resource",
@@ -95,6 +96,7 @@ PODS = Resource(_CORE, "v1", "pods", "Pod", namespaced=True)
 #: core/v1 events: the ones ``kubectl describe`` and ``kubectl events`` read
 EVENTS = Resource(_CORE, "v1", "events", "Event", namespaced=True)
 CONFIGMAPS = Resource(_CORE, "v1", "configmaps", "ConfigMap", namespaced=True)
+SERVICES = Resource(_CORE, "v1", "services", "Service", namespaced=True)
 #: events.k8s.io/v1 events: the same objects as :data:`EVENTS`, in the shape event recorders write
 EVENTS_K8S_IO = Resource("events.k8s.io", "v1", "events", "Event", namespaced=True)
 LEASES = Resource(_COORDINATION, "v1", "leases", "Lease", namespaced=True)
@@ -144,6 +146,7 @@ ALL_RESOURCES: tuple[Resource, ...] = (
     PODS,
     EVENTS,
     CONFIGMAPS,
+    SERVICES,
     LEASES,
     DEVICE_CLASSES,
     RESOURCE_CLAIMS,

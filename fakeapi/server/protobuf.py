@@ -6,7 +6,8 @@ server must read these bodies. Nothing else sends protobuf to fakeapi, so instea
 dependency and generated classes there is a small hand-written wire-format reader and a decoder
 for exactly the messages involved: the ``k8s\\x00`` envelope around ``runtime.Unknown``,
 TypeMeta, ObjectMeta, Namespace and PriorityClass (and, in their own modules, the Eviction of
-``kubectl drain`` and the access reviews of ``kubectl auth``). Other kinds decode only TypeMeta and
+``kubectl drain``, the access reviews of ``kubectl auth`` and the Services of ``kubectl create
+service``). Other kinds decode only TypeMeta and
 ObjectMeta, and any further populated field is refused rather than silently dropped.
 
 Go's generated marshallers write every non-pointer field, empty or not, so empty strings and
@@ -300,6 +301,10 @@ def _decoder_for(api_version: str, kind: str) -> Callable[[list[Field], dict[str
         from fakeapi.server.protobuf_eviction import decode_eviction
 
         return decode_eviction
+    if group == "" and kind == "Service":
+        from fakeapi.server.protobuf_service import decode_service
+
+        return decode_service
     if group in ("authorization.k8s.io", "authentication.k8s.io"):
         from fakeapi.server.protobuf_authorization import review_decoder
 

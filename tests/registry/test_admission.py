@@ -9,7 +9,12 @@ import pytest
 from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.registry.admission import DefaultTolerationSeconds, PodGroupProtection, Priority
+from fakeapi.registry.admission import (
+    DefaultTolerationSeconds,
+    PodGroupProtection,
+    Priority,
+    ServiceAllocation,
+)
 from fakeapi.registry.options import WriteOptions
 from fakeapi.resources import default_resources
 
@@ -62,7 +67,7 @@ def _forbidden(registry: Any, body: dict[str, Any]) -> StatusError:
 
 def test_the_chain_runs_priority_before_default_toleration_seconds(registry: Any) -> None:
     kinds = [type(plugin) for plugin in registry.admission.plugins]
-    assert kinds == [Priority, DefaultTolerationSeconds, PodGroupProtection]
+    assert kinds == [Priority, DefaultTolerationSeconds, PodGroupProtection, ServiceAllocation]
 
 
 def test_a_pod_group_is_created_with_the_protection_finalizer_and_keeps_others(

@@ -67,6 +67,7 @@ CLIENT_MODELS: dict[tuple[str, str], str | None] = {
     ("v1", "Pod"): "V1Pod",
     ("v1", "Event"): "CoreV1Event",
     ("v1", "ConfigMap"): "V1ConfigMap",
+    ("v1", "Service"): "V1Service",
     ("events.k8s.io/v1", "Event"): "EventsV1Event",
     ("coordination.k8s.io/v1", "Lease"): "V1Lease",
     ("resource.k8s.io/v1", "DeviceClass"): "V1DeviceClass",

@@ -1,5 +1,5 @@
 """Mutating admission as kube-apiserver runs it: Priority, DefaultTolerationSeconds, then
-PodGroupProtection."""
+PodGroupProtection; ServiceAllocation stands in for the Service storage's allocators."""
 
 from fakeapi.registry.admission.chain import AdmissionChain, RegistryReader, default_admission
 from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
@@ -11,6 +11,7 @@ from fakeapi.registry.admission.interface import (
 )
 from fakeapi.registry.admission.podgroup_protection import PodGroupProtection
 from fakeapi.registry.admission.priority import Priority
+from fakeapi.registry.admission.service_allocation import ServiceAllocation
 
 __all__ = [
     "AdmissionChain",
@@ -22,5 +23,6 @@ __all__ = [
     "PodGroupProtection",
     "Priority",
     "RegistryReader",
+    "ServiceAllocation",
     "default_admission",
 ]

@@ -2,6 +2,8 @@
 
 Upstream's default plugin order puts ``Priority`` before ``DefaultTolerationSeconds``; the chain
 keeps that order, and ``PodGroupProtection`` (which only touches PodGroups) follows them.
+``ServiceAllocation`` stands in for the allocators of upstream's Service storage (virtual IPs,
+node ports), which need to see the other Services as these plugins do.
 :class:`RegistryReader` gives plugins read access to stored objects through the registry's own
 resource table, so a plugin reads the same objects a ``GET`` would.
 """
@@ -15,6 +17,7 @@ from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerat
 from fakeapi.registry.admission.interface import AdmissionPlugin, Attributes, Obj, Operation
 from fakeapi.registry.admission.podgroup_protection import PodGroupProtection
 from fakeapi.registry.admission.priority import Priority
+from fakeapi.registry.admission.service_allocation import ServiceAllocation
 
 if TYPE_CHECKING:
     from fakeapi.registry.resource_table import ResourceTable, ResourceType
@@ -78,6 +81,9 @@ class AdmissionChain:
 def default_admission(*, resources: ResourceTable, storage: Storage, **_: Any) -> AdmissionChain:
     """The plugins upstream enables by default that change what DRA users see, in its order."""
     reader = RegistryReader(resources=resources, storage=storage)
-    return AdmissionChain(
-        [Priority(reader=reader), DefaultTolerationSeconds(), PodGroupProtection()]
-    )
+    return AdmissionChain([
+        Priority(reader=reader),
+        DefaultTolerationSeconds(),
+        PodGroupProtection(),
+        ServiceAllocation(reader=reader),
+    ])
