@@ -5,8 +5,9 @@ Defaults (upstream ``SetDefaults_Service``): ``type: ClusterIP``, ``sessionAffin
 ``internalTrafficPolicy: Cluster`` (not for ExternalName), ``externalTrafficPolicy: Cluster`` for
 NodePort and LoadBalancer, ``allocateLoadBalancerNodePorts: true`` for LoadBalancer. Virtual IPs
 and node ports are allocated by the ``ServiceAllocation`` admission plugin, which sees the other
-services. A write that leaves out an allocated value (a PUT without ``clusterIP``) keeps it, as
-upstream's ``patchAllocatedValues`` does; the cluster IP never changes once set.
+services; it first gives a write that leaves out an allocated value (a PUT without
+``clusterIP``) the stored one (:func:`keep_allocated`, upstream's ``patchAllocatedValues``). The
+cluster IP never changes once set.
 
 The validation covers what clients commonly get wrong, in upstream's words: the type, ports
 (required but for headless and ExternalName services, named when several, unique, in range, a
@@ -154,9 +155,6 @@ class ServiceStrategy(Strategy):
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj["status"] = {"loadBalancer": {}}
-
-    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        keep_allocated(new, old)
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
         spec = as_dict(obj.get("spec"))
