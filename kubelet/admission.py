@@ -1,6 +1,13 @@
-"""Pod admission for DRA: may this pod, bound to this node, use its resource claims?
+"""Pod admission: may this pod, bound to this node, run here and use its resource claims?
 
-The kubelet runs a pod only when every claim it references resolves to an existing claim that is
+First the node must have room for it (upstream's resource admission, :func:`resource_fit_error`):
+the pods, cpu, memory and extended resources the pods already admitted here request plus the
+pod's own must fit the node's allocatable, else the pod is rejected for good (``Failed``, reason
+``OutOfcpu``...). Extended resources the node does not advertise at all are left out (served by
+DRA through the scheduler's claim, or by nothing), as upstream's kubelet leaves them out.
+
+Then the kubelet runs a pod only when every claim it references resolves to an existing claim that
+is
 
 1. **allocated** (``status.allocation`` set),
 2. **allocated for this node** — ``allocation.nodeSelector`` absent or matching the node, and
@@ -19,6 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi.resource_requests import Resource, pod_requests
+
 __all__ = [
     "ClaimRef",
     "NotAdmittedError",
@@ -27,6 +36,7 @@ __all__ = [
     "extended_claim_name",
     "pod_claim_refs",
     "pod_group_name",
+    "resource_fit_error",
 ]
 
 Obj = dict[str, Any]
@@ -194,3 +204,30 @@ def _reserved_for(pod: Obj, status: Obj, allocation: Obj) -> bool:
         ):
             return True
     return False
+
+
+def resource_fit_error(
+    pod: Obj, *, allocatable: Mapping[str, Any], used: Resource, pods_admitted: int
+) -> tuple[str, str] | None:
+    """Why the node has no room for ``pod``, as upstream's kubelet rejects it: (reason, message)
+    of the first shortfall (``OutOfpods``, ``OutOfcpu``, ``OutOfmemory``, ``OutOf<resource>``),
+    or None when it fits. ``used``: what the pods already admitted here request."""
+    wanted, _ = pod_requests(pod.get("spec") or {})
+    have = Resource.from_list(allocatable)
+    checks: list[tuple[str, int, int, int]] = [("pods", 1, pods_admitted, have.pods)]
+    if wanted.milli_cpu:
+        checks.append(("cpu", wanted.milli_cpu, used.milli_cpu, have.milli_cpu))
+    if wanted.memory:
+        checks.append(("memory", wanted.memory, used.memory, have.memory))
+    for name in sorted(wanted.scalar):
+        if name not in have.scalar and "/" in name:
+            continue  # an extended resource the node does not advertise: not the kubelet's
+        checks.append((name, wanted.scalar[name], used.scalar.get(name, 0),
+                       have.scalar.get(name, 0)))
+    for name, requested, in_use, capacity in checks:
+        if requested and in_use + requested > capacity:
+            return f"OutOf{name}", (
+                f"Node didn't have enough resource: {name}, requested: {requested}, "
+                f"used: {in_use}, capacity: {capacity}"
+            )
+    return None

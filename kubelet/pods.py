@@ -27,7 +27,11 @@ from fakeapi.client import (
     object_key,
 )
 from fakeapi.clock import Clock
-from fakeapi.kubelet.admission import NotAdmittedError, extended_claim_name
+from fakeapi.kubelet.admission import (
+    NotAdmittedError,
+    extended_claim_name,
+    resource_fit_error,
+)
 from fakeapi.kubelet.dispatch import Dispatcher
 from fakeapi.kubelet.dra.driver import PrepareError
 from fakeapi.kubelet.dra.health import HealthCache, overlay_health
@@ -35,6 +39,7 @@ from fakeapi.kubelet.dra.manager import DRAManager, PodResources
 from fakeapi.kubelet.engine import StageEngine
 from fakeapi.kubelet.node import NodeAgent
 from fakeapi.kubelet.stages import Stage, StageContext, apply_steps
+from fakeapi.resource_requests import Resource, pod_requests
 from fakeapi.timefmt import format_time
 
 __all__ = ["CLAIM_INDEX", "PodSync", "claim_index"]
@@ -45,9 +50,12 @@ Obj = dict[str, Any]
 #: index names on the shared informers are shared too: name them by what they index
 CLAIM_INDEX = "resourceClaimNames"
 _ADMISSION_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
+_TERMINAL = ("Succeeded", "Failed")
 #: the status fields a kubelet owns and writes
 _STATUS_KEYS = (
     "phase",
+    "reason",
+    "message",
     "conditions",
     "containerStatuses",
     "initContainerStatuses",
@@ -179,6 +187,11 @@ class PodSync:
             self.queue.add_after(key, decision.retry_after)
 
     async def _admit(self, key: str, pod: Obj, state: _PodState, *, quiet: bool) -> bool:
+        if not quiet:  # a running pod found by a restarted kubelet was admitted before
+            refusal = self._no_room(key, pod)
+            if refusal is not None:
+                await self._reject(pod, *refusal)
+                return False
         try:
             await self._prepare(pod, state)
         except (NotAdmittedError, PrepareError) as exc:
@@ -198,6 +211,28 @@ class PodSync:
             return False
         state.admitted = True
         return True
+
+    def _no_room(self, key: str, pod: Obj) -> tuple[str, str] | None:
+        """Upstream's resource admission against the pods already admitted on this node."""
+        used = Resource()
+        admitted = 0
+        for other_key, other in self.states.items():
+            other_pod = self.pods.get(other_key) if other.admitted and other_key != key else None
+            if other_pod is None or (other_pod.get("status") or {}).get("phase") in _TERMINAL:
+                continue
+            admitted += 1
+            used.add(pod_requests(other_pod.get("spec") or {})[0])
+        return resource_fit_error(
+            pod, allocatable=self.node.capacity, used=used, pods_admitted=admitted
+        )
+
+    async def _reject(self, pod: Obj, reason: str, message: str) -> None:
+        """As upstream's kubelet rejects a pod: a Warning event, then ``Failed`` for good."""
+        self.events().event(regarding=pod, type="Warning", reason=reason, action="Admit",
+                            note=message)
+        status = {**(pod.get("status") or {}), "phase": "Failed", "reason": reason,
+                  "message": f"Pod was rejected: {message}"}
+        await self._write_status(pod, status)
 
     async def _prepare(self, pod: Obj, state: _PodState) -> None:
         """Check and prepare the pod's claims (NotAdmittedError / PrepareError on failure)."""
