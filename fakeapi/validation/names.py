@@ -27,6 +27,7 @@ __all__ = [
     "is_dns1123_subdomain",
     "is_qualified_name",
     "is_valid_label_value",
+    "is_valid_port_name",
     "mask_trailing_dash",
     "max_len_error",
     "regex_error",
@@ -228,3 +229,23 @@ def mask_trailing_dash(name: str) -> str:
     if len(name) > 1 and name.endswith("-"):
         return name[:-2] + "a"
     return name
+
+
+_PORT_NAME_CHARS = re.compile(r"^[-a-z0-9]+$")
+_HAS_LETTER = re.compile(r"[a-z]")
+
+
+def is_valid_port_name(name: str) -> list[str]:
+    """``IsValidPortName``: an IANA service name (a container port's name, a target port's)."""
+    errs: list[str] = []
+    if len(name) > 15:
+        errs.append("must be no more than 15 characters")
+    if not _PORT_NAME_CHARS.match(name):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if "--" in name:
+        errs.append("must not contain consecutive hyphens")
+    if name and _HAS_LETTER.search(name) is None:
+        errs.append("must contain at least one letter (a-z)")
+    if name.startswith("-") or name.endswith("-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs

@@ -14,13 +14,12 @@ Quantities arrive canonical (decoding normalised them), so they print as upstrea
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from fakeapi.quantity import QuantityError
 from fakeapi.registry.kinds.common import as_dict, quantity, text
 from fakeapi.validation.field import FieldError, Path, duplicate, invalid, not_supported, required
-from fakeapi.validation.names import is_qualified_name
+from fakeapi.validation.names import is_qualified_name, is_valid_port_name
 
 __all__ = ["validate_env", "validate_ports", "validate_resource_requirements", "PROTOCOLS"]
 
@@ -30,8 +29,6 @@ _RELAXED_ENV_NAME = (
     "a valid environment variable name must consist only of printable ASCII characters other "
     "than '='"
 )
-_PORT_NAME_CHARS = re.compile(r"^[-a-z0-9]+$")
-_HAS_LETTER = re.compile(r"[a-z]")
 
 
 def _is_native(name: str) -> bool:
@@ -112,22 +109,6 @@ def validate_resource_requirements(resources: dict[str, Any], path: Path) -> lis
     return errors
 
 
-def _port_name_errors(name: str) -> list[str]:
-    """``IsValidPortName``: an IANA service name."""
-    errs: list[str] = []
-    if len(name) > 15:
-        errs.append("must be no more than 15 characters")
-    if not _PORT_NAME_CHARS.match(name):
-        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if "--" in name:
-        errs.append("must not contain consecutive hyphens")
-    if name and _HAS_LETTER.search(name) is None:
-        errs.append("must contain at least one letter (a-z)")
-    if name.startswith("-") or name.endswith("-"):
-        errs.append("must not begin or end with a hyphen")
-    return errs
-
-
 def _port_number_errors(value: Any, path: Path) -> list[FieldError]:
     if isinstance(value, int) and not 1 <= value <= 65535:
         return [invalid(path, value, "must be between 1 and 65535, inclusive")]
@@ -143,7 +124,7 @@ def validate_ports(ports: list[Any], path: Path) -> list[FieldError]:
         at = path.index(i)
         name = text(port.get("name"))
         if name:
-            msgs = _port_name_errors(name)
+            msgs = is_valid_port_name(name)
             if msgs:
                 errors.extend(invalid(at.child("name"), name, msg) for msg in msgs)
             elif name in names:

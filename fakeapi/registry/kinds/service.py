@@ -18,7 +18,6 @@ external name, session affinity and the selector's labels.
 from __future__ import annotations
 
 import ipaddress
-import re
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -34,7 +33,11 @@ from fakeapi.validation.field import (
     required,
 )
 from fakeapi.validation.meta import validate_labels
-from fakeapi.validation.names import is_dns1123_label, is_dns1123_subdomain
+from fakeapi.validation.names import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_valid_port_name,
+)
 
 __all__ = ["NODE_PORTS", "SERVICE_CIDR", "ServiceStrategy", "service_ports_cell"]
 
@@ -46,7 +49,6 @@ _PROTOCOLS = ("SCTP", "TCP", "UDP")
 _AFFINITIES = ("ClientIP", "None")
 _PORT_RANGE = "must be between 1 and 65535, inclusive"
 _SPEC = Path("spec")
-_PORT_NAME_CHARS = re.compile(r"^[-a-z0-9]+$")
 
 
 def _cluster_ip_cell(obj: Obj, _now: datetime) -> str:
@@ -89,22 +91,6 @@ def _selector_cell(obj: Obj, _now: datetime) -> str:
 
 def _is_headless(spec: Obj) -> bool:
     return text(spec.get("clusterIP")) == "None"
-
-
-def _port_name_errors(value: str) -> list[str]:
-    """Upstream's ``IsValidPortName`` (an IANA service name)."""
-    errors = []
-    if len(value) > 15:
-        errors.append("must be no more than 15 characters")
-    if not _PORT_NAME_CHARS.match(value):
-        errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not any("a" <= ch <= "z" for ch in value):
-        errors.append("must contain at least one letter (a-z)")
-    if "--" in value:
-        errors.append("must not contain consecutive hyphens")
-    if value.startswith("-") or value.endswith("-"):
-        errors.append("must not begin or end with a hyphen")
-    return errors
 
 
 class ServiceStrategy(Strategy):
@@ -223,7 +209,7 @@ def _port_errors(ports: list[dict[str, Any]], kind: str) -> list[FieldError]:
                 errors.append(invalid(at.child("targetPort"), target, _PORT_RANGE))
         elif isinstance(target, str):
             errors.extend(invalid(at.child("targetPort"), target, m)
-                          for m in _port_name_errors(target))
+                          for m in is_valid_port_name(target))
         if port.get("nodePort") and kind == "ClusterIP":
             errors.append(forbidden(at.child("nodePort"),
                                     "may not be used when `type` is 'ClusterIP'"))
