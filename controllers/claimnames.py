@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 from fakeapi.client.transport import Obj
-from fakeapi.controllers.objects import as_dict, as_list, meta, text
+from fakeapi.controllers.objects import as_dict, as_list, meta
 
 __all__ = [
     "DELETE_PROTECTION_FINALIZER",
@@ -25,7 +25,6 @@ __all__ = [
     "admin_access",
     "claim_source",
     "generated_claim_name",
-    "pod_group_name",
     "pod_group_reference",
     "pod_reference",
 ]
@@ -53,15 +52,6 @@ def generated_claim_name(*, owner: str, claim: str, rng: random.Random) -> str:
         )
     base = base[:_MAX_GENERATED_BASE]
     return base + "".join(rng.choice(_ALPHABET) for _ in range(5))
-
-
-def pod_group_name(pod: Obj) -> str:
-    """The PodGroup a pod belongs to: ``spec.workloadRef.podGroupName`` (seed KEP-5729) or
-    upstream's ``spec.schedulingGroup.podGroupName``."""
-    spec = as_dict(pod.get("spec"))
-    return text(as_dict(spec.get("workloadRef")).get("podGroupName")) or text(
-        as_dict(spec.get("schedulingGroup")).get("podGroupName")
-    )
 
 
 def pod_reference(pod: Obj) -> dict[str, Any]:

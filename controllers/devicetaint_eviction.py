@@ -42,7 +42,7 @@ from fakeapi.client import (
 )
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.claimnames import SCHEDULING_GROUP, pod_group_name
+from fakeapi.controllers.claimnames import SCHEDULING_GROUP
 from fakeapi.controllers.devicetaint_status import rule_condition
 from fakeapi.controllers.devicetaints import (
     Taint,
@@ -66,6 +66,7 @@ from fakeapi.controllers.indexes import (
 )
 from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.podgroups import pod_group_name
 from fakeapi.timefmt import parse_time
 
 __all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]

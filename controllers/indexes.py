@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi.client.transport import Obj
-from fakeapi.controllers.claimnames import pod_group_name
 from fakeapi.controllers.objects import as_dict, as_list, meta, text
+from fakeapi.podgroups import pod_group_name
 
 __all__ = [
     "CLAIM_POOL_INDEX",

@@ -24,7 +24,6 @@ from fakeapi import features
 from fakeapi.client import POD_GROUPS, PODS, Client, Informer, InformerFactory, is_not_found
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.claimnames import pod_group_name
 from fakeapi.controllers.indexes import POD_GROUP_INDEX, pod_group_keys
 from fakeapi.controllers.objects import (
     as_dict,
@@ -37,6 +36,7 @@ from fakeapi.controllers.objects import (
 )
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.models.scheduling import POD_GROUP_PROTECTION_FINALIZER
+from fakeapi.podgroups import pod_group_name
 
 __all__ = ["PodGroupProtectionController", "pod_may_run"]
 

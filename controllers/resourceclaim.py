@@ -45,7 +45,6 @@ from fakeapi.controllers.claimnames import (
     POD_CLAIM_ANNOTATION,
     PODGROUP_CLAIM_ANNOTATION,
     SCHEDULING_GROUP,
-    pod_group_name,
     pod_group_reference,
     pod_reference,
 )
@@ -75,6 +74,7 @@ from fakeapi.controllers.resourceclaim_generate import (
 )
 from fakeapi.controllers.resourceclaim_metrics import ClaimCollector
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.podgroups import pod_group_name
 
 __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
 

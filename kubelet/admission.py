@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi.podgroups import pod_group_name
 from fakeapi.resource_requests import Resource, pod_requests
 
 __all__ = [
@@ -35,7 +36,6 @@ __all__ = [
     "node_selector_matches",
     "extended_claim_name",
     "pod_claim_refs",
-    "pod_group_name",
     "resource_fit_error",
 ]
 
@@ -55,15 +55,6 @@ class ClaimRef:
     claim_name: str  # "" when no claim is needed (a template entry the controller skipped)
     #: generated from a template for this pod: the claim must be owned by the pod
     must_check_owner: bool = False
-
-
-def pod_group_name(pod: Obj) -> str:
-    spec = pod.get("spec") or {}
-    return str(
-        (spec.get("workloadRef") or {}).get("podGroupName")
-        or (spec.get("schedulingGroup") or {}).get("podGroupName")
-        or ""
-    )
 
 
 def pod_claim_refs(pod: Obj, *, pod_group_claim: Callable[[str], str | None]) -> list[ClaimRef]:

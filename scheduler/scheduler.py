@@ -39,6 +39,7 @@ from fakeapi.client import (
 )
 from fakeapi.clock import Clock
 from fakeapi.features import default_gates
+from fakeapi.podgroups import pod_group_name
 from fakeapi.timefmt import format_time
 
 from .cache import Cache
@@ -80,7 +81,7 @@ def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None = None
 
 
 def _pod_group_index(pod: Obj) -> list[str]:
-    group = ((pod.get("spec") or {}).get("workloadRef") or {}).get("podGroupName")
+    group = pod_group_name(pod)
     return [f"{object_meta(pod).get('namespace', '')}/{group}"] if group else []
 
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi.client import POD_GROUPS, Client, Informer, is_not_found, object_key
-from fakeapi.kubelet.admission import check_claim, pod_claim_refs, pod_group_name
+from fakeapi.kubelet.admission import check_claim, pod_claim_refs
 from fakeapi.kubelet.dra.driver import PrepareError, SimulatedDriver
 from fakeapi.kubelet.dra.health import AllocatedDevice, containers_using
+from fakeapi.podgroups import pod_group_name
 
 __all__ = ["DRAManager", "PodResources"]
 

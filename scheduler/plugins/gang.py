@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakeapi.client import POD_GROUPS
+from fakeapi.podgroups import pod_group_name
 
 from ..framework.cycle_state import CycleState
 from ..framework.events import (
@@ -40,10 +41,6 @@ PERMIT_TIMEOUT = 60.0
 Obj = Mapping[str, Any]
 
 
-def _group_name(pod: Obj) -> str:
-    return str(((pod.get("spec") or {}).get("workloadRef") or {}).get("podGroupName") or "")
-
-
 def _namespace(obj: Obj) -> str:
     return str((obj.get("metadata") or {}).get("namespace") or "")
 
@@ -54,7 +51,7 @@ def _uid(obj: Obj) -> str:
 
 def _member_key(pod: Obj) -> frozenset[str]:
     """The ``namespace/group`` a pod belongs to (``namespace/`` for none)."""
-    return frozenset((f"{_namespace(pod)}/{_group_name(pod)}",))
+    return frozenset((f"{_namespace(pod)}/{pod_group_name(pod)}",))
 
 
 def _added_member_key(old: Obj | None, new: Obj | None) -> frozenset[str] | None:
@@ -83,7 +80,7 @@ class GangScheduling:
         self.timeout = PERMIT_TIMEOUT
 
     def _min_count(self, pod: Obj) -> int:
-        group_name = _group_name(pod)
+        group_name = pod_group_name(pod)
         if not group_name:
             return 0
         group = self.groups.get(f"{_namespace(pod)}/{group_name}")
@@ -95,7 +92,7 @@ class GangScheduling:
     def _members(self, pod: Obj) -> list[Obj]:
         return [
             p
-            for p in self.handle.pods_of_group(_namespace(pod), _group_name(pod))
+            for p in self.handle.pods_of_group(_namespace(pod), pod_group_name(pod))
             if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
             and not (p.get("metadata") or {}).get("deletionTimestamp")
         ]
@@ -119,7 +116,7 @@ class GangScheduling:
     def _same_group(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         if (
             new is not None
-            and _group_name(new) == _group_name(pod)
+            and pod_group_name(new) == pod_group_name(pod)
             and _namespace(new) == _namespace(pod)
         ):
             return QueueingHint.QUEUE
@@ -128,7 +125,7 @@ class GangScheduling:
     def _own_group(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         if (
             new is not None
-            and (new.get("metadata") or {}).get("name") == _group_name(pod)
+            and (new.get("metadata") or {}).get("name") == pod_group_name(pod)
             and _namespace(new) == _namespace(pod)
         ):
             return QueueingHint.QUEUE
@@ -148,10 +145,10 @@ class GangScheduling:
     async def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
         if not self._min_count(pod):
             return
-        group, namespace, uid = _group_name(pod), _namespace(pod), _uid(pod)
+        group, namespace, uid = pod_group_name(pod), _namespace(pod), _uid(pod)
         for waiting in list(self.handle.waiting_pods()):
             other = waiting.pod
-            same_group = _group_name(other) == group and _namespace(other) == namespace
+            same_group = pod_group_name(other) == group and _namespace(other) == namespace
             if same_group and _uid(other) != uid:
                 waiting.reject(NAME, f"pod group {namespace}/{group} was rejected")
 
@@ -164,9 +161,9 @@ class GangScheduling:
         )
         if placed < min_count:
             return Status(Code.WAIT), self.timeout
-        group, namespace = _group_name(pod), _namespace(pod)
+        group, namespace = pod_group_name(pod), _namespace(pod)
         for waiting in list(self.handle.waiting_pods()):
             other = waiting.pod
-            if _group_name(other) == group and _namespace(other) == namespace:
+            if pod_group_name(other) == group and _namespace(other) == namespace:
                 waiting.allow(NAME)
         return None, 0.0

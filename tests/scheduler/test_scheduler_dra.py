@@ -239,6 +239,60 @@ async def test_pod_group_claim_shared_by_300_pods_has_one_reservation(
     ]
 
 
+async def test_pods_joining_through_scheduling_group_share_the_pod_group_claim(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    """Upstream's ``spec.schedulingGroup.podGroupName`` names the PodGroup as the seed's
+    ``spec.workloadRef.podGroupName`` does: the members reach its claim, one reservation."""
+    for i in range(2):
+        await cluster.node(f"node-{i}")
+    await cluster.device_class()
+    await cluster.slice("node-1", 1)
+    await cluster.claim("group-claim")
+    group = await _pod_group(
+        cluster, "group", resourceClaims=[{"name": "shared", "resourceClaimName": "group-claim"}]
+    )
+    for i in range(3):
+        await cluster.pod(
+            f"member-{i}",
+            claims=[{"name": "gpu", "podGroupResourceClaim": "shared"}],
+            schedulingGroup={"podGroupName": "group"},
+        )
+    await cluster.start_scheduler()
+
+    for i in range(3):
+        assert await eventually(lambda i=i: cluster.node_of(f"member-{i}")) == "node-1"
+    claim = await cluster.get_claim("group-claim")
+    assert claim["status"]["reservedFor"] == [
+        {
+            "apiGroup": "scheduling.k8s.io",
+            "resource": "podgroups",
+            "name": "group",
+            "uid": group["metadata"]["uid"],
+        }
+    ]
+
+
+async def test_a_gang_joined_through_scheduling_group_waits_for_its_min_count(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-0", cpu="1")
+    await _pod_group(cluster, "gang", policy={"gang": {"minCount": 2}})
+    for i in range(2):
+        await cluster.pod(f"member-{i}", cpu="1", schedulingGroup={"podGroupName": "gang"})
+    scheduler = await cluster.start_scheduler()
+    await eventually(lambda: len(scheduler.framework.waiting) == 1)
+    assert [await cluster.node_of(f"member-{i}") for i in range(2)] == [None, None]
+
+    await cluster.node("node-1", cpu="1")
+    cluster.clock.advance(1.0)
+
+    async def both_bound() -> bool:
+        return all([await cluster.node_of(f"member-{i}") for i in range(2)])
+
+    await eventually(both_bound)
+
+
 async def test_claim_reserved_for_its_workload_gets_reserved_for_any_pod(
     cluster: Cluster, eventually: Eventually
 ) -> None:

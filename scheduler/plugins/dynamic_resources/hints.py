@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from fakeapi.podgroups import pod_group_name
+
 from ...framework.events import (
     ActionType,
     ClusterEvent,
@@ -22,7 +24,7 @@ from ...framework.events import (
 )
 from ...framework.types import object_meta
 from .extended import owner_index
-from .podclaims import ClaimNotReadyError, PodClaim, pod_group_name
+from .podclaims import ClaimNotReadyError, PodClaim
 
 __all__ = ["QueueingHints"]
 

@@ -54,6 +54,7 @@ from fakeapi.client import (
     Client,
 )
 from fakeapi.features import enabled
+from fakeapi.podgroups import pod_group_name
 
 from ...framework.cycle_state import CycleState
 from ...framework.events import (
@@ -84,7 +85,6 @@ from .podclaims import (
     PodClaim,
     can_be_reserved,
     is_reserved_for_pod,
-    pod_group_name,
     resolve_pod_claims,
 )
 from .writer import BindError, ClaimWriter

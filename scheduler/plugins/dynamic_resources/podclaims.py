@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi.podgroups import pod_group_name
+
 __all__ = [
     "MAX_RESERVED_FOR",
     "PODGROUPS_REF",
@@ -30,7 +32,6 @@ __all__ = [
     "can_be_reserved",
     "consumer_for",
     "is_reserved_for_pod",
-    "pod_group_name",
     "resolve_pod_claims",
 ]
 
@@ -49,10 +50,6 @@ class PodClaim:
     claim: Obj
     #: reached through ``podGroupResourceClaim``: reserved for the PodGroup
     via_group: bool
-
-
-def pod_group_name(pod: Obj) -> str:
-    return str(((pod.get("spec") or {}).get("workloadRef") or {}).get("podGroupName") or "")
 
 
 def _status_name(statuses: Any, name: str) -> tuple[bool, str | None]:
