@@ -24,6 +24,7 @@ __all__ = [
     "SCHEDULING_GROUP",
     "admin_access",
     "claim_source",
+    "generated_claim_base",
     "generated_claim_name",
     "pod_group_reference",
     "pod_reference",
@@ -42,7 +43,8 @@ _MAX_BASE = 57
 _MAX_GENERATED_BASE = 58
 
 
-def generated_claim_name(*, owner: str, claim: str, rng: random.Random) -> str:
+def generated_claim_base(*, owner: str, claim: str) -> str:
+    """The ``generateName`` of the claim generated for ``owner``'s entry ``claim``."""
     base = f"{owner}-{claim}-"
     if len(base) > _MAX_BASE:
         base = (
@@ -50,7 +52,12 @@ def generated_claim_name(*, owner: str, claim: str, rng: random.Random) -> str:
             + "-"
             + claim[: len(claim) * _MAX_BASE // len(base)]
         )
-    base = base[:_MAX_GENERATED_BASE]
+    return base
+
+
+def generated_claim_name(*, owner: str, claim: str, rng: random.Random) -> str:
+    """A name for that claim as the apiserver makes one of its ``generateName``."""
+    base = generated_claim_base(owner=owner, claim=claim)[:_MAX_GENERATED_BASE]
     return base + "".join(rng.choice(_ALPHABET) for _ in range(5))
 
 

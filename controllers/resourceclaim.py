@@ -166,7 +166,7 @@ class ResourceClaimController(ControllerComponent):
             collector = ClaimCollector(self.claims)
             metrics.register(collector)
             self._creates = Counter(
-                "resourceclaim_controller_creates",
+                "dynamic_resource_allocation_resourceclaim_creates",
                 "Number of ResourceClaims creation requests, categorized by creation status and "
                 "admin access",
                 ["status", "admin_access"],

@@ -5,8 +5,9 @@ entry. A claim is looked up, in this order, by the name the owner has recorded, 
 annotation, entry) through an informer index, and in a memo of claims this process created (the
 factory's read-your-writes puts a created claim into the index at once; the memo covers a client
 whose writes the factory does not observe). Only when all three miss is a claim created, named
-``<owner>-<entry>-<5 random>`` from the injected ``random.Random`` and retried with a new name
-when that one is taken. A missing template, or one that needs a feature whose gate is off, is a
+``<owner>-<entry>-<5 random>`` from the injected ``random.Random`` (``generateName`` holds the
+base, as on upstream's claims) and retried with a new name when that one is taken. A missing
+template, one that needs a feature whose gate is off, or a create the server refuses is a
 ``FailedResourceClaimCreation`` warning on the owner and a retry with backoff.
 """
 
@@ -34,6 +35,7 @@ from fakeapi.controllers.claimnames import (
     POD_CLAIM_ANNOTATION,
     PODGROUP_CLAIM_ANNOTATION,
     admin_access,
+    generated_claim_base,
     generated_claim_name,
 )
 from fakeapi.controllers.objects import as_dict, as_list, controller_ref, meta, text
@@ -156,9 +158,13 @@ class ClaimGenerator:
         if tmpl_meta.get("labels"):
             claim_meta["labels"] = dict(as_dict(tmpl_meta.get("labels")))
         admin = admin_access({"spec": spec})
+        owner_name = text(meta(owner).get("name"))
+        # the name is picked here, from the injected random source, as the apiserver would pick
+        # it from generateName; generateName is kept so the claim reads as upstream's does
+        claim_meta["generateName"] = generated_claim_base(owner=owner_name, claim=entry_name)
         for _attempt in range(5):
             claim_meta["name"] = generated_claim_name(
-                owner=text(meta(owner).get("name")), claim=entry_name, rng=self.rng
+                owner=owner_name, claim=entry_name, rng=self.rng
             )
             body = {
                 "apiVersion": RESOURCE_CLAIMS.api_version,
@@ -172,6 +178,9 @@ class ClaimGenerator:
                 if is_already_exists(exc):
                     continue
                 self.count_create("failure", admin)
+                self.creation_failed(
+                    owner, entry_name, f"create ResourceClaim {claim_meta['name']}: {exc}"
+                )
                 raise
             self.count_create("success", admin)
             claim_name = text(meta(created).get("name"))

@@ -170,4 +170,4 @@ async def test_metrics_are_served_with_work_queue_figures(live):
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     assert 'workqueue_adds_total{name="garbage_collector_attempt_to_delete"}' in response.text
-    assert "resourceclaim_controller_resource_claims" in response.text
+    assert "dynamic_resource_allocation_resource_claims" in response.text

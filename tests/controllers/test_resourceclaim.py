@@ -64,6 +64,7 @@ async def test_pod_template_claim_is_created_recorded_and_deleted_with_the_pod(c
     assert [c["metadata"]["name"] for c in claims] == [status["resourceClaimName"]]
     claim = claims[0]
     assert status["name"] == "gpu"
+    assert claim["metadata"]["generateName"] == "web-0-gpu-"
     assert claim["metadata"]["name"].startswith("web-0-gpu-")
     assert len(claim["metadata"]["name"]) == len("web-0-gpu-") + 5
     assert claim["metadata"]["annotations"][POD_CLAIM] == "gpu"
@@ -106,6 +107,7 @@ async def test_long_names_are_cut_in_proportion(cluster):
     # 82 characters of "<pod>-<claim>-" are cut to 57 in proportion: 34 + "-" + 20, then 5 random
     assert name[:55] == "p" * 34 + "-" + "c" * 20
     assert len(name) == 60
+    assert claim["metadata"]["generateName"] == "p" * 34 + "-" + "c" * 20  # no trailing hyphen
 
 
 async def test_a_retried_pod_sync_never_creates_a_second_claim(cluster):
@@ -346,27 +348,21 @@ async def test_claim_metrics_count_by_source_and_allocation(cluster):
         return generate_latest(cluster.metrics).decode()
 
     await cluster.eventually(
-        lambda: (
-            'source="resource_claim_template"' in text()
-            and "resourceclaim_controller_allocated_resource_claims{" in text()
-        )
+        lambda: 'allocated="true"' in text() and 'source="resource_claim_template"' in text()
     )
     body = text()
     assert (
-        "resourceclaim_controller_resource_claims"
+        "dynamic_resource_allocation_resource_claims"
         '{admin_access="false",allocated="false",source="resource_claim_template"} 1.0'
     ) in body
     assert (
-        "resourceclaim_controller_resource_claims"
+        "dynamic_resource_allocation_resource_claims"
         '{admin_access="false",allocated="true",source=""} 1.0'
     ) in body
     assert (
-        'resourceclaim_controller_allocated_resource_claims{admin_access="false",source=""} 1.0'
-        in body
-    )
-    assert (
-        'resourceclaim_controller_creates_total{admin_access="false",status="success"} 1.0' in body
-    )
+        "dynamic_resource_allocation_resourceclaim_creates_total"
+        '{admin_access="false",status="success"} 1.0'
+    ) in body
     assert 'workqueue_adds_total{name="resource_claim"}' in body
 
 
@@ -395,6 +391,32 @@ async def test_a_missing_template_is_reported_and_the_claim_made_once_it_exists(
         return len(await cluster.claims()) == 1
 
     await cluster.eventually(created)
+
+
+async def test_a_claim_the_server_refuses_is_reported_on_the_pod(cluster):
+    """Any failed create is a FailedResourceClaimCreation event, not only a missing template:
+    here the template's annotations fill the size limit, so the claim's own annotation (the pod
+    claim name) tips it over."""
+    await cluster.start(["resourceclaim-controller"])
+    template = cluster.template("full")
+    template["spec"]["metadata"]["annotations"] = {"a": "x" * (256 * 1024 - 1)}
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=template)
+    await cluster.user.create(
+        PODS,
+        body=cluster.pod("big", claims=[{"name": "gpu", "resourceClaimTemplateName": "full"}]),
+    )
+
+    async def warned() -> list[dict[str, Any]]:
+        events = (await cluster.user.list(EVENTS, namespace="default")).items
+        return [e for e in events if e.get("reason") == "FailedResourceClaimCreation"]
+
+    await cluster.eventually(warned)
+    [event, *_] = await warned()
+    assert event["type"] == "Warning"
+    assert event["involvedObject"]["name"] == "big"
+    assert event["message"].startswith("PodResourceClaim gpu: create ResourceClaim big-gpu-")
+    assert "metadata.annotations: Too long" in event["message"]
+    assert not await cluster.claims()
 
 
 async def test_a_pod_bound_without_the_scheduler_gets_its_reservation(cluster):
