@@ -113,8 +113,15 @@ def conflict(*, resource: str, group: str, name: str, detail: str | None = None)
 
 
 def invalid(*, kind: str, group: str, name: str, causes: Sequence[FieldCause]) -> StatusError:
-    """422 Invalid: ``<Kind>.<group> "name" is invalid: <errors>`` with one cause per error."""
-    rendered = [f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in causes]
+    """422 Invalid: ``<Kind>.<group> "name" is invalid: <errors>`` with one cause per error.
+
+    The message names each distinct error once (upstream's ``ErrorList.ToAggregate``), while
+    the causes keep every one."""
+    rendered = list(
+        dict.fromkeys(
+            f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in causes
+        )
+    )
     summary = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"
     details = _details(name, group, kind)
     details["causes"] = list(causes)

@@ -20,7 +20,6 @@ __all__ = [
     "stamp_new_object",
     "keep_server_fields",
     "drop_empty_maps",
-    "finalizer_errors",
     "spec_changed",
     "merge_errors",
 ]
@@ -90,23 +89,6 @@ def drop_empty_maps(meta: Obj) -> None:
     for key in ("labels", "annotations", "finalizers", "ownerReferences"):
         if key in meta and not meta[key]:
             del meta[key]
-
-
-def finalizer_errors(meta: Obj, old_meta: Obj) -> list[fe.FieldError]:
-    """Upstream refuses new finalizers once deletion has started."""
-    if not old_meta.get("deletionTimestamp"):
-        return []
-    added = sorted(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
-    if not added:
-        return []
-    listing = ", ".join(f'"{f}"' for f in added)
-    return [
-        fe.forbidden(
-            "metadata.finalizers",
-            f"no new finalizers can be added if the object is being deleted, found new "
-            f"finalizers []string{{{listing}}}",
-        )
-    ]
 
 
 def spec_changed(strategy: Strategy, new: Obj, old: Obj) -> bool:

@@ -434,7 +434,6 @@ class GenericStore:
             strategy.prepare_for_update(new, old, ctx)
             errs = self._validate_meta(rt, new)
             errs += validate_object_meta_update(meta, old_meta, fe.Path("metadata"))
-            errs += md.finalizer_errors(meta, old_meta)
             errs += strategy.validate_update(new, old, ctx)
             if (
                 not errs

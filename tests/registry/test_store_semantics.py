@@ -205,7 +205,12 @@ def test_finalizers_hold_deletion_until_removed(registry: GenericStore) -> None:
     }
     with pytest.raises(StatusError) as err:
         registry.update(WIDGETS, "ns", "a", adding, W)
-    assert err.value.code == 422 and "no new finalizers can be added" in err.value.message
+    assert err.value.code == 422
+    assert err.value.message.endswith(  # said once
+        'is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the '
+        'object is being deleted, found new finalizers []string{"example.com/new"}'
+    )
+    assert len(err.value.details["causes"]) == 1
     releasing = {**current, "metadata": {**current["metadata"], "finalizers": []}}
     registry.update(WIDGETS, "ns", "a", releasing, W)
     with pytest.raises(StatusError) as gone:
