@@ -13,6 +13,7 @@ import pytest
 
 from fakeapi.client import NODES, POD_GROUPS, PODS, RESOURCE_CLAIMS, RESOURCE_SLICES
 from fakeapi.scheduler.plugins.dynamic_resources.plugin import DynamicResources
+from fakeapi.timefmt import format_time
 
 from .conftest import DRIVER, Cluster
 
@@ -598,6 +599,110 @@ async def test_a_true_binding_failure_condition_undoes_the_allocation(
     )
     assert await cluster.node_of("app") is None
     assert not (await cluster.get_claim("gpu")).get("status", {}).get("allocation")
+
+
+async def _fabric_slice(cluster: Cluster, node: str) -> None:
+    """One device on ``node`` that must be attached before a pod may use it (KEP-5007)."""
+    await cluster.client.create(
+        RESOURCE_SLICES,
+        body={
+            "metadata": {"name": f"fabric-{node}"},
+            "spec": {
+                "driver": DRIVER,
+                "nodeName": node,
+                "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                "devices": [
+                    {
+                        "name": "gpu-0",
+                        "bindingConditions": ["Attached"],
+                        "bindingFailureConditions": ["AttachFailed"],
+                    }
+                ],
+            },
+        },
+    )
+
+
+def _device_condition(node: str, type_: str) -> list[dict[str, Any]]:
+    """``status.devices`` of a claim on ``node``'s gpu-0 with one true condition."""
+    condition = {
+        "type": type_,
+        "status": "True",
+        "reason": "ByTest",
+        "message": "",
+        "lastTransitionTime": "2026-01-01T00:00:00Z",
+    }
+    return [{"driver": DRIVER, "pool": node, "device": "gpu-0", "conditions": [condition]}]
+
+
+def _attachable_allocation(cluster: Cluster, node: str) -> dict[str, Any]:
+    allocation = _gpu_0_on(node)
+    allocation["devices"]["results"][0].update(
+        bindingConditions=["Attached"], bindingFailureConditions=["AttachFailed"]
+    )
+    allocation["allocationTimestamp"] = format_time(cluster.clock.now())
+    return allocation
+
+
+async def test_a_pod_sharing_a_claim_still_being_attached_waits_for_its_binding_conditions(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    """The pod did not allocate the claim, yet PreBind holds it, says so on the pod, and binds
+    it once the driver reports the device attached."""
+    await cluster.node("node-1")
+    await cluster.device_class()
+    await _fabric_slice(cluster, "node-1")
+    await cluster.claim("gpu")
+    claim = await cluster.get_claim("gpu")
+    claim["status"] = {"allocation": _attachable_allocation(cluster, "node-1")}
+    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    await cluster.start_scheduler()
+
+    [event] = await eventually(
+        lambda: cluster.events_about("app", reason="BindingConditionsPending")
+    )
+    assert event["note"] == "waiting for binding conditions for device on node node-1"
+    assert await cluster.node_of("app") is None
+
+    claim = await cluster.get_claim("gpu")
+    assert claim["status"]["reservedFor"][0]["name"] == "app"
+    claim["status"]["devices"] = _device_condition("node-1", "Attached")
+    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+    assert await eventually(lambda: cluster.node_of("app")) == "node-1"
+
+
+async def test_a_claim_whose_binding_failed_finds_no_node_until_allocated_again(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    """Allocated on an earlier attempt, then the attach failed: every node is unavailable, the
+    unreserved claim is deallocated and the pod lands with a fresh allocation."""
+    await cluster.node("node-1")
+    await cluster.node("node-2")
+    await cluster.device_class()
+    await _fabric_slice(cluster, "node-1")
+    await cluster.slice("node-2", 1)
+    await cluster.claim("gpu")
+    claim = await cluster.get_claim("gpu")
+    claim["status"] = {
+        "allocation": _attachable_allocation(cluster, "node-1"),
+        "devices": _device_condition("node-1", "AttachFailed"),
+    }
+    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+    # the fabric is gone: a fresh allocation can only be node-2's device
+    await cluster.client.delete(RESOURCE_SLICES, name="fabric-node-1")
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    await cluster.start_scheduler()
+
+    events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+    assert events[0]["note"].startswith(
+        "0/2 nodes are available: 2 resourceclaim not available on the node."
+    )
+    cluster.clock.advance(2.0)
+    assert await eventually(lambda: cluster.node_of("app")) == "node-2"
+    claim = await cluster.get_claim("gpu")
+    assert _devices(claim) == ["node-2/gpu-0"]
+    assert claim["status"]["reservedFor"][0]["name"] == "app"
 
 
 async def test_post_filter_never_deallocates_a_claim_reserved_for_a_workload(

@@ -10,7 +10,8 @@ Phases, as upstream (``pkg/scheduler/framework/plugins/dynamicresources``):
   waits (``resource claim ns/x is in the process of being allocated``) unless that pod is of the
   same PodGroup and reached it through the group; a missing DeviceClass makes the pod
   unschedulable. Unallocated claims are prepared once for the allocator.
-* **Filter** — per node: allocated claims' node selectors must match
+* **Filter** — per node: allocated claims' node selectors must match, and with device binding
+  conditions their binding must not have failed or timed out
   (``resourceclaim not available on the node``); unallocated claims must all allocate
   (``cannot allocate all claims``). A node's result is reused while nothing that feeds the
   allocator for that node has changed (its pools' slices and allocations, classes, taint rules).
@@ -22,7 +23,9 @@ Phases, as upstream (``pkg/scheduler/framework/plugins/dynamicresources``):
   allocation PreBind already wrote.
 * **PreBind** — finalizer ``resource.kubernetes.io/delete-protection`` (an update), then
   ``status.allocation`` and ``status.reservedFor`` (a status update), retried on conflicts; with
-  device binding conditions, waits until the driver reports them (or a failure, or the timeout).
+  device binding conditions on any of the pod's claims (allocated now or shared), records
+  ``BindingConditionsPending`` on the pod and waits until the drivers report them (or a failure,
+  or the timeout, counted from the claim's ``allocationTimestamp``).
 
 Extended resources backed by DRA (``resources.requests: {example.com/gpu: 1}`` mapped by a
 DeviceClass) go through one more claim, the scheduler's own: see ``extended.py``. Filter adds it,
@@ -138,6 +141,9 @@ class _PodState:
     shared_pending: dict[int, Obj] = field(default_factory=dict)
     node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     unavailable: set[int] = field(default_factory=set)
+    #: allocated claims whose device binding failed or timed out: no node will do until they
+    #: are allocated again (PostFilter may deallocate them)
+    binding_blocked: list[int] = field(default_factory=list)
     allocations: dict[int, Obj] = field(default_factory=dict)
     pending_uids: list[str] = field(default_factory=list)
     #: claims whose allocation PreBind wrote (Unreserve takes it back)
@@ -333,6 +339,8 @@ class DynamicResources:
             if allocation is not None:
                 if not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
                     return None, unresolvable("resourceclaim in use")
+                if self.writer.binding_blocked(claim):
+                    s.binding_blocked.append(index)
                 if allocation.get("nodeSelector"):
                     selector = allocation["nodeSelector"]
                     s.available_on[index] = (selector, _pinned_nodes(selector))
@@ -436,6 +444,9 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return [None] * len(nodes)
+        if s.binding_blocked:
+            s.unavailable.update(s.binding_blocked)
+            return [_NOT_AVAILABLE] * len(nodes)
         if s.extended is not None:  # the claim's requests depend on the node
             return [self._filter(s, node) for node in nodes]
         if s.available_on and s.prepared is None:
@@ -791,15 +802,10 @@ class DynamicResources:
             for uid in s.pending_uids:
                 self.tracker.release_pending(uid=uid, holder=pod_uid)
             s.pending_uids = []
-        bound = [pod_claim.claim for index, pod_claim in enumerate(s.claims)
-                 if index in s.wrote_allocation]
+        bound = [pod_claim.claim for pod_claim in s.claims]
         if s.extended is not None and s.extended.created is not None:
             bound.append(s.extended.created)
-        for claim in bound:
-            status = await self.writer.wait_for_binding_conditions(claim)
-            if status is not None:
-                return status
-        return None
+        return await self.writer.wait_for_binding_conditions(pod, node_name, bound)
 
     async def _bind_extended(self, pod: Obj, ext: _Extended) -> None:
         """Create the extended-resource claim, write its allocation and the pod's reservation,

@@ -22,14 +22,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
 
 from fakeapi.client import RESOURCE_CLAIMS, Client, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
-from fakeapi.timefmt import format_time
+from fakeapi.timefmt import format_time, parse_time
 
 from ...framework.status import Status, unschedulable
 from ...framework.types import klog_name, object_meta
@@ -237,27 +237,59 @@ class ClaimWriter:
         self.tracker.assume(claim)
         return claim, wrote
 
-    async def wait_for_binding_conditions(self, claim: Obj) -> Status | None:
-        """Hold the binding until the driver reports every device's binding conditions true."""
+    async def wait_for_binding_conditions(
+        self, pod: Obj, node_name: str, claims: Sequence[Obj]
+    ) -> Status | None:
+        """Hold the binding until the drivers report every binding condition of the pod's claims
+        true, those it allocated and those it shares alike (upstream's PreBind wait)."""
         if not self.features.device_binding_and_status:
             return None
-        allocation = (claim.get("status") or {}).get("allocation") or {}
-        if not has_binding_conditions(allocation):
+        waiting = [
+            c
+            for c in claims
+            if has_binding_conditions((c.get("status") or {}).get("allocation") or {})
+        ]
+        if not waiting:
             return None
-        meta = object_meta(claim)
-        uid = meta.get("uid", "")
         self.event(
-            regarding={
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceClaim",
-                "metadata": meta,
-            },
+            regarding={"apiVersion": "v1", "kind": "Pod", "metadata": object_meta(pod)},
             type="Normal",
             reason="BindingConditionsPending",
-            action="Binding",
-            note=f"waiting for binding conditions of claim {klog_name(claim)}",
+            action="Scheduling",
+            note=f"waiting for binding conditions for device on node {node_name}",
         )
-        deadline = self.clock.monotonic() + self.binding_timeout
+        for claim in waiting:
+            status = await self._wait_for_binding(claim)
+            if status is not None:
+                return status
+        return None
+
+    def binding_deadline(self, claim: Obj) -> float:
+        """When, on the monotonic clock, the claim's binding conditions run out of time: the
+        timeout counts from ``allocationTimestamp`` (whoever allocated it), as upstream's."""
+        stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")
+        elapsed = 0.0
+        if isinstance(stamp, str):
+            with contextlib.suppress(ValueError):
+                elapsed = max(0.0, (self.clock.now() - parse_time(stamp)).total_seconds())
+        return self.clock.monotonic() + self.binding_timeout - elapsed
+
+    def binding_blocked(self, claim: Obj) -> bool:
+        """The allocated claim's binding failed or timed out: it must be allocated again (upstream
+        Filter's ``isClaimReadyForBinding``/``isClaimTimeout``)."""
+        if not self.features.device_binding_and_status:
+            return False
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        if not has_binding_conditions(allocation):
+            return False
+        verdict = binding_verdict(claim)
+        if isinstance(verdict, str):
+            return True
+        return verdict is False and self.binding_deadline(claim) <= self.clock.monotonic()
+
+    async def _wait_for_binding(self, claim: Obj) -> Status | None:
+        uid = object_meta(claim).get("uid", "")
+        deadline = self.binding_deadline(claim)
         waiter = self._waiters.setdefault(uid, asyncio.Event())
         try:
             while True:
