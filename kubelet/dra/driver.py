@@ -323,34 +323,43 @@ class SimulatedDriver:
                 return  # a new claim under the old name: not ours to touch
             status = claim.setdefault("status", {})
             mine = {(pool, device, share) for pool, device, share in prepared.devices}
-            kept = [
-                entry
-                for entry in status.get("devices") or []
-                if (entry.get("driver") != self.name)
-                or (entry.get("pool"), entry.get("device"), entry.get("shareID") or "") not in mine
-            ]
+            kept: list[Obj] = []
+            earlier: dict[tuple[Any, ...], Obj] = {}  # this driver's entries for these devices
+            for entry in status.get("devices") or []:
+                key = (entry.get("pool"), entry.get("device"), entry.get("shareID") or "")
+                if entry.get("driver") == self.name and key in mine:
+                    earlier[key] = entry
+                else:
+                    kept.append(entry)
             if present:
                 for (pool, device, share), cdi in zip(
                     prepared.devices, prepared.cdi_device_ids, strict=True
                 ):
-                    entry: Obj = {
+                    # conditions others reported (the attach of binding conditions) stay
+                    others = [
+                        c
+                        for c in (earlier.get((pool, device, share)) or {}).get("conditions") or ()
+                        if c.get("type") != "Ready"
+                    ]
+                    written: Obj = {
                         "driver": self.name,
                         "pool": pool,
                         "device": device,
                         "conditions": [
+                            *others,
                             {
                                 "type": "Ready",
                                 "status": "True",
                                 "reason": "DevicePrepared",
                                 "message": "prepared by the DRA driver",
                                 "lastTransitionTime": now,
-                            }
+                            },
                         ],
                         "data": {"cdiDeviceIDs": [cdi]},
                     }
                     if share:
-                        entry["shareID"] = share
-                    kept.append(entry)
+                        written["shareID"] = share
+                    kept.append(written)
             if kept == (status.get("devices") or []):
                 return
             status["devices"] = kept or None

@@ -239,6 +239,8 @@ class DriverProfile:
     health_timeout_seconds: int | None = None
     #: False: the driver has no health service, its devices are always Unknown
     reports_health: bool = True
+    #: how long its controller takes to attach a device with binding conditions (seconds)
+    attach_delay_seconds: float = 1.0
     description: str = ""
     source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -261,6 +263,10 @@ class DriverProfile:
         cdi = data.get("cdi") or {}
         health = data.get("health") or {}
         timeout = health.get("timeoutSeconds")
+        attach = data.get("attach") or {}
+        delay = attach.get("delaySeconds", 1.0) if isinstance(attach, Mapping) else None
+        if isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0:
+            raise ProfileError(f"attach.delaySeconds: must be a number >= 0, got {delay!r}")
         return cls(
             name=str(data.get("name") or driver),
             driver=driver,
@@ -271,6 +277,7 @@ class DriverProfile:
             health_interval_seconds=float(health.get("intervalSeconds", 5.0)),
             health_timeout_seconds=int(timeout) if timeout else None,
             reports_health=health.get("enabled", True) is not False,
+            attach_delay_seconds=float(delay),
             description=str(data.get("description") or ""),
             source=dict(data),
         )
