@@ -105,14 +105,16 @@ class HealthCache:
 
 @dataclass(frozen=True, slots=True)
 class AllocatedDevice:
-    """A device a pod uses: through which pod claim and request, and which containers."""
+    """A device a pod uses: through which pod claim and request, and which containers under
+    which ``allocatedResourcesStatus`` name (see :func:`containers_using`)."""
 
     claim: str  # the pod's spec.resourceClaims[].name
     request: str
     driver: str
     pool: str
     device: str
-    containers: tuple[str, ...]  # empty: not tied to a container (pod level)
+    #: (container name, entry name); empty: not tied to a container (pod level)
+    containers: tuple[tuple[str, str], ...]
 
     @property
     def resource_id(self) -> str:
@@ -120,6 +122,7 @@ class AllocatedDevice:
 
     @property
     def status_name(self) -> str:
+        """The pod-level entry's name: ``claim:<pod claim>/<request>``."""
         return f"claim:{self.claim}/{self.request}"
 
 
@@ -131,10 +134,12 @@ def _health_entry(rid: str, cache: HealthCache) -> dict[str, Any]:
     return entry
 
 
-def _statuses(devices: Iterable[AllocatedDevice], cache: HealthCache) -> list[dict[str, Any]]:
+def _statuses(
+    devices: Iterable[tuple[str, AllocatedDevice]], cache: HealthCache
+) -> list[dict[str, Any]]:
     by_name: dict[str, dict[str, dict[str, Any]]] = {}
-    for device in devices:
-        by_name.setdefault(device.status_name, {})[device.resource_id] = _health_entry(
+    for name, device in devices:
+        by_name.setdefault(name, {})[device.resource_id] = _health_entry(
             device.resource_id, cache
         )
     return [
@@ -148,24 +153,30 @@ def pod_health_status(
 ) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
     """(per container name: its allocatedResourcesStatus, the pod-level list)."""
     per_container: dict[str, list[dict[str, Any]]] = {}
-    for name in containers:
-        mine = [d for d in devices if name in d.containers]
+    for container in containers:
+        mine = [(entry, d) for d in devices for name, entry in d.containers if name == container]
         if mine:
-            per_container[name] = _statuses(mine, cache)
-    pod_level = _statuses([d for d in devices if not d.containers], cache)
+            per_container[container] = _statuses(mine, cache)
+    pod_level = _statuses([(d.status_name, d) for d in devices if not d.containers], cache)
     return per_container, pod_level
 
 
-def containers_using(pod: Mapping[str, Any], claim: str, request: str) -> tuple[str, ...]:
-    """Names of the pod's containers whose ``resources.claims`` use ``claim`` (and ``request``);
-    for the pod's extended-resource claim, those its request mappings give the request."""
+def containers_using(
+    pod: Mapping[str, Any], claim: str, request: str
+) -> tuple[tuple[str, str], ...]:
+    """The pod's containers whose ``resources.claims`` use ``claim`` (and ``request``), each with
+    the name its health goes under, as upstream validates it: ``claim:<claim>/<request>`` for
+    an entry naming the request, ``claim:<claim>`` for one taking the whole claim. For the pod's
+    extended-resource claim: the containers its request mappings give the request, under the
+    extended resource's name (``example.com/gpu``, one of the container's resource requests)."""
     spec = pod.get("spec") or {}
-    names: list[str] = []
+    uses: list[tuple[str, str]] = []
     base_request = request.split("/", 1)[0]
     extended = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
     if claim and extended.get("resourceClaimName") == claim:
         return tuple(dict.fromkeys(
-            str(m.get("containerName")) for m in extended.get("requestMappings") or ()
+            (str(m.get("containerName")), str(m.get("resourceName")))
+            for m in extended.get("requestMappings") or ()
             if m.get("requestName") == base_request
         ))
     for key in ("initContainers", "containers"):
@@ -175,9 +186,10 @@ def containers_using(pod: Mapping[str, Any], claim: str, request: str) -> tuple[
                     continue
                 wanted = ref.get("request")
                 if not wanted or wanted == base_request:
-                    names.append(str(container.get("name")))
+                    name = f"claim:{claim}/{wanted}" if wanted else f"claim:{claim}"
+                    uses.append((str(container.get("name")), name))
                     break
-    return tuple(names)
+    return tuple(uses)
 
 
 def overlay_health(

@@ -85,7 +85,7 @@ async def make_pod(
     }
     if claim is not None:
         spec["resourceClaims"] = [{"name": "gpu", "resourceClaimName": claim}]
-        spec["containers"][0]["resources"] = {"claims": [{"name": "gpu"}]}
+        spec["containers"][0].setdefault("resources", {"claims": [{"name": "gpu"}]})
     meta: Obj = {"name": name}
     if annotations:
         meta["annotations"] = annotations

@@ -21,7 +21,7 @@ async def _health(cluster: Cluster, name: str = "web") -> tuple[str, str] | None
     pod = await cluster.pod(name)
     assert pod is not None
     for status in pod["status"]["containerStatuses"][0].get("allocatedResourcesStatus") or []:
-        if status["name"] == "claim:gpu/gpu":
+        if status["name"] == "claim:gpu":  # the container takes the whole claim
             (resource,) = status["resources"]
             assert resource["resourceID"] == RID
             return resource["health"], resource.get("message", "")
@@ -32,6 +32,23 @@ async def test_running_pod_reports_its_device_healthy(cluster: Cluster) -> None:
     await cluster.kubelet("node-1")
     await _running_pod_with_gpu(cluster)
     assert await _health(cluster) == ("Healthy", "")
+
+
+async def test_a_container_using_one_request_reports_it_under_claim_and_request(
+    cluster: Cluster,
+) -> None:
+    await cluster.kubelet("node-1")
+    container = {"name": "app", "image": "registry.example/app:1.0",
+                 "resources": {"claims": [{"name": "gpu", "request": "gpu"}]}}
+    await schedule_with_claim(cluster.client, "web", claim="web-claim", device="gpu-2",
+                              extra_spec={"containers": [container]})
+    await cluster.until_phase("Running", "web")
+    await cluster.advance(6)
+    pod = await cluster.pod("web")
+    assert pod is not None
+    [status] = pod["status"]["containerStatuses"][0]["allocatedResourcesStatus"]
+    assert status == {"name": "claim:gpu/gpu",
+                      "resources": [{"resourceID": RID, "health": "Healthy"}]}
 
 
 async def test_injected_fault_shows_unhealthy_within_the_reporting_interval(

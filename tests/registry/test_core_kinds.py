@@ -879,6 +879,96 @@ class TestPodStatus:
             "an entry in `spec.resourceClaims`"
         ]
 
+    @staticmethod
+    def _with_health(
+        container_health: list[dict[str, Any]], pod_health: list[dict[str, Any]] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A pod with claims ``gpu`` (whole, in container c) and ``nic`` (request ``r``) and
+        a cpu request, and the same pod reporting the given device health."""
+        container = {
+            "name": "c",
+            "image": "busybox:1.36",
+            "resources": {
+                "requests": {"cpu": "1"},
+                "claims": [{"name": "gpu"}, {"name": "nic", "request": "r"}],
+            },
+        }
+        old = created_pod(
+            containers=[container],
+            resourceClaims=[
+                {"name": "gpu", "resourceClaimName": "g"},
+                {"name": "nic", "resourceClaimName": "n"},
+            ],
+        )
+        new = copy.deepcopy(old)
+        new["status"]["containerStatuses"] = [
+            {"name": "c", "ready": True, "restartCount": 0, "image": "busybox:1.36",
+             "imageID": "", "allocatedResourcesStatus": container_health}
+        ]
+        if pod_health is not None:
+            new["status"]["allocatedResourcesStatus"] = pod_health
+        return new, old
+
+    def test_device_health_names_the_containers_claims_and_requests(self) -> None:
+        healthy = [{"resourceID": "d/p/x", "health": "Healthy"}]
+        new, old = self._with_health(
+            [
+                {"name": "claim:gpu", "resources": healthy},
+                {"name": "claim:nic/r", "resources": healthy},
+                {"name": "cpu", "resources": healthy},
+            ],
+            [{"name": "claim:nic/r", "resources": healthy}],
+        )
+        assert PodStrategy().validate_status_update(new, old, CTX) == []
+
+    def test_device_health_refuses_unknown_names_health_values_and_repeated_ids(self) -> None:
+        new, old = self._with_health(
+            [
+                {"name": "claim:gpu/gpu", "resources": [
+                    {"resourceID": "d/p/x", "health": "Healthy"},
+                    {"resourceID": "d/p/x", "health": "Sick"},
+                ]},
+                {"name": "memory", "resources": []},
+            ],
+            [{"name": "claim:other/r", "resources": []}],
+        )
+        at = "status.containerStatuses[0].allocatedResourcesStatus"
+        assert messages(PodStrategy().validate_status_update(new, old, CTX)) == [
+            f'{at}[0].name: Invalid value: "claim:gpu/gpu": must match one of the container\'s '
+            "resource claims in a format 'claim:<claimName>/<request>' or 'claim:<claimName>' "
+            "if request is empty",
+            f'{at}[0].resources[1].health: Unsupported value: "Sick": supported values: '
+            '"Healthy", "Unhealthy", "Unknown"',
+            f'{at}[0].resources[1].resourceID: Duplicate value: "d/p/x"',
+            f'{at}[1].name: Invalid value: "memory": must match one of the container\'s '
+            "resource requests",
+            'status.allocatedResourcesStatus[0].name: Invalid value: "claim:other/r": must '
+            "match one of the pod's resource claims in a format 'claim:<claimName>/<request>'",
+        ]
+
+    def test_ephemeral_containers_report_no_device_health(self) -> None:
+        old = created_pod()
+        new = copy.deepcopy(old)
+        new["status"]["ephemeralContainerStatuses"] = [
+            {"name": "debug", "ready": False, "restartCount": 0, "image": "busybox:1.36",
+             "imageID": "", "allocatedResourcesStatus": [{"name": "cpu", "resources": []}]}
+        ]
+        assert messages(PodStrategy().validate_status_update(new, old, CTX)) == [
+            "status.ephemeralContainerStatuses[0].allocatedResourcesStatus: Forbidden: must not "
+            "be specified in container status"
+        ]
+
+    def test_device_health_is_dropped_with_its_gate_off(self) -> None:
+        healthy = [{"resourceID": "d/p/x", "health": "Healthy"}]
+        new, old = self._with_health(
+            [{"name": "claim:gpu", "resources": healthy}],
+            [{"name": "claim:nic/r", "resources": healthy}],
+        )
+        off = WriteContext(now=NOW, feature_gates={"ResourceHealthStatus": False})
+        PodStrategy().prepare_for_status_update(new, old, off)
+        assert "allocatedResourcesStatus" not in new["status"]
+        assert "allocatedResourcesStatus" not in new["status"]["containerStatuses"][0]
+
     def test_device_health_is_accepted_at_pod_and_container_level(self) -> None:
         status = {
             "allocatedResourcesStatus": [

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import orjson
 
+from fakeapi.features import GatedFields, drop_disabled_fields
 from fakeapi.quantity import QuantityError
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, quantity, text
 from fakeapi.registry.kinds.pod_binding import write_binding
@@ -50,6 +51,18 @@ __all__ = [
 
 DEFAULT_GRACE_PERIOD_SECONDS = 30
 _QOS_RESOURCES = ("cpu", "memory")
+#: device health (KEP-4680) exists in pod status only with its gate on
+_STATUS_GATED_FIELDS = (
+    GatedFields(
+        ("ResourceHealthStatus",),
+        (
+            "status.containerStatuses[*].allocatedResourcesStatus",
+            "status.initContainerStatuses[*].allocatedResourcesStatus",
+            "status.ephemeralContainerStatuses[*].allocatedResourcesStatus",
+            "status.allocatedResourcesStatus",
+        ),
+    ),
+)
 _TERMINAL = ("Succeeded", "Failed")
 
 
@@ -278,6 +291,7 @@ class PodStrategy(Strategy):
         status = new.get("status")
         if not isinstance(status, dict):
             status = new["status"] = {}
+        drop_disabled_fields(new, old, gates=ctx.feature_gates, rules=_STATUS_GATED_FIELDS)
         old_qos = dig(old, "status", "qosClass")
         if not status.get("qosClass") and old_qos:
             status["qosClass"] = old_qos

@@ -196,6 +196,104 @@ def validate_pod_status_update(new: dict[str, Any], old: dict[str, Any]) -> list
     restart = text(dig(old, "spec", "restartPolicy"))
     for key, policy in (("containerStatuses", restart), ("ephemeralContainerStatuses", "Never")):
         errors.extend(_state_transitions(status, old_status, key, policy, path.child(key)))
+    spec = as_dict(new.get("spec"))
+    for key, containers in (("containerStatuses", "containers"),
+                            ("initContainerStatuses", "initContainers")):
+        errors.extend(_allocated_resources_status(
+            as_list(status.get(key)), path.child(key), as_list(spec.get(containers))
+        ))
+    for i, entry in enumerate(as_list(status.get("ephemeralContainerStatuses"))):
+        if as_list(as_dict(entry).get("allocatedResourcesStatus")):
+            at = path.child("ephemeralContainerStatuses").index(i).child("allocatedResourcesStatus")
+            errors.append(forbidden(at, "must not be specified in container status"))
+    errors.extend(_pod_allocated_resources_status(
+        as_list(status.get("allocatedResourcesStatus")), path.child("allocatedResourcesStatus"),
+        claim_names,
+    ))
+    return errors
+
+
+_RESOURCE_HEALTH = ("Healthy", "Unhealthy", "Unknown")
+
+
+def _claim_health_name(ref: dict[str, Any]) -> str:
+    """The ``allocatedResourcesStatus`` name of a container's ``resources.claims`` entry:
+    ``claim:<claim>/<request>``, or ``claim:<claim>`` when the entry names no request."""
+    request = text(ref.get("request"))
+    return f"claim:{text(ref.get('name'))}" + (f"/{request}" if request else "")
+
+
+def _allocated_resources_status(
+    statuses: list[Any], path: Path, containers: list[Any]
+) -> list[FieldError]:
+    """Device health on container statuses (KEP-4680), as upstream validates it: each entry names
+    one of the container's resource claims (``claim:<claim>/<request>``, or ``claim:<claim>``
+    when the container's entry names no request) or resource requests; its resources have a
+    known health and unique IDs. A status of a container the spec lacks is not checked."""
+    by_name = {text(as_dict(c).get("name")): as_dict(c) for c in containers}
+    errors: list[FieldError] = []
+    for i, status in enumerate(statuses):
+        status = as_dict(status)
+        container = by_name.get(text(status.get("name")))
+        for j, entry in enumerate(as_list(status.get("allocatedResourcesStatus"))):
+            entry = as_dict(entry)
+            at = path.index(i).child("allocatedResourcesStatus").index(j)
+            name = text(entry.get("name"))
+            if container is not None:
+                resources = as_dict(container.get("resources"))
+                if name.startswith("claim:"):
+                    claims = as_list(resources.get("claims"))
+                    known = {_claim_health_name(as_dict(c)) for c in claims}
+                    detail = (
+                        "must match one of the container's resource claims in a format "
+                        "'claim:<claimName>/<request>' or 'claim:<claimName>' if request is empty"
+                    )
+                else:
+                    known = set(as_dict(resources.get("requests")))
+                    detail = "must match one of the container's resource requests"
+                if name not in known:
+                    errors.append(invalid(at.child("name"), name, detail))
+            errors.extend(_resource_health(as_list(entry.get("resources")), at.child("resources")))
+    return errors
+
+
+def _pod_allocated_resources_status(
+    entries: list[Any], path: Path, claim_names: set[str]
+) -> list[FieldError]:
+    """Device health at the pod level (the KEP-4680 seed's list for devices no container uses):
+    names are ``claim:<claim>/<request>`` of one of the pod's claims, each once."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for j, entry in enumerate(entries):
+        entry = as_dict(entry)
+        at = path.index(j)
+        name = text(entry.get("name"))
+        claim, slash, request = name.removeprefix("claim:").partition("/")
+        if not (name.startswith("claim:") and slash and request and claim in claim_names):
+            errors.append(invalid(
+                at.child("name"), name,
+                "must match one of the pod's resource claims in a format "
+                "'claim:<claimName>/<request>'",
+            ))
+        elif name in seen:
+            errors.append(duplicate(at.child("name"), name))
+        seen.add(name)
+        errors.extend(_resource_health(as_list(entry.get("resources")), at.child("resources")))
+    return errors
+
+
+def _resource_health(resources: list[Any], path: Path) -> list[FieldError]:
+    errors: list[FieldError] = []
+    ids: set[str] = set()
+    for k, resource in enumerate(resources):
+        resource = as_dict(resource)
+        health = text(resource.get("health"))
+        if health not in _RESOURCE_HEALTH:
+            errors.append(not_supported(path.index(k).child("health"), health, _RESOURCE_HEALTH))
+        rid = text(resource.get("resourceID"))
+        if rid in ids:
+            errors.append(duplicate(path.index(k).child("resourceID"), rid))
+        ids.add(rid)
     return errors
 
 
