@@ -734,6 +734,65 @@ async def test_post_filter_never_deallocates_a_claim_reserved_for_a_workload(
     assert (await cluster.get_claim("held"))["status"]["reservedFor"] == [workload]
 
 
+async def _group_claim_stuck_on_node_1(cluster: Cluster) -> dict[str, Any]:
+    """A PodGroup whose claim is allocated on node-1 and reserved for the group, node-1 full
+    (tainted), and a free device on node-2; returns the group."""
+    await cluster.node("node-1")
+    await cluster.node("node-2")
+    await cluster.device_class()
+    await cluster.slice("node-1", 1)
+    await cluster.slice("node-2", 1)
+    await cluster.claim("group-claim")
+    group = await _pod_group(
+        cluster, "group", resourceClaims=[{"name": "shared", "resourceClaimName": "group-claim"}]
+    )
+    claim = await cluster.get_claim("group-claim")
+    claim["status"] = {
+        "allocation": _gpu_0_on("node-1"),
+        "reservedFor": [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups",
+                         "name": "group", "uid": group["metadata"]["uid"]}],
+    }
+    await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
+    await _taint_for_maintenance(cluster, "node-1")
+    return group
+
+
+async def test_a_group_claim_no_member_uses_is_released_for_the_group_to_move(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    group = await _group_claim_stuck_on_node_1(cluster)
+    await cluster.pod("member-0", claims=[{"name": "gpu", "podGroupResourceClaim": "shared"}],
+                      workloadRef={"name": "workload", "podGroupName": "group"})
+    await cluster.start_scheduler()
+
+    events = await eventually(lambda: cluster.events_about("member-0", reason="FailedScheduling"))
+    assert "deallocation of ResourceClaim completed" in events[0]["note"]
+    cluster.clock.advance(2.0)
+    assert await eventually(lambda: cluster.node_of("member-0")) == "node-2"
+    claim = await cluster.get_claim("group-claim")
+    assert _devices(claim) == ["node-2/gpu-0"]
+    assert claim["status"]["reservedFor"] == [
+        {"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "group",
+         "uid": group["metadata"]["uid"]}
+    ]
+
+
+async def test_a_group_claim_is_kept_while_a_member_is_bound_to_it(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await _group_claim_stuck_on_node_1(cluster)
+    membership = {"workloadRef": {"name": "workload", "podGroupName": "group"}}
+    await cluster.pod("member-0", claims=[{"name": "gpu", "podGroupResourceClaim": "shared"}],
+                      nodeName="node-1", **membership)
+    await cluster.pod("member-1", claims=[{"name": "gpu", "podGroupResourceClaim": "shared"}],
+                      **membership)
+    await cluster.start_scheduler()
+
+    events = await eventually(lambda: cluster.events_about("member-1", reason="FailedScheduling"))
+    assert "still not schedulable" in events[0]["note"]
+    assert _devices(await cluster.get_claim("group-claim")) == ["node-1/gpu-0"]
+
+
 async def test_a_new_gang_member_wakes_only_its_own_group(
     cluster: Cluster, eventually: Eventually, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,7 +16,8 @@ Phases, as upstream (``pkg/scheduler/framework/plugins/dynamicresources``):
   (``cannot allocate all claims``). A node's result is reused while nothing that feeds the
   allocator for that node has changed (its pools' slices and allocations, classes, taint rules).
 * **PostFilter** — deallocate one allocated claim that blocked the pod and is reserved for
-  nobody but the pod (never one reserved for a PodGroup or a workload).
+  nobody but the pod, or for the pod's PodGroup while no member of it is assumed or bound (the
+  seed's PodGroupPostFilter); never one reserved for a workload or a busy group.
 * **Score** — prioritized lists: ``8 − i`` for each subrequest chosen at index ``i``.
 * **Reserve / Unreserve** — the chosen allocation is marked in flight (so the next pod cannot
   take the devices); Unreserve drops it, takes the pod out of ``reservedFor`` and undoes an
@@ -84,6 +85,7 @@ from .hints import QueueingHints
 from .inventory import DeviceInventory, NodeView
 from .nodeaffinity import Node, node_selector_matches
 from .podclaims import (
+    PODGROUPS_REF,
     ClaimNotReadyError,
     PodClaim,
     can_be_reserved,
@@ -628,7 +630,7 @@ class DynamicResources:
                 and reserved[0].get("resource") == "pods"
                 and not reserved[0].get("apiGroup")
                 and reserved[0].get("uid") == pod_uid
-            ):
+            ) and not self._idle_group_claim(pod, reserved):
                 continue
             try:
                 await self.writer.write_deallocation(claim)
@@ -636,6 +638,23 @@ class DynamicResources:
                 return None, as_error(exc)
             return None, unschedulable("deallocation of ResourceClaim completed")
         return None, unschedulable("still not schedulable")
+
+    def _idle_group_claim(self, pod: Obj, reserved: list[Obj]) -> bool:
+        """The claim is reserved for the pod's PodGroup alone and no member of the group is
+        assumed or bound (the seed's PodGroupPostFilter): nothing runs on its devices, so it may
+        be released for the group to be placed elsewhere."""
+        group = pod_group_name(pod)
+        if not group or len(reserved) != 1:
+            return False
+        ref = reserved[0]
+        if (ref.get("apiGroup"), ref.get("resource")) != PODGROUPS_REF or ref.get("name") != group:
+            return False
+        members = self.handle.pods_of_group(object_meta(pod).get("namespace", ""), group)
+        return not any(
+            (member.get("spec") or {}).get("nodeName")
+            or self.handle.is_assumed_or_bound(object_meta(member).get("uid", ""))
+            for member in members
+        )
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
         s: _PodState | None = state.get(NAME)
