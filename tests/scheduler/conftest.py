@@ -114,8 +114,10 @@ class Cluster:
         )
 
     async def slice(
-        self, node: str, devices: list[str] | int, *, driver: str = DRIVER, **extra: Any
+        self, node: str, devices: list[str] | list[Obj] | int, *, driver: str = DRIVER,
+        **extra: Any,
     ) -> Obj:
+        """The node's one slice: ``devices`` gpu-0.. (a count), named, or given whole."""
         names = devices if isinstance(devices, list) else [f"gpu-{i}" for i in range(devices)]
         return await self.client.create(
             RESOURCE_SLICES,
@@ -125,7 +127,7 @@ class Cluster:
                     "driver": driver,
                     "nodeName": node,
                     "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
-                    "devices": [{"name": n} for n in names],
+                    "devices": [n if isinstance(n, dict) else {"name": n} for n in names],
                     **extra,
                 },
             },

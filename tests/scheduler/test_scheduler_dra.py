@@ -202,6 +202,16 @@ async def _pod_group(cluster: Cluster, name: str, **spec: Any) -> dict[str, Any]
     )
 
 
+def _group_reference(group: dict[str, Any]) -> dict[str, Any]:
+    """The ``reservedFor`` entry of a claim reserved for the PodGroup ``group``."""
+    return {
+        "apiGroup": "scheduling.k8s.io",
+        "resource": "podgroups",
+        "name": group["metadata"]["name"],
+        "uid": group["metadata"]["uid"],
+    }
+
+
 async def test_pod_group_claim_shared_by_300_pods_has_one_reservation(
     cluster: Cluster, eventually: Eventually
 ) -> None:
@@ -230,14 +240,7 @@ async def test_pod_group_claim_shared_by_300_pods_has_one_reservation(
     pods = await cluster.client.list(PODS, namespace="default")
     assert {p["spec"]["nodeName"] for p in pods.items} == {"node-2"}
     claim = await cluster.get_claim("group-claim")
-    assert claim["status"]["reservedFor"] == [
-        {
-            "apiGroup": "scheduling.k8s.io",
-            "resource": "podgroups",
-            "name": "group",
-            "uid": group["metadata"]["uid"],
-        }
-    ]
+    assert claim["status"]["reservedFor"] == [_group_reference(group)]
 
 
 async def test_pods_joining_through_scheduling_group_share_the_pod_group_claim(
@@ -264,14 +267,7 @@ async def test_pods_joining_through_scheduling_group_share_the_pod_group_claim(
     for i in range(3):
         assert await eventually(lambda i=i: cluster.node_of(f"member-{i}")) == "node-1"
     claim = await cluster.get_claim("group-claim")
-    assert claim["status"]["reservedFor"] == [
-        {
-            "apiGroup": "scheduling.k8s.io",
-            "resource": "podgroups",
-            "name": "group",
-            "uid": group["metadata"]["uid"],
-        }
-    ]
+    assert claim["status"]["reservedFor"] == [_group_reference(group)]
 
 
 async def test_a_gang_joined_through_scheduling_group_waits_for_its_min_count(
@@ -603,24 +599,11 @@ async def test_a_true_binding_failure_condition_undoes_the_allocation(
 
 async def _fabric_slice(cluster: Cluster, node: str) -> None:
     """One device on ``node`` that must be attached before a pod may use it (KEP-5007)."""
-    await cluster.client.create(
-        RESOURCE_SLICES,
-        body={
-            "metadata": {"name": f"fabric-{node}"},
-            "spec": {
-                "driver": DRIVER,
-                "nodeName": node,
-                "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
-                "devices": [
-                    {
-                        "name": "gpu-0",
-                        "bindingConditions": ["Attached"],
-                        "bindingFailureConditions": ["AttachFailed"],
-                    }
-                ],
-            },
-        },
-    )
+    await cluster.slice(node, [{
+        "name": "gpu-0",
+        "bindingConditions": ["Attached"],
+        "bindingFailureConditions": ["AttachFailed"],
+    }])
 
 
 def _device_condition(node: str, type_: str) -> list[dict[str, Any]]:
@@ -690,7 +673,7 @@ async def test_a_claim_whose_binding_failed_finds_no_node_until_allocated_again(
     }
     await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
     # the fabric is gone: a fresh allocation can only be node-2's device
-    await cluster.client.delete(RESOURCE_SLICES, name="fabric-node-1")
+    await cluster.client.delete(RESOURCE_SLICES, name=f"node-1-{DRIVER}")
     await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
     await cluster.start_scheduler()
 
@@ -749,8 +732,7 @@ async def _group_claim_stuck_on_node_1(cluster: Cluster) -> dict[str, Any]:
     claim = await cluster.get_claim("group-claim")
     claim["status"] = {
         "allocation": _gpu_0_on("node-1"),
-        "reservedFor": [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups",
-                         "name": "group", "uid": group["metadata"]["uid"]}],
+        "reservedFor": [_group_reference(group)],
     }
     await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
     await _taint_for_maintenance(cluster, "node-1")
@@ -771,10 +753,7 @@ async def test_a_group_claim_no_member_uses_is_released_for_the_group_to_move(
     assert await eventually(lambda: cluster.node_of("member-0")) == "node-2"
     claim = await cluster.get_claim("group-claim")
     assert _devices(claim) == ["node-2/gpu-0"]
-    assert claim["status"]["reservedFor"] == [
-        {"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "group",
-         "uid": group["metadata"]["uid"]}
-    ]
+    assert claim["status"]["reservedFor"] == [_group_reference(group)]
 
 
 async def test_a_group_claim_is_kept_while_a_member_is_bound_to_it(
