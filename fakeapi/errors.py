@@ -142,13 +142,16 @@ def method_not_allowed(message: str) -> StatusError:
     return StatusError(405, "MethodNotAllowed", message)
 
 
-def unsupported_media_type(content_type: str) -> StatusError:
+def unsupported_media_type(content_type: str, why: str = "") -> StatusError:
+    """415 in upstream's words; ``why`` says what about a body of an accepted type could not be
+    read (a protobuf message this server has no decoder for)."""
+    got = f"{content_type!r}: {why}" if why else repr(content_type)
     return StatusError(
         415,
         "UnsupportedMediaType",
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json, application/yaml, application/vnd.kubernetes.protobuf"
-        + (f" (got {content_type!r})" if content_type else ""),
+        + (f" (got {got})" if content_type else ""),
     )
 
 

@@ -132,8 +132,10 @@ async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any
     if kind == "application/vnd.kubernetes.protobuf":
         try:
             return decode_kubernetes_protobuf(raw), ()
-        except ProtobufDecodeError:
-            raise errors.unsupported_media_type(kind) from None
+        except ProtobufDecodeError as exc:
+            raise errors.unsupported_media_type(
+                kind, f"{exc}; this server reads few kinds in protobuf, send application/json"
+            ) from None
     if kind in ("application/yaml", "application/apply-patch+yaml"):
         try:
             return orjson.loads(raw), tuple(find_duplicate_fields(raw) if want_duplicates else ())

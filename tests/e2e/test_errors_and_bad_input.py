@@ -16,6 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
+from fakeapi.fixtures.protobuf_wire import envelope, ld, vi
+
 pytestmark = pytest.mark.e2e
 
 CM_PATH = "/api/v1/namespaces/{ns}/configmaps"
@@ -399,6 +401,20 @@ def test_unsupported_media_type_is_415(api, unchanged):
     assert body["message"].startswith(
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json, application/yaml, application/vnd.kubernetes.protobuf")
+
+
+def test_a_protobuf_body_of_a_kind_without_a_decoder_says_why_it_is_415(api, unchanged):
+    """kubectl's typed commands (``kubectl debug node/…`` creating a Pod) send protobuf: the
+    refusal names what could not be read instead of listing protobuf as accepted and stopping."""
+    spec = ld(2, ld(1, "debugger") + ld(2, "busybox"))
+    body = envelope("v1", "ConfigMap", ld(1, ld(1, "x")) + vi(9, 1) + ld(2, spec))
+    response = api.http.post(api.path(CM_PATH), content=body,
+                             headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    message = _status(response, 415, "UnsupportedMediaType")["message"]
+    assert message.startswith("the body of the request was in an unknown format - ")
+    assert message.endswith(
+        "(got 'application/vnd.kubernetes.protobuf': ConfigMap field 9 in protobuf is not "
+        "supported; this server reads few kinds in protobuf, send application/json)")
 
 
 def test_every_error_and_object_response_has_exact_json_content_type(api):
