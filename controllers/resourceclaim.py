@@ -74,6 +74,7 @@ from fakeapi.controllers.resourceclaim_generate import (
 )
 from fakeapi.controllers.resourceclaim_metrics import ClaimCollector
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.dra_metrics import resourceclaim_creates
 from fakeapi.podgroups import pod_group_name
 
 __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
@@ -165,14 +166,9 @@ class ResourceClaimController(ControllerComponent):
         if metrics is not None:
             collector = ClaimCollector(self.claims)
             metrics.register(collector)
-            self._creates = Counter(
-                "dynamic_resource_allocation_resourceclaim_creates",
-                "Number of ResourceClaims creation requests, categorized by creation status and "
-                "admin access",
-                ["status", "admin_access"],
-                registry=metrics,
-            )
-            self.controller.own_metrics(collector, self._creates)
+            # shared with the scheduler, which counts its extended-resource claims in it
+            self._creates = resourceclaim_creates(metrics)
+            self.controller.own_metrics(collector)
         self.generator = ClaimGenerator(
             client=client,
             claims=self.claims,

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from fakeapi.dra_metrics import resourceclaim_creates
+
 __all__ = ["SchedulerMetrics"]
 
 
@@ -62,6 +64,8 @@ class SchedulerMetrics:
             ["queue"],
             registry=self.registry,
         )
+        #: shared with the resourceclaim controller (upstream's one metric since 1.37)
+        self.claim_creates = resourceclaim_creates(self.registry)
         self._pending = {
             q: self.pending.labels(queue=q) for q in ("active", "backoff", "unschedulable", "gated")
         }

@@ -172,6 +172,11 @@ class Scheduler:
     def activate(self, pods: Sequence[Obj]) -> None:
         self.queue.activate(pods)
 
+    def count_claim_create(self, *, success: bool, admin_access: bool) -> None:
+        self.metrics.claim_creates.labels(
+            status="success" if success else "failure", admin_access=str(admin_access).lower()
+        ).inc()
+
     # -- lifecycle --------------------------------------------------------------------------------
     async def start(self) -> None:
         if self._started:

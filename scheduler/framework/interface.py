@@ -118,6 +118,9 @@ class Handle(Protocol):
     def activate(self, pods: Sequence[Obj]) -> None:
         """Move these pods from backoff/unschedulable to the active queue (upstream Activate)."""
 
+    def count_claim_create(self, *, success: bool, admin_access: bool) -> None:
+        """Count a ResourceClaim the scheduler asked to create (extended resources)."""
+
 
 class Plugin(Protocol):
     name: str

@@ -78,6 +78,11 @@ async def test_a_mapped_extended_resource_is_allocated_through_a_claim_of_the_sc
                              "requestName": "container-0-request-0"}],
         "resourceClaimName": meta["name"],
     }
+    created = cluster.metrics.get_sample_value(
+        "dynamic_resource_allocation_resourceclaim_creates_total",
+        {"status": "success", "admin_access": "false"},
+    )
+    assert created == 1.0
 
 
 async def test_a_node_advertising_the_resource_serves_it_by_device_plugin_without_a_claim(

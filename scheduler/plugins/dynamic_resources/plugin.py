@@ -837,9 +837,14 @@ class DynamicResources:
             "metadata": {key: value for key, value in meta.items() if key != "name"},
             "spec": {"devices": {"requests": ext.requests.requests}},
         }
-        ext.created = await self.client.create(
-            RESOURCE_CLAIMS, body=body, namespace=meta["namespace"]
-        )
+        try:
+            ext.created = await self.client.create(
+                RESOURCE_CLAIMS, body=body, namespace=meta["namespace"]
+            )
+        except Exception:
+            self.handle.count_claim_create(success=False, admin_access=False)
+            raise
+        self.handle.count_claim_create(success=True, admin_access=False)
         self.tracker.assume(ext.created)
         ext.created, _ = await self.writer.bind_claim(
             pod=pod,
