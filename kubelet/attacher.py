@@ -67,12 +67,18 @@ class DeviceAttacher:
         self.clock = clock
         self.driver = driver
         self.delay = delay
+        self._claims = claims
         self._dispatch = Dispatcher.of(claims, name=_DISPATCH, keys=_attach_drivers)
         #: claim uid -> the task attaching its devices
         self._attaching: dict[str, asyncio.Task[None]] = {}
 
     def start(self) -> None:
+        """Watch for claims to attach, and take up those already waiting (allocated while this
+        controller was stopped, or whose attach a stop cut short)."""
         self._dispatch.subscribe(self.driver, self._changed)
+        for claim in self._claims.list():
+            if self.driver in _attach_drivers(claim):
+                self._changed(claim)
 
     async def stop(self) -> None:
         self._dispatch.unsubscribe(self.driver, self._changed)

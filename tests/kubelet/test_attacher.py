@@ -106,3 +106,21 @@ async def test_preparing_keeps_the_attach_conditions_beside_ready(cluster: Clust
         "Ready": ("True", "DevicePrepared"),
     }
     await driver.stop()
+
+
+async def test_a_restarted_controller_attaches_what_was_allocated_while_it_was_stopped(
+    cluster: Cluster,
+) -> None:
+    driver = await _cluster_driver(cluster)
+    await _allocated_claim(cluster, "cut-short")
+    await cluster.advance(0.5)
+    await driver.stop()  # the attach in progress is cut short
+    await _allocated_claim(cluster, "while-stopped")
+    await cluster.advance(2)
+    assert _conditions(await cluster.claim("cut-short")) == {}
+
+    driver = await _cluster_driver(cluster)
+    await cluster.advance(1.5)
+    for name in ("cut-short", "while-stopped"):
+        assert _conditions(await cluster.claim(name)) == {"FabricAttached": ("True", "Attached")}
+    await driver.stop()
