@@ -32,7 +32,7 @@ from fakeapi.server.replies import (
     success_status,
     url_not_found,
 )
-from fakeapi.server.routing import Target, resolve
+from fakeapi.server.routing import Target, resolve, unserved_stream
 from fakeapi.server.watchstream import error_stream, stream_watch
 
 __all__ = ["ResourceHandlers", "WatchSettings"]
@@ -72,6 +72,14 @@ class ResourceHandlers:
     ) -> web.StreamResponse:
         target = self._resolve(group, version, tail)
         if target is None:
+            stream = unserved_stream(group, tail)
+            if stream is not None:
+                namespace, plural, name, sub = stream
+                where = f"{namespace}/{name}" if namespace else name
+                raise errors.bad_request(
+                    f"{plural}/{sub} of {where} is not served: fakeapi's simulated kubelets run "
+                    "no containers to connect to"
+                )
             raise url_not_found()
         method = request.method
         if target.resource.strategy.create_only:  # a review: POST to the collection only

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 
 from fakeapi.resources import ResourceTable, ResourceType
 
-__all__ = ["Target", "resolve"]
+__all__ = ["Target", "resolve", "unserved_stream"]
+
+#: subresources of a real cluster that stream to a running container (or through the kubelet)
+_STREAMS = {"pods": ("exec", "attach", "portforward", "proxy"), "nodes": ("proxy",)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +58,22 @@ def resolve(resources: ResourceTable, group: str, version: str, tail: str) -> Ta
     if sub and sub not in rt.subresources:
         return None
     return Target(rt, namespace, name, sub, watch_path)
+
+
+def unserved_stream(group: str, tail: str) -> tuple[str, str, str, str] | None:
+    """(namespace, kind, name, subresource) when ``tail`` asks a core pod or node for a stream
+    to something running (``pods/web/exec``): a real API server proxies these to the kubelet,
+    and the simulated kubelets run nothing to connect to."""
+    if group:
+        return None
+    parts = tail.strip("/").split("/")
+    namespace = ""
+    if len(parts) >= 5 and parts[0] == "namespaces":
+        namespace, parts = parts[1], parts[2:]
+    if len(parts) < 3 or parts[2] not in _STREAMS.get(parts[0], ()):
+        return None
+    if len(parts) > 3 and parts[2] != "proxy":  # only a proxy carries a path of its own
+        return None
+    if (parts[0] == "pods") != bool(namespace):
+        return None
+    return namespace, parts[0], parts[1], parts[2]

@@ -256,6 +256,16 @@ def test_kubectl_logs_reads_a_running_pod_and_says_why_a_stuck_one_has_none(
                                     '"stuck" is waiting to start: ContainerCreating')
 
 
+def test_kubectl_exec_says_nothing_runs_to_exec_into(sandbox: Sandbox) -> None:
+    sandbox.kubectl("create", "namespace", "exec")
+    sandbox.kubectl("run", "idle", "-n", "exec", "--image=pause:3.10", "--restart=Never")
+    result = sandbox.kubectl("exec", "-n", "exec", "idle", "--", "ls", check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "error: unable to upgrade connection: pods/exec of exec/idle is not served: fakeapi's "
+        "simulated kubelets run no containers to connect to")
+
+
 def test_kubectl_logs_follow_stays_open_while_the_container_runs(sandbox: Sandbox) -> None:
     sandbox.kubectl("create", "namespace", "follow")
     sandbox.kubectl("run", "runner", "-n", "follow", "--image=pause:3.10", "--restart=Never")

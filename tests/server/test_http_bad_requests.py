@@ -75,6 +75,27 @@ async def test_unknown_paths_are_404_status(http: httpx.AsyncClient, path: str) 
 
 
 @pytest.mark.parametrize(
+    ("method", "path", "what"),
+    [
+        ("POST", f"{PODS}/keep/exec?command=ls", "pods/exec of default/keep"),
+        ("GET", f"{PODS}/keep/attach", "pods/attach of default/keep"),
+        ("POST", f"{PODS}/keep/portforward", "pods/portforward of default/keep"),
+        ("GET", f"{PODS}/keep/proxy/healthz", "pods/proxy of default/keep"),
+        ("GET", "/api/v1/nodes/n1/proxy/metrics", "nodes/proxy of n1"),
+    ],
+)
+async def test_streams_to_running_containers_are_refused_saying_why(
+    http: httpx.AsyncClient, method: str, path: str, what: str
+) -> None:
+    """kubectl exec, attach, port-forward and proxies: a BadRequest that says nothing runs,
+    where a 404 read as if the pod did not exist."""
+    body = _assert_status(await http.request(method, path), 400)
+    assert body["message"] == (
+        f"{what} is not served: fakeapi's simulated kubelets run no containers to connect to"
+    )
+
+
+@pytest.mark.parametrize(
     ("method", "path"),
     [
         ("PUT", PODS),
