@@ -117,9 +117,10 @@ class Kubelet:
         self.engine = StageEngine(
             stages=stages if stages is not None else parse_stages(DEFAULT_STAGES_YAML), rng=rng
         )
+        profile_labels = {k: v for profile in drivers for k, v in profile.node_labels.items()}
         self.node = NodeAgent(
-            client=client, clock=clock, node_name=node_name, capacity=capacity, labels=labels,
-            node_index=node_index,
+            client=client, clock=clock, node_name=node_name, capacity=capacity,
+            labels={**profile_labels, **(labels or {})}, node_index=node_index,
         )
         self.health = HealthCache(default_timeout=health_timeout_seconds)
         self.events = EventRecorder(client, component="kubelet", clock=clock, instance=node_name)

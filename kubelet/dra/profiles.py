@@ -241,6 +241,9 @@ class DriverProfile:
     reports_health: bool = True
     #: how long its controller takes to attach a device with binding conditions (seconds)
     attach_delay_seconds: float = 1.0
+    #: labels a node running this driver registers with (``--node-labels``), e.g. the fabric
+    #: a cluster-scoped pool's node selector picks
+    node_labels: Mapping[str, str] = field(default_factory=dict)
     description: str = ""
     source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -263,6 +266,11 @@ class DriverProfile:
         cdi = data.get("cdi") or {}
         health = data.get("health") or {}
         timeout = health.get("timeoutSeconds")
+        node_labels = data.get("nodeLabels") or {}
+        if not isinstance(node_labels, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in node_labels.items()
+        ):
+            raise ProfileError("nodeLabels: must map label names to string values")
         attach = data.get("attach") or {}
         delay = attach.get("delaySeconds", 1.0) if isinstance(attach, Mapping) else None
         if isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0:
@@ -278,6 +286,7 @@ class DriverProfile:
             health_timeout_seconds=int(timeout) if timeout else None,
             reports_health=health.get("enabled", True) is not False,
             attach_delay_seconds=float(delay),
+            node_labels=dict(node_labels),
             description=str(data.get("description") or ""),
             source=dict(data),
         )

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.client import RESOURCE_CLAIMS
+import pytest
+
+from fakeapi.client import NODES, RESOURCE_CLAIMS
 from fakeapi.fixtures.profiles import load_profile
-from fakeapi.kubelet import ClusterDriver
+from fakeapi.kubelet import ClusterDriver, DriverProfile
 from fakeapi.kubelet.attacher import ANNOTATION_ATTACH_FAILED
+from fakeapi.kubelet.dra.profiles import ProfileError
 from fakeapi.timefmt import format_time
 
 from .conftest import Cluster
@@ -51,6 +54,29 @@ async def test_the_network_attached_profile_asks_for_attachment() -> None:
     [pool] = profile.render()
     assert {tuple(d["bindingConditions"]) for d in pool.devices} == {("FabricAttached",)}
     assert profile.attach_delay_seconds == 1.0
+    assert profile.node_labels == {"fabric": "a"}  # its nodes are on the pool's fabric
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"attach": {"delaySeconds": -1}}, "attach.delaySeconds: must be a number >= 0"),
+        ({"attach": {"delaySeconds": "1s"}}, "attach.delaySeconds: must be a number >= 0"),
+        ({"nodeLabels": {"fabric": 1}}, "nodeLabels: must map label names to string values"),
+        ({"nodeLabels": ["fabric=a"]}, "nodeLabels: must map label names to string values"),
+    ],
+)
+def test_attach_and_node_label_settings_are_checked(extra: Obj, message: str) -> None:
+    data = {"driver": FABRIC, "pools": [{"name": "p", "devices": [{"name": "d"}]}], **extra}
+    with pytest.raises(ProfileError, match=message):
+        DriverProfile.from_mapping(data)
+
+
+async def test_a_kubelet_registers_its_node_with_its_profiles_labels(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1", drivers=[load_profile("gpu"), load_profile("network-attached")])
+    node = await cluster.client.get(NODES, name="node-1")
+    assert node["metadata"]["labels"]["fabric"] == "a"
+    assert node["metadata"]["labels"]["kubernetes.io/hostname"] == "node-1"
 
 
 async def test_an_allocated_device_is_reported_attached_after_the_attach_delay(
