@@ -172,6 +172,9 @@ class Scheduler:
     def activate(self, pods: Sequence[Obj]) -> None:
         self.queue.activate(pods)
 
+    def run_filters(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        return self.framework.run_filters(state, pod, node)
+
     def count_claim_create(self, *, success: bool, admin_access: bool) -> None:
         self.metrics.claim_creates.labels(
             status="success" if success else "failure", admin_access=str(admin_access).lower()
@@ -372,7 +375,8 @@ class Scheduler:
         if prefilter is not None and prefilter.plugin:
             plugins.add(prefilter.plugin)
         pod = qpi.pod
-        _, post = await self.framework.run_post_filter(state, pod, diagnosis)
+        result, post = await self.framework.run_post_filter(state, pod, diagnosis)
+        nominated = result.nominated_node_name if result is not None else ""
         if post.code is Code.ERROR:
             await self._failed(qpi, state, post, post.message, start=start)
             return
@@ -392,11 +396,23 @@ class Scheduler:
         if post.message:
             message += f" {post.message}"
         qpi.unschedulable_plugins = plugins
-        await self._failed(qpi, state, Status(Code.UNSCHEDULABLE, (message,)), message, start=start)
+        await self._failed(
+            qpi, state, Status(Code.UNSCHEDULABLE, (message,)), message, start=start,
+            nominated=nominated,
+        )
 
     async def _failed(
-        self, qpi: QueuedPodInfo, state: CycleState, status: Status, message: str, *, start: float
+        self,
+        qpi: QueuedPodInfo,
+        state: CycleState,
+        status: Status,
+        message: str,
+        *,
+        start: float,
+        nominated: str = "",
     ) -> None:
+        """Requeue, tell the user, mark the pod unschedulable; ``nominated``: the node
+        preemption cleared for it (written to ``status.nominatedNodeName``)."""
         error = not status.rejected
         qpi.failed_with_error = error
         if error:
@@ -419,20 +435,25 @@ class Scheduler:
             note=message,
         )
         await self._set_unschedulable_condition(
-            current, reason="SchedulerError" if error else "Unschedulable", message=message
+            current, reason="SchedulerError" if error else "Unschedulable", message=message,
+            nominated=nominated,
         )
 
-    async def _set_unschedulable_condition(self, pod: Obj, *, reason: str, message: str) -> None:
-        for condition in (pod.get("status") or {}).get("conditions") or ():
+    async def _set_unschedulable_condition(
+        self, pod: Obj, *, reason: str, message: str, nominated: str = ""
+    ) -> None:
+        status = pod.get("status") or {}
+        for condition in status.get("conditions") or ():
             if (
                 condition.get("type") == "PodScheduled"
                 and condition.get("status") == "False"
                 and condition.get("reason") == reason
                 and condition.get("message") == message
+                and (not nominated or status.get("nominatedNodeName") == nominated)
             ):
                 return
         meta = object_meta(pod)
-        patch = {
+        patch: dict[str, Any] = {
             "status": {
                 "conditions": [
                     {
@@ -446,6 +467,8 @@ class Scheduler:
                 ]
             }
         }
+        if nominated:
+            patch["status"]["nominatedNodeName"] = nominated
         try:
             await self.client.patch(
                 PODS,

@@ -118,6 +118,9 @@ class Handle(Protocol):
     def activate(self, pods: Sequence[Obj]) -> None:
         """Move these pods from backoff/unschedulable to the active queue (upstream Activate)."""
 
+    def run_filters(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
+        """The profile's Filter plugins for ``pod`` on ``node`` (a copy, for preemption)."""
+
     def count_claim_create(self, *, success: bool, admin_access: bool) -> None:
         """Count a ResourceClaim the scheduler asked to create (extended resources)."""
 

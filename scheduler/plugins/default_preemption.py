@@ -1,22 +1,46 @@
-"""DefaultPreemption, reduced to its verdict: which nodes preemption could help, never an eviction.
+"""DefaultPreemption: evict lower-priority pods so that a pod that fits nowhere fits somewhere.
 
-kube-scheduler's PostFilter would look for lower-priority victims on nodes that rejected the pod
-as plain ``Unschedulable``. fakeapi does not preempt (docs/scheduler.md), but the FailedScheduling
-message users read ends with the preemption verdict, so this plugin produces it as upstream words
-it: ``preemption: 0/N nodes are available: N Preemption is not helpful for scheduling.`` for
-nodes rejected as unresolvable, ``No preemption victims found for incoming pod.`` for the rest.
+As kube-scheduler's PostFilter (``pkg/scheduler/framework/plugins/defaultpreemption``), on the
+nodes that rejected the pod as plain ``Unschedulable`` (an unresolvable rejection, a taint or a
+node selector, is not helped by evicting anyone):
+
+* a pod with ``preemptionPolicy: Never`` preempts nobody (``not eligible due to
+  preemptionPolicy=Never.``), nor does one whose nominated node still has a lower-priority pod
+  terminating (``not eligible due to a terminating pod on the nominated node.``);
+* per node, every pod of lower priority is taken off a copy of the node; if the Filter plugins
+  then pass, pods are given back one by one, the most important first (higher priority, then
+  earlier start), as long as the pod still fits: those that cannot be given back are the victims;
+* of the candidate nodes the one with the lowest highest-priority victim wins, then the lowest
+  sum of victim priorities, then the fewest victims, then the latest start of its
+  highest-priority victims, then the first;
+* each victim gets the condition ``DisruptionTarget`` (reason ``PreemptionByScheduler``) and is
+  deleted gracefully (a victim waiting at Permit is rejected instead), with an event
+  ``Preempted`` (``Preempted by pod <uid> on node <node>``); the pod is nominated to the node
+  (``status.nominatedNodeName``) and scheduled again once the victims are gone.
+
+Without a candidate the FailedScheduling message ends with upstream's verdict:
+``preemption: 0/N nodes are available: N Preemption is not helpful for scheduling.`` for nodes
+rejected as unresolvable, ``No preemption victims found for incoming pod.`` for the rest.
+Departures: every potential node is examined (upstream samples at least 10 % or 100 of them),
+there are no PodDisruptionBudgets to respect, and a nominated pod does not reserve its node
+against lower-priority pods scheduled before it (upstream's nominator).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from fakeapi.client import PODS, is_not_found
+from fakeapi.timefmt import format_time
 
 from ..framework.cycle_state import CycleState
 from ..framework.interface import Handle, NodeToStatus, PostFilterResult
 from ..framework.status import Code, Status, unschedulable
+from ..framework.types import NodeInfo, PodInfo
 
-__all__ = ["DefaultPreemption", "NAME", "fit_error_message"]
+__all__ = ["Candidate", "DefaultPreemption", "NAME", "fit_error_message", "pick_one_node"]
 
 NAME = "DefaultPreemption"
 Obj = Mapping[str, Any]
@@ -33,17 +57,74 @@ def fit_error_message(num_all_nodes: int, counts: Mapping[str, int]) -> str:
     return message
 
 
+def _priority(pod: Obj) -> int:
+    value = (pod.get("spec") or {}).get("priority")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _start_time(pod: Obj) -> str:
+    status = pod.get("status") or {}
+    meta = pod.get("metadata") or {}
+    return str(status.get("startTime") or meta.get("creationTimestamp") or "")
+
+
+def _more_important_first(infos: list[PodInfo]) -> list[PodInfo]:
+    """Higher priority first, then the earlier started (upstream's ``MoreImportantPod``)."""
+    return sorted(infos, key=lambda i: (-_priority(i.pod), _start_time(i.pod)))
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A node where evicting ``victims`` (most important first) lets the pod fit."""
+
+    node: str
+    victims: list[PodInfo]
+
+    def highest_priority(self) -> int:
+        return _priority(self.victims[0].pod)
+
+    def priority_sum(self) -> int:
+        return sum(_priority(v.pod) + 2**31 for v in self.victims)  # every term non-negative
+
+    def earliest_top_start(self) -> str:
+        """The earliest start among the victims of the highest priority."""
+        top = self.highest_priority()
+        return min(_start_time(v.pod) for v in self.victims if _priority(v.pod) == top)
+
+
+def pick_one_node(candidates: list[Candidate]) -> Candidate:
+    """Upstream's ``pickOneNodeForPreemption`` without PodDisruptionBudgets: the lowest
+    highest-priority victim, then the lowest priority sum, then the fewest victims, then the
+    latest start of the highest-priority victims, then the first."""
+    best = candidates
+    for key in (Candidate.highest_priority, Candidate.priority_sum, lambda c: len(c.victims)):
+        least = min(key(c) for c in best)
+        best = [c for c in best if key(c) == least]
+    latest = max(c.earliest_top_start() for c in best)
+    return next(c for c in best if c.earliest_top_start() == latest)
+
+
 class DefaultPreemption:
     name = NAME
 
     def __init__(self, handle: Handle | None = None) -> None:
-        pass
+        self.handle = handle
 
     async def post_filter(
         self, state: CycleState, pod: Obj, statuses: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
         if (pod.get("spec") or {}).get("preemptionPolicy") == "Never":
             return None, unschedulable("not eligible due to preemptionPolicy=Never.")
+        if self.handle is not None:
+            if self._terminating_on_nominated_node(pod):
+                return None, unschedulable(
+                    "not eligible due to a terminating pod on the nominated node."
+                )
+            candidates = self._candidates(state, pod, statuses)
+            if candidates:
+                best = pick_one_node(candidates)
+                await self._prepare(pod, best)
+                return PostFilterResult(nominated_node_name=best.node), None
         counts: dict[str, int] = {}
         for status in statuses.statuses.values():
             reason = NOT_HELPFUL if status.code is not Code.UNSCHEDULABLE else NO_VICTIMS
@@ -56,3 +137,95 @@ class DefaultPreemption:
         return None, unschedulable(
             "preemption: " + fit_error_message(statuses.num_all_nodes, counts)
         )
+
+    def _terminating_on_nominated_node(self, pod: Obj) -> bool:
+        assert self.handle is not None
+        pods = self.handle.informer(PODS)
+        meta = pod.get("metadata") or {}
+        # the queued copy may predate the nomination this plugin wrote, and the cache keeps the
+        # pod objects it was given when they were placed: read the latest of both
+        latest = pods.get(f"{meta.get('namespace')}/{meta.get('name')}") or pod
+        nominated = (latest.get("status") or {}).get("nominatedNodeName")
+        if not nominated:
+            return False
+        priority = _priority(pod)
+        for node in self.handle.node_infos():
+            if node.name == nominated:
+                return any(
+                    ((pods.get(info.key) or info.pod).get("metadata") or {}).get(
+                        "deletionTimestamp"
+                    )
+                    for info in node.pods.values()
+                    if _priority(info.pod) < priority
+                )
+        return False
+
+    def _candidates(self, state: CycleState, pod: Obj, statuses: NodeToStatus) -> list[Candidate]:
+        assert self.handle is not None
+        absent = statuses.absent.code if statuses.absent else Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        priority = _priority(pod)
+        candidates: list[Candidate] = []
+        for node in self.handle.node_infos():
+            status = statuses.statuses.get(node.name)
+            if (status.code if status is not None else absent) is not Code.UNSCHEDULABLE:
+                continue
+            lower = [info for info in node.pods.values() if _priority(info.pod) < priority]
+            if not lower:
+                continue
+            trial = NodeInfo(node.node)
+            for info in node.pods.values():
+                if _priority(info.pod) >= priority:
+                    trial.add_pod(info)
+            if self.handle.run_filters(state, pod, trial) is not None:
+                continue
+            victims: list[PodInfo] = []
+            for info in _more_important_first(lower):  # give back what still leaves room
+                trial.add_pod(info)
+                if self.handle.run_filters(state, pod, trial) is not None:
+                    trial.remove_pod(info.uid)
+                    victims.append(info)
+            if victims:
+                candidates.append(Candidate(node.name, victims))
+        return candidates
+
+    async def _prepare(self, pod: Obj, candidate: Candidate) -> None:
+        """Evict the victims (upstream's ``prepareCandidate``)."""
+        assert self.handle is not None
+        meta = pod.get("metadata") or {}
+        scheduler = (pod.get("spec") or {}).get("schedulerName") or self.handle.scheduler_name
+        for victim in candidate.victims:
+            waiting = self.handle.get_waiting_pod(victim.uid)
+            if waiting is not None:
+                waiting.reject(NAME, "preempted")
+            else:
+                await self._evict(victim, f"{scheduler}: preempting to accommodate a higher "
+                                          "priority pod")
+            self.handle.event(
+                regarding={"apiVersion": "v1", "kind": "Pod", "metadata": victim.pod.get(
+                    "metadata") or {}},
+                type="Normal",
+                reason="Preempted",
+                action="Preempting",
+                note=f"Preempted by pod {meta.get('uid', '')} on node {candidate.node}",
+            )
+
+    async def _evict(self, victim: PodInfo, message: str) -> None:
+        assert self.handle is not None
+        client = self.handle.client
+        condition = {
+            "type": "DisruptionTarget",
+            "status": "True",
+            "reason": "PreemptionByScheduler",
+            "message": message,
+            "lastTransitionTime": format_time(self.handle.clock.now()),
+        }
+        try:
+            await client.patch(
+                PODS, name=victim.name, namespace=victim.namespace,
+                patch={"status": {"conditions": [condition]}}, patch_type="strategic",
+                subresource="status",
+            )
+            await client.delete(PODS, name=victim.name, namespace=victim.namespace)
+        except Exception as exc:
+            if not is_not_found(exc):  # gone already: nothing left to evict
+                raise
