@@ -105,6 +105,8 @@ KNOWN_FEATURES: Mapping[str, FeatureSpec] = _specs(
     FeatureSpec("TopologyAwareWorkloadScheduling", False, "alpha"),
     FeatureSpec("CompositePodGroup", False, "alpha"),
     FeatureSpec("PodGroupPreemptionPolicy", False, "alpha"),
+    # core
+    FeatureSpec("ClearingNominatedNodeNameAfterBinding", True, "beta"),
     # seed KEPs served by fakeapi
     FeatureSpec("WorkloadPodGroupResourceClaimTemplate", True, "seed"),
     FeatureSpec("DRAReservedForWorkloads", True, "seed"),

@@ -1220,6 +1220,18 @@ class TestThroughTheStore:
             )
         assert again.value.code == 409
 
+    def test_binding_clears_the_nomination_preemption_made(self, registry: Any) -> None:
+        pods = registry.resources.lookup("", "v1", "pods")
+        registry.create(pods, "default", new_pod(), _write())
+        nominated = copy.deepcopy(registry.get(pods, "default", "p").obj)
+        nominated["status"]["nominatedNodeName"] = "n1"
+        registry.update(pods, "default", "p", nominated, _write(), subresource="status")
+        assert registry.get(pods, "default", "p").obj["status"]["nominatedNodeName"] == "n1"
+        bound = registry.post_subresource(
+            pods, "default", "p", "binding", {"target": {"kind": "Node", "name": "n1"}}, _write()
+        ).obj
+        assert "nominatedNodeName" not in bound["status"]
+
     def test_binding_records_no_managed_fields_entry(self, registry: Any) -> None:
         pods = registry.resources.lookup("", "v1", "pods")
         registry.create(pods, "default", new_pod(), _write(field_manager="kubectl"))

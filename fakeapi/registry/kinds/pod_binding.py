@@ -10,7 +10,9 @@ recorded, so a bound pod's managedFields name no scheduler. The write:
 - honours the binding's ``metadata.uid`` and ``metadata.resourceVersion`` as preconditions on
   the pod (409);
 - refuses a pod that is already bound, being deleted or still gated (409 on ``pods/binding``);
-- sets ``spec.nodeName``, merges the binding's annotations and marks ``PodScheduled=True``.
+- sets ``spec.nodeName``, merges the binding's annotations and marks ``PodScheduled=True``;
+  with ``ClearingNominatedNodeNameAfterBinding`` (on) it clears ``status.nominatedNodeName``,
+  the node preemption had cleared for the pod, now stale.
 
 fakeapi also refuses a node name that is not a DNS subdomain (422 on ``spec.nodeName``), which
 upstream would store as given.
@@ -22,6 +24,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from fakeapi import errors
+from fakeapi.features import enabled
 from fakeapi.objects import object_key
 from fakeapi.registry.deletion import check_preconditions
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
@@ -59,6 +62,8 @@ def write_binding(
             object_key(current.obj),
         )
     bound = bind_pod(current.obj, body, registry.clock.now())
+    if enabled(registry.feature_gates, "ClearingNominatedNodeNameAfterBinding"):
+        bound["status"].pop("nominatedNodeName", None)
     errs = validate_node_name(bound["spec"], path=Path("spec"))
     if errs:
         raise errors.invalid(
