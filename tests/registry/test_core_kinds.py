@@ -867,6 +867,26 @@ class TestPodStatus:
             'status.qosClass: Invalid value: "Guaranteed": field is immutable'
         ]
 
+    def test_a_nomination_names_a_node_and_only_an_unbound_pod_gets_one(self) -> None:
+        old = created_pod()
+        new = copy.deepcopy(old)
+        new["status"]["nominatedNodeName"] = "Node_1"
+        assert messages(PodStrategy().validate_status_update(new, old, CTX)) == [
+            'status.nominatedNodeName: Invalid value: "Node_1": a lowercase RFC 1123 subdomain '
+            "must consist of lower case alphanumeric characters, '-' or '.', and must start and "
+            "end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+            "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        ]
+        bound = created_pod(nodeName="n1")
+        renominated = copy.deepcopy(bound)
+        renominated["status"]["nominatedNodeName"] = "n2"
+        assert messages(PodStrategy().validate_status_update(renominated, bound, CTX)) == [
+            "status.nominatedNodeName: Forbidden: may not be set on pods that are already bound "
+            "to a node"
+        ]
+        new["status"]["nominatedNodeName"] = "n2"
+        assert PodStrategy().validate_status_update(new, old, CTX) == []
+
     def test_claim_statuses_must_name_pod_claims(self) -> None:
         old = created_pod(resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "t"}])
         new = copy.deepcopy(old)

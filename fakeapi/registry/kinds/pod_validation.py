@@ -168,11 +168,18 @@ def validate_pod_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
 
 
 def validate_pod_status_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-    """Errors of a status write: QoS is immutable, claim statuses name pod claims."""
+    """Errors of a status write: a new nomination names a node and only an unbound pod gets
+    one, QoS is immutable, claim statuses name pod claims."""
     path = Path("status")
     status = as_dict(new.get("status"))
     old_status = as_dict(old.get("status"))
     errors: list[FieldError] = []
+    nominated = text(status.get("nominatedNodeName"))
+    if nominated and nominated != text(old_status.get("nominatedNodeName")):
+        at = path.child("nominatedNodeName")
+        errors.extend(invalid(at, nominated, msg) for msg in is_dns1123_subdomain(nominated))
+        if text(dig(old, "spec", "nodeName")):
+            errors.append(forbidden(at, "may not be set on pods that are already bound to a node"))
     qos = text(status.get("qosClass"))
     if qos != text(old_status.get("qosClass")):
         errors.append(invalid(path.child("qosClass"), qos, "field is immutable"))
