@@ -98,12 +98,15 @@ class EventHandlers:
             self.cache.add_pod(pod)
             self.queue.on_event(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), None, pod)
         elif self._responsible(pod):
+            self.framework.nominator.observe(pod)
             self.queue.add(pod)
             self.queue.on_event(
                 ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD), None, pod
             )
 
     def _pod_updated(self, old: Obj, new: Obj) -> None:
+        if self.framework.nominator or (new.get("status") or {}).get("nominatedNodeName"):
+            self.framework.nominator.observe(new)
         if (new.get("spec") or {}).get("nodeName"):
             uid = object_meta(new).get("uid", "")
             if not (old.get("spec") or {}).get("nodeName"):
@@ -127,6 +130,7 @@ class EventHandlers:
 
     def _pod_deleted(self, pod: Obj) -> None:
         uid = object_meta(pod).get("uid", "")
+        self.framework.nominator.forget(uid)
         waiting = self.framework.waiting.get(uid)
         if waiting is not None:
             waiting.reject("", "pod was deleted")

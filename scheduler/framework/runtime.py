@@ -38,6 +38,7 @@ from .interface import (
     ScoreExtensions,
     ScorePlugin,
 )
+from .nominator import Nominator
 from .registry import Profile, Registry
 from .status import Code, Status, as_error
 from .types import NodeInfo, NodeScore
@@ -94,6 +95,8 @@ class Framework:
     def __init__(self, *, handle: Handle, registry: Registry, profile: Profile) -> None:
         self.handle = handle
         self.profile = profile
+        #: pods preemption nominated to nodes; Filter keeps their room for them
+        self.nominator = Nominator()
         missing = [name for name in profile.plugins if name not in registry]
         if missing:
             raise ValueError(f"plugins not in the registry: {', '.join(missing)}")
@@ -259,6 +262,8 @@ class Framework:
             except Exception as exc:
                 log.exception("Filter %s failed", name)
                 return feasible, position + 1, as_error(exc).with_plugin(name)
+            if self.nominator and remaining:
+                remaining = self._respect_nominations(state, pod, remaining, statuses)
             room = wanted - len(feasible)
             if len(remaining) >= room:
                 # the wanted-th feasible node is in this chunk: forget what came after it
@@ -270,6 +275,30 @@ class Framework:
             feasible.extend(remaining)
             position += len(chunk)
         return feasible, position, None
+
+    def _respect_nominations(
+        self,
+        state: CycleState,
+        pod: Obj,
+        nodes: Sequence[NodeInfo],
+        statuses: dict[str, Status],
+    ) -> list[NodeInfo]:
+        """The nodes that still pass with the pods nominated to them (of at least the pod's
+        priority) placed there too, as upstream's ``RunFilterPluginsWithNominatedPods``."""
+        kept: list[NodeInfo] = []
+        for node in nodes:
+            # a nominated pod already assumed or bound here is counted among the node's pods
+            ahead = [i for i in self.nominator.ahead_of(pod, node.name) if i.uid not in node.pods]
+            if ahead:
+                trial = NodeInfo(node.node)
+                for info in (*node.pods.values(), *ahead):
+                    trial.add_pod(info)
+                status = self.run_filters(state, pod, trial)
+                if status is not None:
+                    statuses[node.name] = status
+                    continue
+            kept.append(node)
+        return kept
 
     async def run_post_filter(
         self, state: CycleState, pod: Obj, statuses: NodeToStatus

@@ -21,9 +21,10 @@ node selector, is not helped by evicting anyone):
 Without a candidate the FailedScheduling message ends with upstream's verdict:
 ``preemption: 0/N nodes are available: N Preemption is not helpful for scheduling.`` for nodes
 rejected as unresolvable, ``No preemption victims found for incoming pod.`` for the rest.
-Departures: every potential node is examined (upstream samples at least 10 % or 100 of them),
-there are no PodDisruptionBudgets to respect, and a nominated pod does not reserve its node
-against lower-priority pods scheduled before it (upstream's nominator).
+Until then Filter keeps the room for it from pods of lower or equal priority (the framework's
+:class:`~fakeapi.scheduler.framework.nominator.Nominator`). Departures: every potential node is
+examined (upstream samples at least 10 % or 100 of them) and there are no PodDisruptionBudgets
+to respect.
 """
 
 from __future__ import annotations

@@ -141,3 +141,29 @@ async def test_equal_priorities_and_unresolvable_nodes_give_no_victims(
     )
     assert not (await cluster.get_pod("peer"))["metadata"].get("deletionTimestamp")
 
+
+
+async def test_the_room_preemption_made_is_kept_for_the_nominated_pod(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    """While the preemptor waits out its back-off, a lower-priority pod that would fit in the
+    freed room is refused it (upstream's nominator), and the preemptor lands."""
+    await _priority_classes(cluster)
+    await cluster.node("node-1", cpu="2")
+    await _running(cluster, "batch", "node-1", "2", "low")
+    await cluster.pod("urgent", cpu="2", priorityClassName="high")
+    await cluster.start_scheduler()
+
+    async def nominated() -> str | None:
+        status: Obj = (await cluster.get_pod("urgent")).get("status") or {}
+        return status.get("nominatedNodeName")
+
+    assert await eventually(nominated) == "node-1"
+    await _finish_deletion(cluster, "batch")
+    await cluster.pod("sneaky", cpu="1", priorityClassName="low")  # the clock stands still
+    events = await eventually(lambda: cluster.events_about("sneaky", reason="FailedScheduling"))
+    assert events[0]["note"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
+    assert await cluster.node_of("sneaky") is None
+
+    cluster.clock.advance(2.0)
+    assert await eventually(lambda: cluster.node_of("urgent")) == "node-1"
