@@ -38,6 +38,7 @@ from fakeapi.timefmt import format_time
 
 from ..framework.cycle_state import CycleState
 from ..framework.interface import Handle, NodeToStatus, PostFilterResult
+from ..framework.nominator import pod_priority
 from ..framework.status import Code, Status, unschedulable
 from ..framework.types import NodeInfo, PodInfo
 
@@ -58,11 +59,6 @@ def fit_error_message(num_all_nodes: int, counts: Mapping[str, int]) -> str:
     return message
 
 
-def _priority(pod: Obj) -> int:
-    value = (pod.get("spec") or {}).get("priority")
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def _start_time(pod: Obj) -> str:
     status = pod.get("status") or {}
     meta = pod.get("metadata") or {}
@@ -71,7 +67,7 @@ def _start_time(pod: Obj) -> str:
 
 def _more_important_first(infos: list[PodInfo]) -> list[PodInfo]:
     """Higher priority first, then the earlier started (upstream's ``MoreImportantPod``)."""
-    return sorted(infos, key=lambda i: (-_priority(i.pod), _start_time(i.pod)))
+    return sorted(infos, key=lambda i: (-pod_priority(i.pod), _start_time(i.pod)))
 
 
 @dataclass(slots=True)
@@ -82,15 +78,15 @@ class Candidate:
     victims: list[PodInfo]
 
     def highest_priority(self) -> int:
-        return _priority(self.victims[0].pod)
+        return pod_priority(self.victims[0].pod)
 
     def priority_sum(self) -> int:
-        return sum(_priority(v.pod) + 2**31 for v in self.victims)  # every term non-negative
+        return sum(pod_priority(v.pod) + 2**31 for v in self.victims)  # every term non-negative
 
     def earliest_top_start(self) -> str:
         """The earliest start among the victims of the highest priority."""
         top = self.highest_priority()
-        return min(_start_time(v.pod) for v in self.victims if _priority(v.pod) == top)
+        return min(_start_time(v.pod) for v in self.victims if pod_priority(v.pod) == top)
 
 
 def pick_one_node(candidates: list[Candidate]) -> Candidate:
@@ -149,7 +145,7 @@ class DefaultPreemption:
         nominated = (latest.get("status") or {}).get("nominatedNodeName")
         if not nominated:
             return False
-        priority = _priority(pod)
+        priority = pod_priority(pod)
         for node in self.handle.node_infos():
             if node.name == nominated:
                 return any(
@@ -157,25 +153,25 @@ class DefaultPreemption:
                         "deletionTimestamp"
                     )
                     for info in node.pods.values()
-                    if _priority(info.pod) < priority
+                    if pod_priority(info.pod) < priority
                 )
         return False
 
     def _candidates(self, state: CycleState, pod: Obj, statuses: NodeToStatus) -> list[Candidate]:
         assert self.handle is not None
         absent = statuses.absent.code if statuses.absent else Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-        priority = _priority(pod)
+        priority = pod_priority(pod)
         candidates: list[Candidate] = []
         for node in self.handle.node_infos():
             status = statuses.statuses.get(node.name)
             if (status.code if status is not None else absent) is not Code.UNSCHEDULABLE:
                 continue
-            lower = [info for info in node.pods.values() if _priority(info.pod) < priority]
+            lower = [info for info in node.pods.values() if pod_priority(info.pod) < priority]
             if not lower:
                 continue
             trial = NodeInfo(node.node)
             for info in node.pods.values():
-                if _priority(info.pod) >= priority:
+                if pod_priority(info.pod) >= priority:
                     trial.add_pod(info)
             if self.handle.run_filters(state, pod, trial) is not None:
                 continue
