@@ -290,8 +290,8 @@ class Framework:
             # a nominated pod already assumed or bound here is counted among the node's pods
             ahead = [i for i in self.nominator.ahead_of(pod, node.name) if i.uid not in node.pods]
             if ahead:
-                trial = NodeInfo(node.node)
-                for info in (*node.pods.values(), *ahead):
+                trial = node.clone()
+                for info in ahead:
                     trial.add_pod(info)
                 status = self.run_filters(state, pod, trial)
                 if status is not None:

@@ -148,6 +148,14 @@ class NodeInfo:
         self.non_zero_requested.add(info.non_zero)
         self.generation += 1
 
+    def clone(self) -> NodeInfo:
+        """A copy with the same pods, to add and remove pods on for a what-if (preemption, the
+        pods nominated to the node) without touching the cache's."""
+        copy = NodeInfo(self.node)
+        for info in self.pods.values():
+            copy.add_pod(info)
+        return copy
+
     def remove_pod(self, uid: str) -> bool:
         info = self.pods.pop(uid, None)
         if info is None:

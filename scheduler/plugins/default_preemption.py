@@ -40,7 +40,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.interface import Handle, NodeToStatus, PostFilterResult
 from ..framework.nominator import pod_priority
 from ..framework.status import Code, Status, unschedulable
-from ..framework.types import NodeInfo, PodInfo
+from ..framework.types import PodInfo
 
 __all__ = ["Candidate", "DefaultPreemption", "NAME", "fit_error_message", "pick_one_node"]
 
@@ -169,10 +169,9 @@ class DefaultPreemption:
             lower = [info for info in node.pods.values() if pod_priority(info.pod) < priority]
             if not lower:
                 continue
-            trial = NodeInfo(node.node)
-            for info in node.pods.values():
-                if pod_priority(info.pod) >= priority:
-                    trial.add_pod(info)
+            trial = node.clone()
+            for info in lower:
+                trial.remove_pod(info.uid)
             if self.handle.run_filters(state, pod, trial) is not None:
                 continue
             victims: list[PodInfo] = []
