@@ -75,7 +75,9 @@ class Client:
 
     ``field_manager`` is used for every write that does not name its own (and is what
     server-side apply records as the owner of applied fields). Warning headers the server sends
-    go to ``on_warning`` (by default: logged on the ``fakeapi.client`` logger).
+    go to ``on_warning`` (by default: logged on the ``fakeapi.client`` logger). ``resolve``
+    turns a resource named as kubectl names it (``"pods"``, ``"pod"``, ``"rc"``) into a
+    :class:`Resource`; without it every method takes a :class:`Resource` only.
     """
 
     def __init__(
@@ -84,11 +86,24 @@ class Client:
         *,
         field_manager: str = DEFAULT_FIELD_MANAGER,
         on_warning: Callable[[str], None] | None = None,
+        resolve: Callable[[str], Resource] | None = None,
     ) -> None:
         self.transport = transport
         self.field_manager = field_manager
         self._on_warning = on_warning or _log_warning
+        self._resolve = resolve
         self._write_observers: list[WriteObserver] = []
+
+    def _resource(self, resource: Resource | str) -> Resource:
+        """``resource``, or the resource its name denotes."""
+        if isinstance(resource, Resource):
+            return resource
+        if self._resolve is None:
+            raise TypeError(
+                f"this client takes a fakeapi.client.Resource (e.g. fakeapi.client.PODS), not "
+                f"{resource!r}: it was made without a resolve function for resource names"
+            )
+        return self._resolve(resource)
 
     def add_write_observer(self, observer: WriteObserver) -> Callable[[], None]:
         """Tell ``observer`` about every object this client creates, updates, patches or
@@ -169,15 +184,18 @@ class Client:
         return reply.object
 
     # --- reads -------------------------------------------------------------------------------
-    async def get(self, resource: Resource, *, name: str, namespace: str | None = None) -> Obj:
+    async def get(
+        self, resource: Resource | str, *, name: str, namespace: str | None = None
+    ) -> Obj:
         """The object, or StatusError 404."""
+        resource = self._resource(resource)
         return await self.transport.get(
             resource, namespace=self._namespace(resource, namespace), name=name
         )
 
     async def list(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         namespace: str | None = None,
         label_selector: str = "",
@@ -188,6 +206,7 @@ class Client:
         resource_version_match: str = "",
     ) -> ObjectList:
         """One page (everything when ``limit`` is 0); ``namespace=None`` lists all namespaces."""
+        resource = self._resource(resource)
         params = ListParams(
             label_selector=label_selector,
             field_selector=field_selector,
@@ -201,7 +220,7 @@ class Client:
 
     async def list_all(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         namespace: str | None = None,
         label_selector: str = "",
@@ -214,6 +233,7 @@ class Client:
         If a continue token expires midway (410), the list starts over without paging, as
         client-go's pager does.
         """
+        resource = self._resource(resource)
         page = functools.partial(
             self.list,
             resource,
@@ -237,7 +257,7 @@ class Client:
 
     def watch(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         namespace: str | None = None,
         label_selector: str = "",
@@ -253,6 +273,7 @@ class Client:
         current object; with a version from a list or an earlier event it delivers every change
         after it. Nothing is sent to the server until the first event is awaited.
         """
+        resource = self._resource(resource)
         params = WatchParams(
             label_selector=label_selector,
             field_selector=field_selector,
@@ -267,7 +288,7 @@ class Client:
     # --- writes ------------------------------------------------------------------------------
     async def create(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         body: Obj,
         namespace: str | None = None,
@@ -276,6 +297,7 @@ class Client:
         field_validation: FieldValidation | None = None,
     ) -> Obj:
         """Create ``body`` (in ``namespace``, or the body's own); the stored object."""
+        resource = self._resource(resource)
         reply = await self.transport.create(
             resource,
             namespace=self._namespace(resource, namespace, body),
@@ -311,7 +333,7 @@ class Client:
 
     async def update(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         body: Obj,
         namespace: str | None = None,
@@ -323,6 +345,7 @@ class Client:
 
         For kinds with a status subresource the status in ``body`` is ignored.
         """
+        resource = self._resource(resource)
         return await self._update(
             resource,
             body=body,
@@ -335,7 +358,7 @@ class Client:
 
     async def update_status(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         body: Obj,
         namespace: str | None = None,
@@ -344,6 +367,7 @@ class Client:
         field_validation: FieldValidation | None = None,
     ) -> Obj:
         """Replace only the status of the object named in ``body`` (PUT ``.../status``)."""
+        resource = self._resource(resource)
         return await self._update(
             resource,
             body=body,
@@ -356,7 +380,7 @@ class Client:
 
     async def patch(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         name: str,
         patch: Any,
@@ -373,6 +397,7 @@ class Client:
         ``patch`` is a dict (a list of operations for ``json``). For ``apply`` it is the
         applied configuration and ``force`` takes over fields other managers own.
         """
+        resource = self._resource(resource)
         reply = await self.transport.patch(
             resource,
             namespace=self._namespace(resource, namespace),
@@ -391,7 +416,7 @@ class Client:
 
     async def apply(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         body: Obj,
         namespace: str | None = None,
@@ -401,6 +426,7 @@ class Client:
         dry_run: bool = False,
     ) -> Obj:
         """Server-side apply of ``body`` (named by its metadata): ``patch(patch_type="apply")``."""
+        resource = self._resource(resource)
         return await self.patch(
             resource,
             name=self._name(resource, body),
@@ -415,7 +441,7 @@ class Client:
 
     async def delete(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         name: str,
         namespace: str | None = None,
@@ -430,6 +456,7 @@ class Client:
         a grace period (it now has a deletionTimestamp), or a kind whose DELETE returns the
         deleted object (pods, DRA kinds) — and None when it answers with a ``Status``.
         """
+        resource = self._resource(resource)
         reply = await self.transport.delete(
             resource,
             namespace=self._namespace(resource, namespace),
@@ -452,7 +479,7 @@ class Client:
 
     async def delete_collection(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         namespace: str | None = None,
         label_selector: str = "",
@@ -462,6 +489,7 @@ class Client:
         dry_run: bool = False,
     ) -> builtins.list[Obj]:
         """Delete every selected object; returns them as the server answered for each."""
+        resource = self._resource(resource)
         listed = await self.transport.delete_collection(
             resource,
             namespace=namespace if resource.namespaced else None,
@@ -476,7 +504,7 @@ class Client:
 
     async def create_subresource(
         self,
-        resource: Resource,
+        resource: Resource | str,
         *,
         name: str,
         subresource: str,
@@ -486,6 +514,7 @@ class Client:
         field_manager: str | None = None,
     ) -> Obj:
         """POST to a subresource such as ``pods/binding``; returns the response body."""
+        resource = self._resource(resource)
         reply = await self.transport.create_subresource(
             resource,
             namespace=self._namespace(resource, namespace, body),
