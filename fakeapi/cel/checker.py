@@ -12,18 +12,29 @@ type check passed: ``[1, 2.0]`` and ``[dyn(1), 2]`` are rejected, ``[dyn(1), dyn
 The findings are collected while checking and reported, sorted by position, only if nothing else
 failed. :mod:`.type_lattice` explains how the types involved are kept apart.
 
-It also estimates the worst-case cost, with the size assumptions upstream declares for the
-environment (≤32 entries per map, 64-character strings, ≤48 list values), so API validation can
+It also estimates the worst-case cost as upstream does (:mod:`.cost`), so API validation can
 reject expressions that could exceed the cost limit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from . import ast
+from .cost import (
+    DEVICE_SIZES,
+    LIST_CREATE,
+    MAP_CREATE,
+    UNBOUNDED,
+    call_cost,
+    capped,
+    comprehension_cost,
+    size_at,
+    traversal,
+)
 from .errors import CELCompileError, EvalError
 from .format_library import check_format
 from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS, RESULT_TYPES
@@ -50,10 +61,19 @@ QUANTITY = "kubernetes.Quantity"
 SEMVER = "kubernetes.Semver"
 NUMERIC = frozenset({"int", "uint", "double"})
 SCALARS = frozenset({"bool", "int", "uint", "double", "string", "bytes"})
-MAP_ENTRIES = 32
-STRING_SIZE = 64
-LIST_VALUES = 48
-UNKNOWN_SIZE = 64
+TEXT = frozenset({"string", "bytes"})
+#: types whose values cel-go's estimator counts as size 1
+SIZE_ONE = frozenset(
+    {
+        "bool",
+        "int",
+        "uint",
+        "double",
+        "null_type",
+        "google.protobuf.Duration",
+        "google.protobuf.Timestamp",
+    }
+)
 
 
 _LITERAL_VALIDATED: dict[str, Callable[[str], object]] = {
@@ -124,9 +144,10 @@ def check(
 
     ``variables`` replaces the selector environment's single ``device`` variable (general
     expressions, such as the conformance tables); ``require_bool`` is the selector rule."""
-    checker = _Checker(expression, features)
+    checker = _Checker(expression, features, declared_device=variables is None)
     scope: dict[str, Type] = dict(variables) if variables is not None else {"device": DEVICE}
     result_type, cost, _ = checker.visit(node, scope)
+    cost = capped(cost)
     if checker.literal_errors:
         located = sorted(checker.literal_errors, key=lambda error: error[0])
         raise CELCompileError("compilation failed: " + "\n".join(text for _, text in located))
@@ -137,10 +158,31 @@ def check(
     return CheckResult(type_str(result_type), cost)
 
 
+@dataclass(frozen=True, slots=True)
+class _Local:
+    """A macro variable: the path of the value it stands for and that value's size."""
+
+    path: tuple[str, ...] | None
+    size: int | None = None
+
+
+def _could_be_text(t: Type) -> bool:
+    return t in TEXT or not is_known(t)
+
+
 class _Checker:
-    def __init__(self, expression: str, features: Features) -> None:
+    def __init__(self, expression: str, features: Features, *, declared_device: bool) -> None:
         self.expression = expression
         self.features = features
+        # Sizes for the cost estimate: the device variable's declared sizes (selectors only),
+        # the path of each visited value below a variable (cel-go's field paths: names, and
+        # ``@keys``, ``@values``, ``@items`` for a map's keys and values and a list's items),
+        # the largest key and item of each list or map literal, and what each macro variable
+        # stands for (a path, a size).
+        self.declared_device = declared_device
+        self.paths: dict[int, tuple[str, ...]] = {}
+        self.entries: dict[int, tuple[int, int]] = {}
+        self.locals: dict[str, _Local] = {}
         # Upstream declares attribute values as ``any``, or as ``dyn`` once list-type attributes
         # are enabled (so that the comprehension macros accept them).
         attribute: Type = DYN if features.list_type_attributes else ANY
@@ -216,22 +258,33 @@ class _Checker:
                 if node.name in TYPE_IDENTIFIERS:
                     return "type", 1, 1
                 raise self.error(node, f"undeclared reference to '{node.name}' (in container '')")
-            return scope[node.name], 1, UNKNOWN_SIZE
+            local = self.locals.get(node.name) or _Local((node.name,))
+            if local.path is not None:
+                self.paths[id(node)] = local.path
+            return scope[node.name], 1, self.size(scope[node.name], local.path, local.size)
         if isinstance(node, (ast.OptSelect, ast.OptIndex)):
             _, cost, _ = self.visit(node.operand, scope)
             if isinstance(node, ast.OptIndex):
                 cost += self.visit(node.index, scope)[1]
-            return UNKNOWN, cost + 1, UNKNOWN_SIZE
+            return UNKNOWN, cost + 1, UNBOUNDED
         if isinstance(node, ast.Select):
             qualified = qualified_name(node)
             if qualified is not None and qualified.partition(".")[0] not in scope:
                 if qualified in scope:
-                    return scope[qualified], 1, UNKNOWN_SIZE
+                    return scope[qualified], 1, self.size(scope[qualified], (qualified,))
                 if qualified in TYPE_IDENTIFIERS:
                     return "type", 1, 1
             operand_type, cost, _ = self.visit(node.operand, scope)
             (field_type,) = self.select_type(node, operand_type, node.field)
-            return field_type, cost + 1, self.select_size(node)
+            path = self.extend_path(node, node.operand, node.field)
+            # selecting from a map, an object or a type parameter costs 1 (cel-go)
+            if (
+                operand_type == DEVICE
+                or operand_type in (PARAM, UNKNOWN)
+                or (isinstance(operand_type, tuple) and operand_type[0] == "map")
+            ):
+                cost += 1
+            return field_type, cost, self.size(field_type, path)
         if isinstance(node, ast.Has):
             operand_type, cost, _ = self.visit(node.operand, scope)
             self.select_type(node, operand_type, node.field)
@@ -239,29 +292,38 @@ class _Checker:
         if isinstance(node, ast.Index):
             operand_type, cost, _ = self.visit(node.operand, scope)
             index_type, index_cost, _ = self.visit(node.index, scope)
-            return (
-                self.index_type(node, operand_type, index_type),
-                cost + index_cost + 1,
-                self.index_size(node),
-            )
+            result = self.index_type(node, operand_type, index_type)
+            path = None
+            if isinstance(operand_type, tuple):
+                step = "@values" if operand_type[0] == "map" else "@items"
+                path = self.extend_path(node, node.operand, step)
+            return result, cost + index_cost + 1, self.size(result, path)
         if isinstance(node, ast.Call):
             return self.call(node, scope)
         if isinstance(node, ast.ListLit):
             items = [self.visit(item, scope) for item in node.items]
             elem_types = [t for t, _, _ in items]
             self.require_homogeneous(list(node.items), elem_types)
-            return ("list", join(elem_types)), 10 + sum(c for _, c, _ in items), len(items)
+            self.entries[id(node)] = (1, max((size for _, _, size in items), default=0))
+            return (
+                ("list", join(elem_types)),
+                LIST_CREATE + sum(c for _, c, _ in items),
+                len(items),
+            )
         if isinstance(node, ast.MapLit):
-            cost = 30
+            cost = MAP_CREATE
             keys: list[Type] = []
             values: list[Type] = []
+            key_size = value_size = 0
             for key, value in node.entries:
-                kt, kc, _ = self.visit(key, scope)
-                vt, vc, _ = self.visit(value, scope)
+                kt, kc, ks = self.visit(key, scope)
+                vt, vc, vs = self.visit(value, scope)
                 keys.append(kt)
                 values.append(vt)
                 cost += kc + vc
+                key_size, value_size = max(key_size, ks), max(value_size, vs)
             self.require_homogeneous_entries(node, keys, values)
+            self.entries[id(node)] = (key_size, value_size)
             return ("map", join(keys), join(values)), cost, len(node.entries)
         if isinstance(node, ast.Not):
             t, cost, _ = self.visit(node.operand, scope)
@@ -292,10 +354,30 @@ class _Checker:
         if isinstance(node, ast.Comprehension):
             return self.comprehension(node, scope)
         if isinstance(node, ast.Bind):
-            it, ic, _ = self.visit(node.init, scope)
-            bt, bc, bs = self.visit(node.body, {**scope, node.var: it})
-            return bt, ic + bc, bs
+            # cel-go: a comprehension over ``[]`` with the bound value as its accumulator, so
+            # the list literal is paid for and the result's size is that of the empty range
+            it, ic, init_size = self.visit(node.init, scope)
+            with self.bound({node.var: _Local(self.paths.get(id(node.init)), init_size)}):
+                bt, bc, body_size = self.visit(node.body, {**scope, node.var: it})
+            return bt, LIST_CREATE + ic + bc, body_size
         raise self.error(node, f"unsupported expression {type(node).__name__}")
+
+    def iteration_variables(self, node: ast.Comprehension, range_type: Type) -> dict[str, _Local]:
+        """What a macro's variables stand for, as cel-go tracks them: the range's keys (a map)
+        or items (a list), or with two variables a map's keys and values or a list's indexes and
+        items; sized by the range's literal entries where it is a literal."""
+        path = self.paths.get(id(node.range))
+        key_size, item_size = self.entries.get(id(node.range), (None, None))
+        is_map = isinstance(range_type, tuple) and range_type[0] == "map"
+
+        def part(step: str, size: int | None) -> _Local:
+            return _Local(None if path is None else (*path, step), size)
+
+        if node.var2 is None:
+            return {node.var: part("@keys", key_size) if is_map else part("@items", item_size)}
+        if is_map:
+            return {node.var: part("@keys", key_size), node.var2: part("@values", item_size)}
+        return {node.var: _Local(None, 1), node.var2: part("@items", item_size)}
 
     def select_type(self, node: ast.Node, operand: Type, field: str) -> tuple[Type]:
         if operand == DEVICE:
@@ -310,20 +392,34 @@ class _Checker:
             return (DYN,)  # cel-go: selecting on dyn, any or a type parameter gives dyn
         raise self.error(node, f"type '{type_str(operand)}' does not support field selection")
 
-    def select_size(self, node: ast.Select) -> int:
-        if isinstance(node.operand, ast.Ident) and node.operand.name == "device":
-            return 63 if node.field == "driver" else MAP_ENTRIES
-        return max(STRING_SIZE, LIST_VALUES) if self._is_attribute_value(node) else MAP_ENTRIES
+    def extend_path(self, node: ast.Node, operand: ast.Node, step: str) -> tuple[str, ...] | None:
+        """The path of ``node``, a part (``step``) of ``operand``; None when it has none."""
+        base = self.paths.get(id(operand))
+        if base is None:
+            return None
+        path = self.paths[id(node)] = (*base, step)
+        return path
 
-    def index_size(self, node: ast.Index) -> int:
-        return max(STRING_SIZE, LIST_VALUES) if self._is_attribute_value(node) else MAP_ENTRIES
+    def size(self, t: Type, path: tuple[str, ...] | None, known: int | None = None) -> int:
+        """The largest size of a value of type ``t`` found at ``path``: declared for the device,
+        1 for a scalar, else ``known`` (a macro variable's), else unbounded."""
+        if path is not None and path[0] == "device" and self.declared_device:
+            declared = size_at(DEVICE_SIZES, path[1:])
+            if declared is not None:
+                return declared
+        if t in SIZE_ONE:
+            return 1
+        return UNBOUNDED if known is None else known
 
-    @staticmethod
-    def _is_attribute_value(node: ast.Select | ast.Index) -> bool:
-        inner = node.operand
-        return isinstance(inner, (ast.Select, ast.Index)) and isinstance(
-            inner.operand, (ast.Select, ast.Index)
-        )
+    @contextlib.contextmanager
+    def bound(self, variables: dict[str, _Local]) -> Iterator[None]:
+        """Macro variables in force while a macro's body is checked."""
+        saved = self.locals
+        self.locals = {**saved, **variables}
+        try:
+            yield
+        finally:
+            self.locals = saved
 
     def index_type(self, node: ast.Node, operand: Type, index: Type) -> Type:
         if isinstance(operand, tuple):
@@ -341,15 +437,15 @@ class _Checker:
             return self.format_call(node, scope)
         arg_results = [self.visit(arg, scope) for arg in node.args]
         self.validate_literal_argument(node)
-        cost = 1 + sum(c for _, c, _ in arg_results)
-        size = 1
+        cost = sum(c for _, c, _ in arg_results)
+        target_type: Type = UNKNOWN
+        target_size = 0
+        element_size: int | None = None
         if node.target is None:
             if node.function not in GLOBAL_FUNCTIONS:
                 raise self.error(
                     node, f"undeclared reference to '{node.function}' (in container '')"
                 )
-            if node.function in ("size",) and arg_results:
-                size = 1
         else:
             target = node.target
             if (
@@ -376,26 +472,23 @@ class _Checker:
                     f"found no matching overload for '{node.function}' applied to "
                     f"'{type_str(target_type)}.({args})'",
                 )
-            if target_type == "string" or node.function in (
-                "matches",
-                "contains",
-                "startsWith",
-                "endsWith",
-            ):
-                cost += -(-target_size // 10)
-            elif node.function in (
-                "includes",
-                "indexOf",
-                "lastIndexOf",
-                "sum",
-                "min",
-                "max",
-                "isSorted",
-            ):
-                cost += target_size
-            elif node.function in ("sort", "distinct"):
-                cost += target_size * target_size
-            size = target_size
+            if isinstance(target_type, tuple) and target_type[0] == "list":
+                path = self.paths.get(id(target))
+                element_path = None if path is None else (*path, "@items")
+                element_size = self.size(target_type[1], element_path)
+        called, size = call_cost(
+            node.function,
+            member=node.target is not None,
+            target_size=target_size,
+            arg_sizes=[size for _, _, size in arg_results],
+            arg_literals=[arg.value if isinstance(arg, ast.Lit) else None for arg in node.args],
+            element_size=element_size,
+            text_elements=isinstance(target_type, tuple) and target_type[1] in TEXT,
+            target_is_string=target_type == "string" or not is_known(target_type),
+        )
+        cost += called
+        if node.function == "dyn" and node.target is None and arg_results:
+            size = arg_results[0][2]  # cel-go: dyn() is its argument, for sizes too
         result: Type = RESULT_TYPES.get(node.function, UNKNOWN)
         if node.function == "dyn":
             result = DYN
@@ -411,7 +504,7 @@ class _Checker:
             result = (
                 ("list", "string") if node.function in ("split", "findAll") else ("list", UNKNOWN)
             )
-        return result, cost, size
+        return result, cost, self.size(result, None) if size is None else size
 
     def validate_literal_argument(self, node: ast.Call) -> None:
         """cel-go's literal validators, which Kubernetes enables: a literal timestamp, duration
@@ -432,7 +525,8 @@ class _Checker:
         """``"...".format([...])``: exempt from the homogeneous-literal rule, and a literal
         format string with a literal list is checked clause by clause (cel-go's validator)."""
         assert node.target is not None
-        target_type, cost, _ = self.visit(node.target, scope)
+        target_type, cost, target_size = self.visit(node.target, scope)
+        cost += traversal(target_size)
         if len(node.args) != 1 or (is_known(target_type) and target_type != "string"):
             types = [self.visit(arg, scope)[0] for arg in node.args]
             args = ", ".join(type_str(t) for t in types)
@@ -446,29 +540,33 @@ class _Checker:
         try:
             if not isinstance(arg, ast.ListLit):
                 _, arg_cost, _ = self.visit(arg, scope)
-                return "string", cost + arg_cost + 1, STRING_SIZE
+                return "string", cost + arg_cost, UNBOUNDED
             items = [self.visit(item, scope) for item in arg.items]
         finally:
             self.exempt -= 1
-        cost += 10 + sum(c for _, c, _ in items) + 1
+        cost += LIST_CREATE + sum(c for _, c, _ in items)
         if isinstance(node.target, ast.Lit) and isinstance(node.target.value, str):
             kinds = [_format_kind(t) for t, _, _ in items]
             problem = check_format(node.target.value, kinds)
             if problem is not None:
                 where: ast.Node = arg.items[problem.arg] if problem.arg is not None else node
                 self.literal_errors.append((where.pos, self.located(where, problem.message)))
-        return "string", cost, STRING_SIZE
+        return "string", cost, UNBOUNDED
 
     def binary(self, node: ast.Binary, scope: dict[str, Type]) -> tuple[Type, int, int]:
         lt, lc, ls = self.visit(node.left, scope)
         rt, rc, rs = self.visit(node.right, scope)
-        cost = lc + rc + 1
+        cost = lc + rc
         op = node.op
         both_known = is_known(lt) and is_known(rt)
+        # cel-go prices an operator by the dearest overload that may apply: comparing or joining
+        # strings and bytes walks them, anything else costs 1
+        text = _could_be_text(lt) and _could_be_text(rt)
+        other = lt not in TEXT and rt not in TEXT
         if op in ("==", "!="):
             if both_known and lt in SCALARS and rt in SCALARS and lt != rt:
                 raise self.no_overload(node, f"_{op}_", lt, rt)
-            return "bool", cost, 1
+            return "bool", cost + traversal(min(ls, rs)), 1
         if op in ("<", "<=", ">", ">="):
             if (
                 both_known
@@ -476,19 +574,31 @@ class _Checker:
                 and (lt != rt or lt not in SCALARS)
             ):
                 raise self.no_overload(node, f"_{op}_", lt, rt)
-            return "bool", cost, 1
+            walked = traversal(min(ls, rs)) if text else 0
+            return "bool", cost + max(walked, 1 if other else 0), 1
         if op == "in":
             if is_known(rt) and not (isinstance(rt, tuple)):
                 raise self.no_overload(node, "@in", lt, rt)
-            return "bool", cost + rs, 1
-        if not both_known:
-            return UNKNOWN, cost, max(ls, rs)
+            # in a list: a walk of the list; in a map: one lookup
+            if isinstance(rt, tuple):
+                return "bool", cost + (rs if rt[0] == "list" else 1), 1
+            return "bool", cost + max(rs, 1), 1
         if op == "+":
-            if lt == rt and (lt in ("int", "uint", "double", "string", "bytes")):
-                return lt, cost, ls + rs
+            joined = ls + rs
+            cost += max(traversal(joined) if text else 0, 1 if other else 0)
+            if not both_known:
+                numeric = lt in NUMERIC or rt in NUMERIC
+                return UNKNOWN, cost, 1 if numeric and not text else joined
+            if lt == rt and lt in NUMERIC:
+                return lt, cost, 1
+            if lt == rt and lt in TEXT:
+                return lt, cost, joined
             if isinstance(lt, tuple) and isinstance(rt, tuple) and lt[0] == rt[0] == "list":
-                return (lt if lt == rt else ("list", UNKNOWN)), cost, ls + rs
+                return (lt if lt == rt else ("list", UNKNOWN)), cost, joined
             raise self.no_overload(node, "_+_", lt, rt)
+        cost += 1
+        if not both_known:
+            return UNKNOWN, cost, UNBOUNDED
         if lt == rt and lt in NUMERIC and not (op == "%" and lt == "double"):
             return lt, cost, 1
         raise self.no_overload(node, f"_{op}_", lt, rt)
@@ -498,8 +608,10 @@ class _Checker:
     ) -> tuple[Type, int, int]:
         range_type, range_cost, range_size = self.visit(node.range, scope)
         if node.macro in ("optMap", "optFlatMap"):
-            _, body_cost, _ = self.visit(node.args[0], {**scope, node.var: UNKNOWN})
-            return UNKNOWN, range_cost + body_cost + 1, 1
+            with self.bound({node.var: _Local((node.var,))}):
+                _, body_cost, _ = self.visit(node.args[0], {**scope, node.var: UNKNOWN})
+            cost = comprehension_cost(node.macro, range_cost, range_size, [body_cost])
+            return UNKNOWN, cost, UNBOUNDED
         if isinstance(range_type, tuple):
             if range_type[0] == "list":
                 first, second = ("int", range_type[1]) if node.var2 else (range_type[1], DYN)
@@ -518,9 +630,9 @@ class _Checker:
         inner = {**scope, node.var: first}
         if node.var2:
             inner[node.var2] = second
-        body = [self.visit(arg, inner) for arg in node.args]
-        per_item = 1 + sum(c for _, c, _ in body)
-        cost = range_cost + range_size * per_item
+        with self.bound(self.iteration_variables(node, range_type)):
+            body = [self.visit(arg, inner) for arg in node.args]
+        cost = comprehension_cost(node.macro, range_cost, range_size, [c for _, c, _ in body])
         if node.macro in ("all", "exists", "exists_one"):
             return "bool", cost, 1
         if node.macro == "filter":

@@ -215,13 +215,6 @@ class TestCompileErrors:
 
 
 class TestCost:
-    def test_simple_expressions_are_cheap(self) -> None:
-        assert selector_cost('device.driver == "x"') < 10
-        assert (
-            selector_cost(f'device.capacity["{DRIVER}"].memory.compareTo(quantity("1Gi")) >= 0')
-            < 20
-        )
-
     def test_nested_comprehensions_over_device_maps_exceed_the_limit(self) -> None:
         expression = (
             "device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, "

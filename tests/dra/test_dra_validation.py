@@ -2151,6 +2151,23 @@ REJECTED: list[Rejected] = [
         "compilation failed",
     ),
     Rejected(
+        # estimated 1,054,915: three levels of 32 domains, string work in the innermost step
+        "class-selector-over-the-cost-limit",
+        "class",
+        set_(
+            "spec.selectors",
+            [
+                cel(
+                    "device.attributes.all(a, device.attributes.all(b, "
+                    "device.attributes.all(c, a.startsWith(b + c))))"
+                )
+            ],
+        ),
+        "spec.selectors[0].cel.expression",
+        "FieldValueForbidden",
+        "too complex, exceeds cost limit",
+    ),
+    Rejected(
         "class-config-over-32",
         "class",
         set_("spec.config", [{"opaque": {"driver": "d.com", "parameters": {}}}] * 33),
