@@ -198,10 +198,10 @@ class ResourceClaimController(ControllerComponent):
 
     # --- event handlers: queue keys ----------------------------------------------------------
     def _pod_added(self, pod: Obj) -> None:
-        if as_list(as_dict(pod.get("spec")).get("resourceClaims")) and not is_deleting(pod):
-            self.controller.enqueue("pod:" + meta_key(pod))
-        if pod_is_done(pod):
+        if pod_is_done(pod):  # it will never use its claims again: clean up, make none
             self._owner_gone(pod)
+        elif as_list(as_dict(pod.get("spec")).get("resourceClaims")) and not is_deleting(pod):
+            self.controller.enqueue("pod:" + meta_key(pod))
 
     def _pod_updated(self, _old: Obj, pod: Obj) -> None:
         self._pod_added(pod)
@@ -259,7 +259,7 @@ class ResourceClaimController(ControllerComponent):
 
     async def _sync_pod(self, ns: str, name: str) -> Result | None:
         pod = self.pods.get(f"{ns}/{name}")
-        if pod is None or is_deleting(pod):
+        if pod is None or is_deleting(pod) or pod_is_done(pod):
             return None
         recorded = _statuses(pod)
         wanted = dict(recorded)

@@ -86,6 +86,26 @@ async def test_pod_template_claim_is_created_recorded_and_deleted_with_the_pod(c
     await cluster.eventually(no_claims)
 
 
+async def test_a_finished_pod_gets_no_new_claim_once_its_own_is_deleted(cluster):
+    await cluster.start(CONTROLLERS)
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    await cluster.user.create(PODS, body=cluster.pod("job-0", claims=FROM_TEMPLATE))
+    await _until_recorded(cluster, "job-0")
+    pod = await cluster.user.get(PODS, namespace="default", name="job-0")
+    pod["status"]["phase"] = "Succeeded"
+    await cluster.user.update_status(PODS, body=pod)
+
+    async def no_claims() -> bool:
+        return not await cluster.claims()
+
+    await cluster.eventually(no_claims)
+    finished = await cluster.user.get(PODS, namespace="default", name="job-0")
+    await cluster.settle()
+    assert await cluster.claims() == []
+    again = await cluster.user.get(PODS, namespace="default", name="job-0")
+    assert again["metadata"]["resourceVersion"] == finished["metadata"]["resourceVersion"]
+
+
 async def test_long_names_are_cut_in_proportion(cluster):
     await cluster.start(["resourceclaim-controller"])
     await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
