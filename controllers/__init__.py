@@ -7,7 +7,14 @@ over one informer factory. They reach the API server only through :mod:`fakeapi.
 docs/controllers.md.
 """
 
-from fakeapi.controllers.manager import CONTROLLER_NAMES, ControllerManager
+from fakeapi.controllers.manager import CONTROLLER_NAMES, ControllerManager, select_controllers
 from fakeapi.controllers.runtime import Controller, Reconciler, Result
 
-__all__ = ["CONTROLLER_NAMES", "Controller", "ControllerManager", "Reconciler", "Result"]
+__all__ = [
+    "CONTROLLER_NAMES",
+    "Controller",
+    "ControllerManager",
+    "Reconciler",
+    "Result",
+    "select_controllers",
+]

@@ -31,7 +31,7 @@ from fakeapi.controllers.podgroup_protection import PodGroupProtectionController
 from fakeapi.controllers.resourceclaim import ResourceClaimController
 from fakeapi.controllers.resourcepool import ResourcePoolController
 
-__all__ = ["CONTROLLER_NAMES", "ControllerManager", "ManagedController"]
+__all__ = ["CONTROLLER_NAMES", "ControllerManager", "ManagedController", "select_controllers"]
 
 
 class ManagedController(Protocol):
@@ -55,6 +55,21 @@ _CONTROLLERS = {
 }
 #: every controller the manager can run, in start order
 CONTROLLER_NAMES: tuple[str, ...] = tuple(_CONTROLLERS)
+
+
+def select_controllers(spec: str) -> tuple[str, ...]:
+    """The controllers kube-controller-manager's ``--controllers`` list names: ``*`` is every
+    controller, ``name`` adds one, ``-name`` takes one away (whatever the order); raises
+    ValueError for an unknown name."""
+    items = [item.strip() for item in spec.split(",") if item.strip()]
+    unknown = [i for i in items if i != "*" and i.removeprefix("-") not in _CONTROLLERS]
+    if unknown:
+        raise ValueError(
+            f"unknown controller(s) {', '.join(unknown)}; known: {', '.join(CONTROLLER_NAMES)}"
+        )
+    off = {item[1:] for item in items if item.startswith("-")}
+    on = set(CONTROLLER_NAMES) if "*" in items else {i for i in items if i != "*"} - off
+    return tuple(name for name in CONTROLLER_NAMES if name in on and name not in off)
 
 
 class ControllerManager:

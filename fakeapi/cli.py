@@ -91,7 +91,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     sandbox.add_argument("--seed", type=int, default=0,
                          help="seed of the simulated components' randomness (default 0)")
+    sandbox.add_argument(
+        "--controllers", metavar="LIST",
+        help="controllers to run, as kube-controller-manager's flag: '*' is all, 'name' adds "
+        "one, '-name' leaves one out (default '*'; with --nodes 0 "
+        f"'*,-{_NODE_LIFECYCLE}', since no kubelet renews a hand-made node's lease)",
+    )
     return parser
+
+
+_NODE_LIFECYCLE = "node-lifecycle-controller"
+
+
+def _controllers(spec: str | None, *, nodes: int) -> tuple[str, ...]:
+    """The controllers the sandbox runs (raises ValueError for an unknown name)."""
+    from fakeapi.controllers import select_controllers
+
+    if spec is None:
+        spec = "*" if nodes else f"*,-{_NODE_LIFECYCLE}"
+    return select_controllers(spec)
 
 
 def _feature_gates(text: str) -> dict[str, bool] | None:
@@ -177,29 +195,36 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     return 0
 
 
-def _examples_dir() -> Path:
-    import fakeapi.fixtures
-
-    return Path(fakeapi.fixtures.__file__).parent / "data" / "examples"
-
-
 def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: float) -> str:
     nodes = f"{cluster.nodes} node{'s' if cluster.nodes != 1 else ''}"
     if cluster.nodes:
         nodes += f" ({', '.join(cluster.profiles)})"
     # kubectl takes no flag before a plugin's name (kubectl dra), so point KUBECONFIG at the file
     export = "" if default_config else f"  export KUBECONFIG={kubeconfig}\n"
-    examples = _examples_dir()
+    from fakeapi.controllers import CONTROLLER_NAMES
+    from fakeapi.fixtures import EXAMPLES
+
+    components = ", ".join(cluster.components) or "API server only"
+    left_out = [c for c in CONTROLLER_NAMES if c not in (cluster.controllers or CONTROLLER_NAMES)]
+    if "controllers" in cluster.components and left_out:
+        components += f" (controllers without {', '.join(left_out)})"
+    # the shipped examples ask for the gpu profile's devices
+    example = (
+        f"  kubectl apply -f {EXAMPLES / 'template-claim-pod.yaml'}\n"
+        if "gpu" in cluster.profiles
+        else ""
+    )
     return (
         f"fakeapi sandbox ready at {cluster.url} in {seconds:.2f}s: {nodes}, "
-        f"components: {', '.join(cluster.components) or 'API server only'}\n"
+        f"components: {components}\n"
         f'kubeconfig: {kubeconfig} (context "{SANDBOX_CONTEXT}", now current)\n'
+        f"example manifests: {EXAMPLES}\n"
         "\n"
         "Try:\n"
         f"{export}"
         "  kubectl get nodes\n"
         "  kubectl get deviceclasses,resourceslices\n"
-        f"  kubectl apply -f {examples / 'template-claim-pod.yaml'}\n"
+        f"{example}"
         "  kubectl get pods,resourceclaims -o wide\n"
         "  kubectl dra pools\n"
         "\n"
@@ -222,6 +247,7 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         cluster = Cluster(
             nodes=args.nodes,
             profiles=args.profiles or ("gpu",),
+            controllers=_controllers(args.controllers, nodes=args.nodes),
             feature_gates=gates,
             seed=args.seed,
             http=True,

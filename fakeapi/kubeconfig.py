@@ -74,9 +74,16 @@ def _write(target: Path, config: Mapping[str, Any]) -> Path:
     return target
 
 
-def write_kubeconfig(path: str | os.PathLike[str], *, server: str, name: str = "fakeapi") -> Path:
-    """Write a kubeconfig with only this server in it (replacing any file at ``path``)."""
-    return _write(Path(path), kubeconfig(server=server, name=name))
+def write_kubeconfig(
+    path: str | os.PathLike[str],
+    *,
+    server: str,
+    name: str = "fakeapi",
+    namespace: str = "default",
+) -> Path:
+    """Write a kubeconfig with only this server in it (replacing any file at ``path``); its
+    context's namespace is ``namespace``."""
+    return _write(Path(path), kubeconfig(server=server, name=name, namespace=namespace))
 
 
 def _read(path: Path) -> dict[str, Any]:

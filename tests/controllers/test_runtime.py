@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from fakeapi.clock import FakeClock
-from fakeapi.controllers import Controller, Result
+from fakeapi.controllers import CONTROLLER_NAMES, Controller, Result, select_controllers
 from fakeapi.errors import StatusError
 
 
@@ -168,3 +168,29 @@ async def test_stop_unregisters_the_owned_metrics_so_a_new_controller_can_regist
         assert metrics.get_sample_value("t_syncs_total") == 0.0
         await controller.stop()
         assert metrics.get_sample_value("t_syncs_total") is None
+
+
+@pytest.mark.parametrize(
+    ("spec", "chosen"),
+    [
+        ("*", CONTROLLER_NAMES),
+        (
+            "*,-node-lifecycle-controller",
+            tuple(n for n in CONTROLLER_NAMES if n != "node-lifecycle-controller"),
+        ),
+        (
+            "node-lifecycle-controller,resourceclaim-controller",
+            ("resourceclaim-controller", "node-lifecycle-controller"),
+        ),
+        ("resourceclaim-controller,-resourceclaim-controller", ()),
+    ],
+)
+def test_controllers_are_chosen_as_kube_controller_managers_flag_does(
+    spec: str, chosen: tuple[str, ...]
+) -> None:
+    assert select_controllers(spec) == chosen
+
+
+def test_an_unknown_controller_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown controller"):
+        select_controllers("*,-nodelifecycle-typo")

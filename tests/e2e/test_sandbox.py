@@ -178,8 +178,29 @@ def test_help_documents_every_option() -> None:
     result = subprocess.run([sys.executable, "-m", "fakeapi.cli", "sandbox", "--help"],
                             capture_output=True, text=True, timeout=60)
     for option in ("--nodes", "--profile", "--feature-gates", "--host", "--port",
-                   "--kubeconfig", "--load"):
+                   "--kubeconfig", "--load", "--seed", "--controllers"):
         assert option in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--profile", "bogus"], "unknown driver profile(s) bogus; known: gpu, partitionable, "),
+        (["--controllers", "*,-no-such"], "unknown controller(s) -no-such; known: "),
+    ],
+)
+def test_a_bad_choice_is_one_line_and_exit_status_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "fakeapi.cli", "sandbox", "--port", "0",
+         "--kubeconfig", str(tmp_path / "kc"), *args],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("fakeapi sandbox: " + message)
+    assert not (tmp_path / "kc").exists()
 
 
 def test_kep_5729_pods_of_a_podgroup_run_on_one_shared_claim(sandbox: Sandbox) -> None:
@@ -229,7 +250,9 @@ def test_with_no_nodes_the_scheduler_uses_hand_made_nodes_and_slices(tmp_path: P
     running = _start(tmp_path, "--nodes", "0", "--load", str(EXAMPLES / "handmade-node.yaml"),
                      "--load", str(EXAMPLES / "template-claim-pod.yaml"))
     try:
-        assert "components: controllers, scheduler\n" in running.banner[0] + "\n"
+        assert running.banner[0].endswith(
+            "components: controllers, scheduler (controllers without node-lifecycle-controller)\n"
+        )
         running.kubectl("wait", "--for=jsonpath={.spec.nodeName}=handmade-1", "--timeout=60s",
                         "pod/gpu-pod")
         [row] = running.kubectl("dra", "pools").stdout.splitlines()[1:]
