@@ -76,8 +76,11 @@ class Client:
     ``field_manager`` is used for every write that does not name its own (and is what
     server-side apply records as the owner of applied fields). Warning headers the server sends
     go to ``on_warning`` (by default: logged on the ``fakeapi.client`` logger). ``resolve``
-    turns a resource named as kubectl names it (``"pods"``, ``"pod"``, ``"rc"``) into a
-    :class:`Resource`; without it every method takes a :class:`Resource` only.
+    turns a resource named as kubectl names it (``"pods"``, ``"pod"``, ``"po"``) into a
+    :class:`Resource`; without it every method takes a :class:`Resource` only. ``namespace``
+    is where a request about one namespaced object goes when neither the call nor the body
+    names one (a kubeconfig context's namespace); lists and watches without a namespace still
+    cover every namespace.
     """
 
     def __init__(
@@ -87,9 +90,11 @@ class Client:
         field_manager: str = DEFAULT_FIELD_MANAGER,
         on_warning: Callable[[str], None] | None = None,
         resolve: Callable[[str], Resource] | None = None,
+        namespace: str | None = None,
     ) -> None:
         self.transport = transport
         self.field_manager = field_manager
+        self.namespace = namespace
         self._on_warning = on_warning or _log_warning
         self._resolve = resolve
         self._write_observers: list[WriteObserver] = []
@@ -142,12 +147,13 @@ class Client:
         await self.close()
 
     # --- helpers -----------------------------------------------------------------------------
-    @staticmethod
-    def _namespace(resource: Resource, namespace: str | None, body: Any = None) -> str | None:
+    def _namespace(
+        self, resource: Resource, namespace: str | None, body: Any = None
+    ) -> str | None:
         """The namespace of a request about one object: required for namespaced kinds."""
         if not resource.namespaced:
             return None
-        resolved = namespace or _meta(body).get("namespace")
+        resolved = namespace or _meta(body).get("namespace") or self.namespace
         if not resolved:
             raise ValueError(
                 f"{resource} is namespaced: pass namespace= or set metadata.namespace"
