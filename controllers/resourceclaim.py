@@ -35,9 +35,9 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     WORKLOADS,
     Client,
-    EventRecorder,
     Informer,
     InformerFactory,
+    LegacyEventRecorder,
 )
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
@@ -78,6 +78,9 @@ from fakeapi.dra_metrics import resourceclaim_creates
 from fakeapi.podgroups import pod_group_name
 
 __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
+
+#: the source of the controller's Events, as upstream's resourceclaim controller names it
+EVENT_SOURCE = "resource_claim"
 
 log = logging.getLogger("fakeapi.controllers.resourceclaim")
 
@@ -160,7 +163,7 @@ class ResourceClaimController(ControllerComponent):
         self.cleanup = ClaimCleanup(
             client=client, claims=self.claims, pods=self.pods, pod_groups=self.pod_groups
         )
-        self.events = EventRecorder(client, component=self.name, clock=clock)
+        self.events = LegacyEventRecorder(client, component=EVENT_SOURCE, clock=clock)
         self.metrics = metrics
         self._creates: Counter | None = None
         if metrics is not None:

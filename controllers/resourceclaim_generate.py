@@ -25,8 +25,8 @@ from fakeapi.client import (
     RESOURCE_CLAIM_TEMPLATES,
     RESOURCE_CLAIMS,
     Client,
-    EventRecorder,
     Informer,
+    LegacyEventRecorder,
     is_already_exists,
     is_not_found,
 )
@@ -73,7 +73,7 @@ class ClaimGenerator:
         templates: Informer,
         rng: random.Random,
         gates: Mapping[str, bool],
-        events: EventRecorder,
+        events: LegacyEventRecorder,
         creates: Counter | None,
     ) -> None:
         self.client = client

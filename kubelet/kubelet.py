@@ -44,8 +44,8 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
     Client,
-    EventRecorder,
     InformerFactory,
+    LegacyEventRecorder,
     WorkQueue,
     end_tasks,
     node_name_index,
@@ -123,11 +123,13 @@ class Kubelet:
             labels={**profile_labels, **(labels or {})}, node_index=node_index,
         )
         self.health = HealthCache(default_timeout=health_timeout_seconds)
-        self.events = EventRecorder(client, component="kubelet", clock=clock, instance=node_name)
+        self.events = LegacyEventRecorder(client, component="kubelet", clock=clock, host=node_name)
         self.profiles = {p.driver: p for p in drivers}
         self.drivers: dict[str, SimulatedDriver] = {}
         self._local = _LocalFaults()
         self._api = NodeFaults()
+        #: the node was cut off (``node_stopped``) when faults were last applied
+        self._cut_off = False
         #: the owner reference the node's slices were last published with
         self._published_owner: Obj | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -170,6 +172,7 @@ class Kubelet:
             events=lambda: self.events,
             reports_health=self.reports_health,
             queue=WorkQueue(clock=self.clock, name="kubelet", metrics=self.metrics),
+            connected=lambda: not self.node_stopped,
         )
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -181,8 +184,8 @@ class Kubelet:
             self.pod_sync = self._new_pod_sync()
         if self._events_closed:  # started again after stop(): a fresh recorder
             self._events_closed = False
-            self.events = EventRecorder(
-                self.client, component="kubelet", clock=self.clock, instance=self.node_name
+            self.events = LegacyEventRecorder(
+                self.client, component="kubelet", clock=self.clock, host=self.node_name
             )
         self._pod_dispatch.subscribe(self.node_name, self._pod_changed)
         self._slice_dispatch.subscribe(self.node_name, self._slices_changed)
@@ -307,6 +310,10 @@ class Kubelet:
             await self._apply_faults_locked()
 
     async def _apply_faults_locked(self) -> None:
+        if self._cut_off and not self.node_stopped:  # back: report every pod's status again
+            for key in list(self.pod_sync.states):
+                self.pod_sync.queue.add(key)
+        self._cut_off = self.node_stopped
         for name, driver in self.drivers.items():
             unhealthy = {
                 device: message

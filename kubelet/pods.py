@@ -18,8 +18,8 @@ from typing import Any
 from fakeapi.client import (
     PODS,
     Client,
-    EventRecorder,
     Informer,
+    LegacyEventRecorder,
     Preconditions,
     WorkQueue,
     is_conflict,
@@ -51,6 +51,8 @@ Obj = dict[str, Any]
 CLAIM_INDEX = "resourceClaimNames"
 _ADMISSION_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
 _TERMINAL = ("Succeeded", "Failed")
+#: the pod conditions that follow container readiness
+_READY_CONDITIONS = ("Ready", "ContainersReady")
 #: the status fields a kubelet owns and writes
 _STATUS_KEYS = (
     "phase",
@@ -107,9 +109,10 @@ class PodSync:
         engine: StageEngine,
         dra: DRAManager,
         health: HealthCache,
-        events: Callable[[], EventRecorder],
+        events: Callable[[], LegacyEventRecorder],
         reports_health: bool,
         queue: WorkQueue[str],
+        connected: Callable[[], bool] = lambda: True,
     ) -> None:
         self.client = client
         self.clock = clock
@@ -123,6 +126,8 @@ class PodSync:
         self.events = events
         self.reports_health = reports_health
         self.queue = queue
+        #: False while the node is cut off (``fault-node-stopped``): readiness is not restored
+        self.connected = connected
         self.states: dict[str, _PodState] = {}
         self._next_ip = 2
 
@@ -183,6 +188,7 @@ class PodSync:
             await self._apply_stage(key, pod, state, decision.stage)
         else:
             await self._sync_health(pod, state)
+            await self._sync_readiness(pod)
         if decision.retry_after is not None:
             self.queue.add_after(key, decision.retry_after)
 
@@ -292,6 +298,29 @@ class PodSync:
         ) == current.get("allocatedResourcesStatus"):
             return
         await self._write_status(pod, status)
+
+    async def _sync_readiness(self, pod: Obj) -> None:
+        """A running pod whose containers are all ready is Ready: the node lifecycle controller
+        sets Ready=False while the node is not ready, and the kubelet's status sync puts it back
+        once the node is (upstream's status manager, from container readiness)."""
+        status = pod.get("status") or {}
+        containers = status.get("containerStatuses") or []
+        if (
+            status.get("phase") != "Running"
+            or not containers
+            or not all(c.get("ready") for c in containers)
+            or not self.connected()
+        ):
+            return
+        conditions = [dict(c) for c in status.get("conditions") or []]
+        stale = [c for c in conditions if c.get("type") in _READY_CONDITIONS
+                 and c.get("status") != "True"]
+        if not stale:
+            return
+        now = format_time(self.clock.now())
+        for condition in stale:
+            condition.update(status="True", lastTransitionTime=now)
+        await self._write_status(pod, {"conditions": conditions})
 
     async def _apply_stage(self, key: str, pod: Obj, state: _PodState, stage: Stage) -> None:
         ctx = StageContext(

@@ -14,7 +14,8 @@ assembles the cluster builds the transport and hands the components a :class:`Cl
 
 Components build on the toolkit here: an :class:`InformerFactory` (shared informers with
 read-your-writes), :class:`WorkQueue`, the error predicates and :func:`retry_on_conflict`, and
-an :class:`EventRecorder`.
+an :class:`EventRecorder` (events.k8s.io, as the scheduler records) and a
+:class:`LegacyEventRecorder` (core/v1 with counts, as the kubelet and the controllers record).
 
 :class:`HttpTransport` is imported when first asked for: httpx, and the command-line extras it
 loads whenever they are installed, cost about a tenth of a second that an in-process cluster
@@ -50,6 +51,7 @@ from fakeapi.client.informer import (
     object_key,
     strip_managed_fields,
 )
+from fakeapi.client.legacy_events import LegacyEventRecorder
 from fakeapi.client.lifecycle import end_tasks
 from fakeapi.client.resource import (
     ALL_RESOURCES,
@@ -123,6 +125,7 @@ __all__ = [
     "WORKLOADS",
     "Client",
     "EventRecorder",
+    "LegacyEventRecorder",
     "HttpTransport",
     "Informer",
     "InformerFactory",

@@ -32,7 +32,14 @@ from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock, RealClock
 from fakeapi.timefmt import format_micro_time
 
-__all__ = ["EventRecorder", "SERIES_FINISH", "SERIES_REFRESH", "object_reference"]
+__all__ = [
+    "SERIES_FINISH",
+    "SERIES_REFRESH",
+    "EventRecorder",
+    "QueuedEventWriter",
+    "object_reference",
+    "unique_stamp",
+]
 
 log = logging.getLogger("fakeapi.client.events")
 
@@ -46,7 +53,9 @@ EventType = Literal["Normal", "Warning"]
 _last_stamp = 0
 
 
-def _unique_stamp(moment: datetime) -> int:
+def unique_stamp(moment: datetime) -> int:
+    """Nanoseconds of ``moment``, later than any stamp given before in this process (an
+    Event's name is ``<regarding name>.<hex stamp>``)."""
     global _last_stamp
     _last_stamp = max(int(moment.timestamp() * 1e9), _last_stamp + 1)
     return _last_stamp
@@ -89,7 +98,57 @@ class _Recorded:
     written_count: int = 1
 
 
-class EventRecorder:
+class QueuedEventWriter:
+    """What every recorder shares: writes queued by :meth:`_submit` (an operation, an Event,
+    one more value) and made, in order and best effort, by one background task."""
+
+    def __init__(self, client: Client, *, component: str, clock: Clock | None) -> None:
+        self.client = client
+        self.component = component
+        self.clock: Clock = clock or RealClock()
+        self._pending: asyncio.Queue[tuple[str, Obj, Any]] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None
+        self._closed = False
+
+    def _submit(self, op: str, body: Obj, extra: Any) -> None:
+        self._pending.put_nowait((op, body, extra))
+        if self._writer is None or self._writer.done():
+            loop = asyncio.get_running_loop()
+            self._writer = loop.create_task(self._write_all(), name=f"events {self.component}")
+
+    async def _write_all(self) -> None:
+        while not self._pending.empty():
+            op, body, extra = self._pending.get_nowait()
+            try:
+                await self._write(op, body, extra)
+            except Exception as exc:  # best effort, as client-go: never fail the caller
+                log.warning("%s: could not record event %s: %s", self.component, op, exc)
+            finally:
+                self._pending.task_done()
+
+    async def _write(self, op: str, body: Obj, extra: Any) -> None:
+        raise NotImplementedError
+
+    def _background_tasks(self) -> list[asyncio.Task[None] | None]:
+        return [self._writer]
+
+    async def flush(self) -> None:
+        """Wait until every event recorded so far has been written (or given up on)."""
+        await self._pending.join()
+
+    async def close(self) -> None:
+        """Write what is pending, then stop; later events are ignored."""
+        self._closed = True
+        await self.flush()
+        for task in self._background_tasks():
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._writer = None
+
+
+class EventRecorder(QueuedEventWriter):
     """Queue Events for one reporting component; a background task writes them."""
 
     def __init__(
@@ -100,15 +159,10 @@ class EventRecorder:
         clock: Clock | None = None,
         instance: str = "",
     ) -> None:
-        self.client = client
-        self.component = component
+        super().__init__(client, component=component, clock=clock)
         self.instance = instance or component
-        self.clock: Clock = clock or RealClock()
-        self._pending: asyncio.Queue[tuple[str, Obj, int]] = asyncio.Queue()
         self._series: dict[tuple[Any, ...], _Recorded] = {}
-        self._writer: asyncio.Task[None] | None = None
         self._heartbeat: asyncio.Task[None] | None = None
-        self._closed = False
 
     # --- recording -----------------------------------------------------------------------------
     def event(
@@ -165,7 +219,7 @@ class EventRecorder:
         note: str,
     ) -> Obj:
         now = self.clock.now()
-        ns = _unique_stamp(now)
+        ns = unique_stamp(now)
         body: Obj = {
             "apiVersion": EVENTS_K8S_IO.api_version,
             "kind": "Event",
@@ -197,27 +251,19 @@ class EventRecorder:
             recorded.written_count = recorded.count
             self._submit("series", recorded.body, recorded.count)
 
-    def _submit(self, op: str, body: Obj, count: int) -> None:
-        self._pending.put_nowait((op, body, count))
-        if self._writer is None or self._writer.done():
-            loop = asyncio.get_running_loop()
-            self._writer = loop.create_task(self._write_all(), name=f"events {self.component}")
+    def _submit(self, op: str, body: Obj, extra: Any) -> None:
+        super()._submit(op, body, extra)
         if self._heartbeat is None:
             loop = asyncio.get_running_loop()
             self._heartbeat = loop.create_task(self._refresh_series(), name="event series")
 
-    # --- writing -------------------------------------------------------------------------------
-    async def _write_all(self) -> None:
-        while not self._pending.empty():
-            op, body, count = self._pending.get_nowait()
-            try:
-                await self._write(op, body, count)
-            except Exception as exc:  # best effort, as client-go: never fail the caller
-                log.warning("%s: could not record event %s: %s", self.component, op, exc)
-            finally:
-                self._pending.task_done()
+    def _background_tasks(self) -> list[asyncio.Task[None] | None]:
+        return [self._heartbeat, self._writer]
 
-    async def _write(self, op: str, body: Obj, count: int) -> None:
+    # --- writing -------------------------------------------------------------------------------
+
+    async def _write(self, op: str, body: Obj, extra: Any) -> None:
+        count: int = extra
         meta = body["metadata"]
         if op == "create":
             try:
@@ -227,7 +273,7 @@ class EventRecorder:
                     raise
                 # another process named an event after the same instant: take a later stamp
                 regarding = body["regarding"].get("name", "")
-                meta["name"] = f"{regarding}.{_unique_stamp(self.clock.now()):x}"
+                meta["name"] = f"{regarding}.{unique_stamp(self.clock.now()):x}"
                 await self.client.create(EVENTS_K8S_IO, body=body, namespace=meta["namespace"])
             return
         series = {"count": count, "lastObservedTime": format_micro_time(self.clock.now())}
@@ -259,17 +305,6 @@ class EventRecorder:
                 for recorded in self._series.values():
                     self._write_count(recorded)
 
-    async def flush(self) -> None:
-        """Wait until every event recorded so far has been written (or given up on)."""
-        await self._pending.join()
-
     async def close(self) -> None:
-        """Write what is pending, then stop; later events are ignored."""
-        self._closed = True
-        await self.flush()
-        for task in (self._heartbeat, self._writer):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-        self._heartbeat = self._writer = None
+        await super().close()
+        self._heartbeat = None
