@@ -7,6 +7,11 @@ As upstream's ``pkg/controller/nodelifecycle``, reduced to one level-based recon
   since Kubernetes 1.32; 40 s before). When it was not, every node condition the kubelet owns
   becomes ``Unknown`` with reason ``NodeStatusUnknown`` ("Kubelet stopped posting node
   status."), or ``NodeStatusNeverUpdated`` for a node that never reported.
+- **Pods not ready.** While a node is not Ready, each pod on it whose Ready condition is
+  True gets it False and a Warning ``NodeNotReady`` ("Node is not ready"), as upstream's
+  ``MarkPodsNotReady``; the node gets ``NodeNotReady`` ("Node <name> status is now:
+  NodeNotReady") when this controller marks it Unknown. Its kubelet sets them ready again once
+  it is back.
 - **Taints.** Ready=Unknown → ``node.kubernetes.io/unreachable``, Ready=False →
   ``node.kubernetes.io/not-ready``, each as ``NoExecute`` (with ``timeAdded``) and
   ``NoSchedule``; Ready=True → neither.
@@ -34,6 +39,9 @@ from fakeapi.client import (
     PODS,
     Client,
     InformerFactory,
+    LegacyEventRecorder,
+    is_conflict,
+    is_not_found,
     node_name_index,
 )
 from fakeapi.client.transport import Obj
@@ -58,6 +66,8 @@ NODE_MONITOR_GRACE_PERIOD = 50.0
 LEASE_NAMESPACE = "kube-node-lease"
 UNREACHABLE = "node.kubernetes.io/unreachable"
 NOT_READY = "node.kubernetes.io/not-ready"
+#: the source of the controller's Events, as upstream's node lifecycle controller names it
+EVENT_SOURCE = "node-controller"
 _KUBELET_CONDITIONS = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
 def _conditions(node: Obj) -> list[dict[str, Any]]:
     return [as_dict(c) for c in as_list(as_dict(node.get("status")).get("conditions"))]
@@ -87,6 +97,7 @@ class NodeLifecycleController(ControllerComponent):
         self.client = client
         self.clock = clock
         self.grace_period = grace_period
+        self.events = LegacyEventRecorder(client, component=EVENT_SOURCE, clock=clock)
         self.nodes = informers.informer(NODES)
         self.leases = informers.informer(LEASES, namespace=LEASE_NAMESPACE)
         self.pods = informers.informer(PODS)
@@ -123,6 +134,10 @@ class NodeLifecycleController(ControllerComponent):
         if as_dict(pod.get("spec")).get("nodeName"):
             self.controller.enqueue("pod:" + meta_key(pod))
 
+    async def stop(self) -> None:
+        await super().stop()
+        await self.events.close()
+
     async def reconcile(self, key: str) -> Result | None:
         kind, _, rest = key.partition(":")
         if kind == "pod":
@@ -149,9 +164,40 @@ class NodeLifecycleController(ControllerComponent):
         if silent >= self.grace_period and node_ready(node) != "Unknown":
             node = await self._mark_unknown(node, now=now, never=node_ready(node) == "")
         node = await self._set_taints(node, now=now)
+        retry = False
+        if node_ready(node) in ("Unknown", "False"):
+            retry = await self._mark_pods_not_ready(name, now=now)
         if silent < self.grace_period:
             return Result(requeue_after=self.grace_period - silent)
-        return None
+        return Result(requeue=True) if retry else None
+
+    async def _mark_pods_not_ready(self, name: str, *, now: datetime) -> bool:
+        """Ready=False on the node's pods that are still Ready; True when one must be retried."""
+        retry = False
+        for key in self.pods.index_keys(NODE_NAME_INDEX, name):
+            pod = self.pods.get(key)
+            if pod is None:
+                continue
+            updated = deep_copy(pod)
+            ready = next(
+                (c for c in _conditions(updated) if as_dict(c).get("type") == "Ready"), None
+            )
+            if ready is None or ready.get("status") == "False":
+                continue
+            ready.update(status="False", lastTransitionTime=format_time(now))
+            try:
+                await self.client.update_status(PODS, body=updated)
+            except Exception as exc:
+                if is_not_found(exc):
+                    continue
+                if not is_conflict(exc):
+                    raise
+                retry = True
+                continue
+            self.events.event(
+                regarding=pod, type="Warning", reason="NodeNotReady", note="Node is not ready"
+            )
+        return retry
 
     async def _mark_unknown(self, node: Obj, *, now: datetime, never: bool) -> Obj:
         reason, message = (
@@ -182,7 +228,17 @@ class NodeLifecycleController(ControllerComponent):
         status = as_dict(updated.get("status"))
         status["conditions"] = conditions
         updated["status"] = status
-        return await self.client.update_status(NODES, body=updated)
+        written = await self.client.update_status(NODES, body=updated)
+        name = text(meta(node).get("name"))
+        # upstream's reference names the node as its UID too
+        about = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "uid": name}}
+        self.events.event(
+            regarding=about,
+            type="Normal",
+            reason="NodeNotReady",
+            note=f"Node {name} status is now: NodeNotReady",
+        )
+        return written
 
     async def _set_taints(self, node: Obj, *, now: datetime) -> Obj:
         ready = node_ready(node)

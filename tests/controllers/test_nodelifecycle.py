@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from fakeapi.client import LEASES, NODES, PODS
+from fakeapi.client import EVENTS, LEASES, NODES, PODS
 from fakeapi.timefmt import format_time
 
 UNREACHABLE = "node.kubernetes.io/unreachable"
@@ -160,3 +160,41 @@ def _parse(value: str):
     from fakeapi.timefmt import parse_time
 
     return parse_time(value)
+
+
+async def test_pods_on_a_silent_node_are_marked_not_ready_with_events(cluster):
+    await _node(cluster)
+    await cluster.start(["node-lifecycle-controller"])
+    body = cluster.pod("web", node="node-1")
+    pod = await cluster.user.create(PODS, body=body)
+    pod["status"] = {
+        "phase": "Running",
+        "conditions": [{"type": "Ready", "status": "True"}, {"type": "PodScheduled",
+                                                              "status": "True"}],
+    }
+    await cluster.user.update_status(PODS, body=pod)
+
+    async def not_ready() -> bool:
+        cluster.clock.advance(5)
+        current = await cluster.user.get(PODS, namespace="default", name="web")
+        conditions = {c["type"]: c["status"] for c in current["status"]["conditions"]}
+        return conditions == {"Ready": "False", "PodScheduled": "True"}
+
+    await cluster.eventually(not_ready)
+
+    async def recorded() -> list[tuple[str, str, str]]:
+        listed = await cluster.user.list(EVENTS, namespace="default")
+        return sorted(
+            (e["involvedObject"]["kind"], e["reason"], e["message"]) for e in listed.items
+        )
+
+    async def both_events() -> bool:
+        return len(await recorded()) == 2
+
+    await cluster.eventually(both_events)
+    assert await recorded() == [
+        ("Node", "NodeNotReady", "Node node-1 status is now: NodeNotReady"),
+        ("Pod", "NodeNotReady", "Node is not ready"),
+    ]
+    listed = await cluster.user.list(EVENTS, namespace="default")
+    assert {e["source"]["component"] for e in listed.items} == {"node-controller"}
