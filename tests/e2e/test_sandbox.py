@@ -305,3 +305,16 @@ def test_kubectl_logs_follow_stays_open_while_the_container_runs(sandbox: Sandbo
     finally:
         if follower.poll() is None:
             follower.kill()
+
+
+def test_kubectl_sorts_kubelet_events_by_last_timestamp(sandbox: Sandbox) -> None:
+    sandbox.kubectl("create", "namespace", "events")
+    sandbox.kubectl("run", "tick", "-n", "events", "--image=pause:3.10", "--restart=Never")
+    sandbox.kubectl("wait", "-n", "events", "--for=jsonpath={.status.phase}=Running",
+                    "--timeout=60s", "pod/tick")
+    listed = sandbox.kubectl(
+        "get", "events", "-n", "events", "--sort-by=.lastTimestamp", "-o",
+        "jsonpath={range .items[*]}{.reason}/{.source.component}/{.count}{'\\n'}{end}",
+    ).stdout.split()
+    assert listed[-1] == "Started/kubelet/1"
+    assert "Scheduled//" in listed  # the scheduler's events.k8s.io Events have no source
