@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from fakeapi.client.client import Client
 from fakeapi.client.errors import is_already_exists, is_not_found
-from fakeapi.client.resource import EVENTS_K8S_IO
+from fakeapi.client.resource import EVENTS_K8S_IO, Resource
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock, RealClock
 from fakeapi.timefmt import format_micro_time
@@ -128,6 +128,19 @@ class QueuedEventWriter:
 
     async def _write(self, op: str, body: Obj, extra: Any) -> None:
         raise NotImplementedError
+
+    async def _create(self, resource: Resource, body: Obj, about: str) -> str:
+        """Create the Event ``body`` (about the object named ``about``); its name, which is
+        stamped again when another recorder named an event after the same instant."""
+        meta = body["metadata"]
+        try:
+            await self.client.create(resource, body=body, namespace=meta["namespace"])
+        except Exception as exc:
+            if not is_already_exists(exc):
+                raise
+            meta["name"] = f"{about}.{unique_stamp(self.clock.now()):x}"
+            await self.client.create(resource, body=body, namespace=meta["namespace"])
+        return str(meta["name"])
 
     def _background_tasks(self) -> list[asyncio.Task[None] | None]:
         return [self._writer]
@@ -266,15 +279,7 @@ class EventRecorder(QueuedEventWriter):
         count: int = extra
         meta = body["metadata"]
         if op == "create":
-            try:
-                await self.client.create(EVENTS_K8S_IO, body=body, namespace=meta["namespace"])
-            except Exception as exc:
-                if not is_already_exists(exc):
-                    raise
-                # another process named an event after the same instant: take a later stamp
-                regarding = body["regarding"].get("name", "")
-                meta["name"] = f"{regarding}.{unique_stamp(self.clock.now()):x}"
-                await self.client.create(EVENTS_K8S_IO, body=body, namespace=meta["namespace"])
+            await self._create(EVENTS_K8S_IO, body, body["regarding"].get("name", ""))
             return
         series = {"count": count, "lastObservedTime": format_micro_time(self.clock.now())}
         try:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi.client.client import Client
-from fakeapi.client.errors import is_already_exists, is_not_found
+from fakeapi.client.errors import is_not_found
 from fakeapi.client.events import EventType, QueuedEventWriter, object_reference, unique_stamp
 from fakeapi.client.resource import EVENTS
 from fakeapi.client.transport import Obj
@@ -214,11 +214,4 @@ class LegacyEventRecorder(QueuedEventWriter):
                 if not is_not_found(exc):
                     raise
             # gone meanwhile (expired, deleted): written anew with the count it has reached
-        try:
-            await self.client.create(EVENTS, body=body, namespace=meta["namespace"])
-        except Exception as exc:
-            if not is_already_exists(exc):
-                raise
-            regarding = body["involvedObject"].get("name", "")
-            meta["name"] = logged.name = f"{regarding}.{unique_stamp(self.clock.now()):x}"
-            await self.client.create(EVENTS, body=body, namespace=meta["namespace"])
+        logged.name = await self._create(EVENTS, body, body["involvedObject"].get("name", ""))
