@@ -355,7 +355,8 @@ class _Checker:
             return self.comprehension(node, scope)
         if isinstance(node, ast.Bind):
             # cel-go: a comprehension over ``[]`` with the bound value as its accumulator, so
-            # the list literal is paid for and the result's size is that of the empty range
+            # the list literal is paid for; the variable stands for the bound value's path and
+            # size, and the result has the body's size
             it, ic, init_size = self.visit(node.init, scope)
             with self.bound({node.var: _Local(self.paths.get(id(node.init)), init_size)}):
                 bt, bc, body_size = self.visit(node.body, {**scope, node.var: it})
