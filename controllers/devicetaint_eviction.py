@@ -39,6 +39,7 @@ from fakeapi.client import (
     Client,
     Informer,
     InformerFactory,
+    LegacyEventRecorder,
 )
 from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
@@ -102,6 +103,7 @@ class DeviceTaintEvictionController(ControllerComponent):
         self.enabled = features.enabled(gates, "DRADeviceTaints")
         self.client = client
         self.clock = clock
+        self.events = LegacyEventRecorder(client, component=self.name, clock=clock)
         self.informers: list[Informer] = []
         self.controller = Controller(
             name="device_taint_eviction",
@@ -164,6 +166,10 @@ class DeviceTaintEvictionController(ControllerComponent):
     def start(self) -> None:
         if self.enabled:
             self.controller.start()
+
+    async def stop(self) -> None:
+        await super().stop()
+        await self.events.close()
 
     # --- which pods use which claims -----------------------------------------------------------
     def _pod_claims(self, pod: Obj) -> list[str]:
@@ -293,6 +299,10 @@ class DeviceTaintEvictionController(ControllerComponent):
         pod = await self.client.get(PODS, namespace=m.get("namespace"), name=text(m.get("name")))
         if meta(pod).get("uid") != m.get("uid") or meta(pod).get("deletionTimestamp"):
             return
+        self.events.event(
+            regarding=pod, type="Normal", reason="DeviceTaintManagerEviction",
+            note="Marking for deletion",
+        )
         await evict_pod(
             client=self.client,
             pod=pod,

@@ -66,8 +66,10 @@ NODE_MONITOR_GRACE_PERIOD = 50.0
 LEASE_NAMESPACE = "kube-node-lease"
 UNREACHABLE = "node.kubernetes.io/unreachable"
 NOT_READY = "node.kubernetes.io/not-ready"
-#: the source of the controller's Events, as upstream's node lifecycle controller names it
+#: the sources of the controller's Events, as upstream's node lifecycle controller and its taint
+#: eviction controller name them
 EVENT_SOURCE = "node-controller"
+EVICTION_EVENT_SOURCE = "taint-eviction-controller"
 _KUBELET_CONDITIONS = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
 def _conditions(node: Obj) -> list[dict[str, Any]]:
     return [as_dict(c) for c in as_list(as_dict(node.get("status")).get("conditions"))]
@@ -98,6 +100,9 @@ class NodeLifecycleController(ControllerComponent):
         self.clock = clock
         self.grace_period = grace_period
         self.events = LegacyEventRecorder(client, component=EVENT_SOURCE, clock=clock)
+        self.eviction_events = LegacyEventRecorder(
+            client, component=EVICTION_EVENT_SOURCE, clock=clock
+        )
         self.nodes = informers.informer(NODES)
         self.leases = informers.informer(LEASES, namespace=LEASE_NAMESPACE)
         self.pods = informers.informer(PODS)
@@ -137,6 +142,7 @@ class NodeLifecycleController(ControllerComponent):
     async def stop(self) -> None:
         await super().stop()
         await self.events.close()
+        await self.eviction_events.close()
 
     async def reconcile(self, key: str) -> Result | None:
         kind, _, rest = key.partition(":")
@@ -296,6 +302,10 @@ class NodeLifecycleController(ControllerComponent):
         when = min(times)
         if when > now:
             return Result(requeue_after=(when - now).total_seconds())
+        self.eviction_events.event(
+            regarding=pod, type="Normal", reason="TaintManagerEviction",
+            note=f"Marking for deletion Pod {meta_key(pod)}",
+        )
         await evict_pod(
             client=self.client,
             pod=pod,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.client import DEVICE_TAINT_RULES, POD_GROUPS, PODS, RESOURCE_SLICES
+from fakeapi.client import DEVICE_TAINT_RULES, EVENTS, POD_GROUPS, PODS, RESOURCE_SLICES
 
 DRIVER = "gpu.example.com"
 TAINT = {"key": "example.com/unhealthy", "value": "ecc", "effect": "NoExecute"}
@@ -91,6 +91,23 @@ async def test_every_pod_sharing_a_claim_on_a_tainted_device_is_evicted(cluster)
     assert condition["message"] == "Device Taint manager: deleting due to NoExecute taint"
     await cluster.settle()
     assert not await _evicted(cluster, "b-0")
+
+    async def marked() -> list[tuple[str, str, str, str]]:
+        listed = await cluster.user.list(EVENTS, namespace="default")
+        return sorted(
+            (e["involvedObject"]["name"], e["source"]["component"], e["reason"], e["message"])
+            for e in listed.items
+        )
+
+    async def three_marked() -> bool:
+        return len(await marked()) == 3
+
+    await cluster.eventually(three_marked)
+    assert await marked() == [
+        (f"a-{i}", "device-taint-eviction-controller", "DeviceTaintManagerEviction",
+         "Marking for deletion")
+        for i in range(3)
+    ]
 
 
 async def test_pods_of_a_pod_group_sharing_the_group_claim_are_evicted(cluster):

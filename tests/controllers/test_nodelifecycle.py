@@ -144,6 +144,15 @@ async def test_pods_on_an_unreachable_node_go_after_their_toleration(cluster):
     pod = await cluster.user.get(PODS, namespace="default", name="intolerant")
     condition = next(c for c in pod["status"]["conditions"] if c["type"] == "DisruptionTarget")
     assert condition["reason"] == "DeletionByTaintManager"
+
+    async def marked() -> bool:
+        listed = await cluster.user.list(EVENTS, namespace="default")
+        return ("taint-eviction-controller", "TaintManagerEviction",
+                "Marking for deletion Pod default/intolerant") in {
+            (e["source"]["component"], e["reason"], e["message"]) for e in listed.items
+        }
+
+    await cluster.eventually(marked)
     await cluster.settle()
     assert not await deleting("tolerant")
 
