@@ -50,8 +50,9 @@ from fakeapi.controllers.indexes import (
     slice_pools,
 )
 from fakeapi.controllers.objects import as_dict, deep_copy, ensure_index, meta, text
-from fakeapi.controllers.resourcepool_status import PoolView, compute_status, pool_object_name
+from fakeapi.controllers.resourcepool_status import PoolView, compute_status
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
+from fakeapi.resourcepools import resource_pool_name
 from fakeapi.timefmt import format_time
 
 __all__ = ["FIELD_MANAGER", "ResourcePoolController"]
@@ -234,7 +235,7 @@ class ResourcePoolController(ControllerComponent):
         spec: dict[str, Any] = {"driver": driver, "poolName": pool}
         if len(nodes) == 1 and (node := nodes.pop()):
             spec["nodeName"] = node
-        name = pool_object_name(driver, pool)
+        name = resource_pool_name(driver=driver, pool=pool)
         body = {
             "apiVersion": RESOURCE_POOLS.api_version,
             "kind": "ResourcePool",

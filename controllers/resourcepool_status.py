@@ -29,10 +29,9 @@ from fakeapi.controllers.devicetaints import rule_matches
 from fakeapi.controllers.objects import as_dict, as_list, meta, set_condition, text
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
 
-__all__ = ["MAX_VALIDATION_ERRORS", "PoolView", "compute_status", "pool_object_name"]
+__all__ = ["MAX_VALIDATION_ERRORS", "PoolView", "compute_status"]
 
 MAX_VALIDATION_ERRORS = 10
-_MAX_NAME = 253
 
 
 _BLOCKING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
@@ -51,12 +50,6 @@ def _blocked_by_taint(device: dict[str, Any], view: PoolView) -> bool:
         and rule_matches(rule, view.driver, view.pool, name)
         for rule in view.taint_rules
     )
-
-
-def pool_object_name(driver: str, pool: str) -> str:
-    """``<driver with / as ->.<pool>``, cut to a valid object name length."""
-    name = f"{driver.replace('/', '-')}.{pool.replace('/', '-')}"
-    return name[:_MAX_NAME].rstrip(".-")
 
 
 def _quantity(value: Any) -> Quantity | None:

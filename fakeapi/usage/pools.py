@@ -32,6 +32,7 @@ from typing import Any
 
 from fakeapi.models.device_taint_rule import rule_selects
 from fakeapi.quantity import QuantityError, parse_quantity
+from fakeapi.resourcepools import resource_pool_name
 
 __all__ = [
     "ALLOCATED",
@@ -124,11 +125,6 @@ class PoolUsage:
             "allocatedWithoutReference": self.allocated_without_reference,
             "devices": [device.to_dict() for device in self.devices],
         }
-
-
-def resource_pool_name(*, driver: str, pool: str) -> str:
-    """``<driver with / replaced by ->.<pool>``, the name KEP-5677 gives a ResourcePool."""
-    return f"{driver.replace('/', '-')}.{pool}"
 
 
 def _meta(obj: Obj) -> Mapping[str, Any]:

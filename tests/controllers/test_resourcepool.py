@@ -111,6 +111,21 @@ async def test_a_pool_gets_a_resource_pool_whose_counts_follow_allocations(pools
     await _wait_summary(pools, totalDevices=4, allocatedDevices=0, availableDevices=4)
 
 
+async def test_a_driver_written_in_capitals_and_a_pool_with_slashes_get_a_valid_name(pools):
+    body = _slice("rack-gpus", ["gpu-0"], pool="rack1/n3")
+    body["spec"]["driver"] = "GPU.Example.com"
+    await pools.user.create(RESOURCE_SLICES, body=body)
+
+    async def created() -> bool:
+        return await _pool(pools, "gpu.example.com.rack1-n3") is not None
+
+    await pools.eventually(created)
+    pool = await _pool(pools, "gpu.example.com.rack1-n3")
+    assert pool is not None
+    assert pool["spec"] == {"driver": "GPU.Example.com", "poolName": "rack1/n3",
+                            "nodeName": "node-1"}
+
+
 async def test_an_incomplete_pool_is_reported(pools):
     await pools.user.create(RESOURCE_SLICES, body=_slice("part-1", ["gpu-0"], count=2))
     pool = await _wait_summary(pools, totalDevices=1)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fakeapi.controllers.resourcepool_status import PoolView, compute_status, pool_object_name
+from fakeapi.controllers.resourcepool_status import PoolView, compute_status
+from fakeapi.resourcepools import resource_pool_name
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -32,8 +33,12 @@ def _shared(name: str, memory: str) -> dict[str, Any]:
 
 
 def test_names_replace_slashes_and_fit_the_length_limit():
-    assert pool_object_name("example.com/gpu", "node-1") == "example.com-gpu.node-1"
-    assert len(pool_object_name("d" * 63, "p" * 253)) == 253
+    assert resource_pool_name(driver="example.com/gpu", pool="node-1") == "example.com-gpu.node-1"
+    assert len(resource_pool_name(driver="d" * 63, pool="p" * 253)) == 253
+    # an object name is a lowercase DNS subdomain, whatever the driver and pool look like
+    assert resource_pool_name(driver="GPU.Acme.Example", pool="rack1/n3") == (
+        "gpu.acme.example.rack1-n3"
+    )
 
 
 def test_multi_allocatable_devices_count_as_partially_allocated_until_full():

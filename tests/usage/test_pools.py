@@ -166,8 +166,10 @@ def test_a_status_that_agrees_with_the_claims_changes_nothing() -> None:
     assert _states(usage) == {"gpu-0": ALLOCATED, "gpu-1": AVAILABLE}
 
 
-def test_resource_pool_names_replace_slashes_in_the_driver() -> None:
-    assert resource_pool_name(driver="example.com/gpu", pool="node-1") == "example.com-gpu.node-1"
+def test_a_pool_is_named_as_the_controller_names_its_resource_pool() -> None:
+    [usage] = pool_usage(slices=[_slice([{"name": "gpu-0"}], pool="rack1/n3")], claims=[])
+    assert usage.name == resource_pool_name(driver=DRIVER, pool="rack1/n3")
+    assert "/" not in usage.name
 
 
 def test_json_form_carries_counts_and_devices() -> None:
