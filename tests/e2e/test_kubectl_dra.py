@@ -294,14 +294,15 @@ def test_resourceslices_show_node_driver_pool_and_filter_by_driver(kubectl):
     assert by_node.split() == [f"resourceslice.resource.k8s.io/{ns}-node-1-gpu"]
 
 
-def test_resourceslices_reject_an_unsupported_field_selector(kubectl):
-    proc = kubectl.run("get", "resourceslices", "--field-selector=spec.allNodes=true",
+@pytest.mark.parametrize("field", ["spec.allNodes", "spec.pool.name"])
+def test_resourceslices_reject_an_unsupported_field_selector(kubectl, field):
+    proc = kubectl.run("get", "resourceslices", f"--field-selector={field}=x",
                        namespaced=False, check=False)
     assert proc.returncode != 0
     assert proc.stderr.strip() == (
         'Error from server (BadRequest): Unable to find "resource.k8s.io/v1, '
         'Resource=resourceslices" that match label selector "", field selector '
-        '"spec.allNodes=true": field label not supported: spec.allNodes'
+        f'"{field}=x": field label not supported: {field}'
     )
 
 

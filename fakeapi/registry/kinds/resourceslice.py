@@ -113,7 +113,7 @@ class ResourceSliceStrategy(Strategy):
     """Slices: immutable identity, gated fields, taint timestamps, field selectors."""
 
     tracks_generation: ClassVar[bool] = True
-    field_labels: ClassVar[tuple[str, ...]] = ("spec.nodeName", "spec.driver", "spec.pool.name")
+    field_labels: ClassVar[tuple[str, ...]] = ("spec.nodeName", "spec.driver")
     columns: ClassVar[tuple[Column, ...]] = _COLUMNS
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
@@ -141,7 +141,6 @@ class ResourceSliceStrategy(Strategy):
         return {
             "spec.nodeName": str(spec.get("nodeName") or ""),
             "spec.driver": str(spec.get("driver") or ""),
-            "spec.pool.name": str(as_dict(spec.get("pool")).get("name") or ""),
         }
 
 
