@@ -153,6 +153,7 @@ class ClaimGenerator:
                     "name": meta(owner).get("name"),
                     "uid": uid,
                     "controller": True,
+                    "blockOwnerDeletion": True,
                 }
             ],
         }

@@ -76,6 +76,7 @@ async def test_pod_template_claim_is_created_recorded_and_deleted_with_the_pod(c
         "name": "web-0",
         "uid": pod["metadata"]["uid"],
         "controller": True,
+        "blockOwnerDeletion": True,
     }
 
     await cluster.user.delete(PODS, namespace="default", name="web-0")

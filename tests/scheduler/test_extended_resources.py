@@ -64,7 +64,8 @@ async def test_a_mapped_extended_resource_is_allocated_through_a_claim_of_the_sc
     assert meta["name"].startswith("app-extended-resources-")
     assert meta["annotations"] == {ANNOTATION: "true"}
     assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Pod", "name": "app",
-                                        "uid": pod["metadata"]["uid"], "controller": True}]
+                                        "uid": pod["metadata"]["uid"], "controller": True,
+                                        "blockOwnerDeletion": True}]
     assert meta["finalizers"] == ["resource.kubernetes.io/delete-protection"]
     assert claim["spec"]["devices"]["requests"] == [{"name": "container-0-request-0", "exactly": {
         "deviceClassName": DRIVER, "allocationMode": "ExactCount", "count": 2}}]

@@ -386,7 +386,7 @@ class DynamicResources:
                 "annotations": {ANNOTATION: "true"},
                 "ownerReferences": [
                     {"apiVersion": "v1", "kind": "Pod", "name": meta.get("name", ""),
-                     "uid": uid, "controller": True},
+                     "uid": uid, "controller": True, "blockOwnerDeletion": True},
                 ],
             },
             "spec": {},
