@@ -4,9 +4,9 @@ As kube-scheduler's PostFilter (``pkg/scheduler/framework/plugins/defaultpreempt
 nodes that rejected the pod as plain ``Unschedulable`` (an unresolvable rejection, a taint or a
 node selector, is not helped by evicting anyone):
 
-* a pod with ``preemptionPolicy: Never`` preempts nobody (``not eligible due to
+* a pod with ``preemptionPolicy: Never`` preempts nobody (``preemption: not eligible due to
   preemptionPolicy=Never.``), nor does one whose nominated node still has a lower-priority pod
-  terminating (``not eligible due to a terminating pod on the nominated node.``);
+  terminating (``preemption: not eligible due to a terminating pod on the nominated node.``);
 * per node, every pod of lower priority is taken off a copy of the node; if the Filter plugins
   then pass, pods are given back one by one, the most important first (higher priority, then
   earlier start), as long as the pod still fits: those that cannot be given back are the victims;
@@ -110,12 +110,13 @@ class DefaultPreemption:
     async def post_filter(
         self, state: CycleState, pod: Obj, statuses: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
+        # as upstream, every verdict of the evaluator is worded "preemption: <message>"
         if (pod.get("spec") or {}).get("preemptionPolicy") == "Never":
-            return None, unschedulable("not eligible due to preemptionPolicy=Never.")
+            return None, unschedulable("preemption: not eligible due to preemptionPolicy=Never.")
         if self.handle is not None:
             if self._terminating_on_nominated_node(pod):
                 return None, unschedulable(
-                    "not eligible due to a terminating pod on the nominated node."
+                    "preemption: not eligible due to a terminating pod on the nominated node."
                 )
             candidates = self._candidates(state, pod, statuses)
             if candidates:

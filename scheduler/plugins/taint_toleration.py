@@ -22,6 +22,8 @@ from .helpers import default_normalize_score, find_untolerated_taint, toleration
 
 __all__ = ["NAME", "TaintToleration"]
 
+UNTOLERATED = "node(s) had untolerated taint(s)"
+
 NAME = "TaintToleration"
 Obj = Mapping[str, Any]
 _FILTER_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
@@ -70,9 +72,8 @@ class TaintToleration:
         taint = find_untolerated_taint(node.taints, _tolerations(pod), _FILTER_EFFECTS)
         if taint is None:
             return None
-        return unresolvable(
-            f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"
-        )
+        # upstream stopped naming the taint in 1.35 (its key and value may be private)
+        return unresolvable(UNTOLERATED)
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
         """Skip when no feasible node has a PreferNoSchedule taint: every node would score the

@@ -70,7 +70,8 @@ async def test_a_high_priority_pod_evicts_a_low_one_and_takes_its_node(
     async def waits_for_the_victim() -> bool:
         conditions = (await cluster.get_pod("urgent"))["status"].get("conditions") or ()
         return any(c["type"] == "PodScheduled" and c["message"].endswith(
-            "not eligible due to a terminating pod on the nominated node.") for c in conditions)
+            ". preemption: not eligible due to a terminating pod on the nominated node.")
+            for c in conditions)
 
     await eventually(waits_for_the_victim)
 
@@ -118,7 +119,7 @@ async def test_a_pod_that_may_not_preempt_leaves_the_others_alone(
 
     [event] = await eventually(lambda: cluster.events_about("polite", reason="FailedScheduling"))
     assert event["note"] == (
-        "0/1 nodes are available: 1 Insufficient cpu. not eligible due to "
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to "
         "preemptionPolicy=Never."
     )
     assert not (await cluster.get_pod("batch"))["metadata"].get("deletionTimestamp")

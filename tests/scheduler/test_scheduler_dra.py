@@ -451,7 +451,7 @@ async def test_node_affinity_message_counts_each_reason(
     events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
     assert events[0]["note"] == (
         "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
-        "1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable. "
+        "1 node(s) had untolerated taint(s), 1 node(s) were unschedulable. "
         "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
     )
 
@@ -525,6 +525,11 @@ async def test_scheduling_gates_hold_a_pod_until_removed(
     await cluster.node("node-1")
     scheduler = await cluster.start_scheduler()
     pod = await cluster.pod("gated", schedulingGates=[{"name": "example.com/wait"}])
+    [condition] = pod["status"]["conditions"]  # set by the API server as the pod is created
+    assert (condition["type"], condition["status"], condition["reason"], condition["message"]) == (
+        "PodScheduled", "False", "SchedulingGated",
+        "Scheduling is blocked due to non-empty scheduling gates",
+    )
     uid = pod["metadata"]["uid"]
     await eventually(lambda: scheduler.queue.where(uid) == "gated")
 

@@ -39,6 +39,7 @@ from fakeapi.registry.strategy import (
     SubresourceRead,
     WriteContext,
 )
+from fakeapi.timefmt import format_time
 from fakeapi.validation.field import FieldError, Path
 from fakeapi.validation.remembered import ValidByContent
 
@@ -279,7 +280,19 @@ class PodStrategy(Strategy):
         default_pod(obj)
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
-        obj["status"] = {"phase": "Pending", "qosClass": pod_qos_class(obj)}
+        status: Obj = {"phase": "Pending", "qosClass": pod_qos_class(obj)}
+        if as_dict(obj.get("spec")).get("schedulingGates"):
+            # as upstream's API server, so that kubectl shows SchedulingGated at once
+            status["conditions"] = [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "lastTransitionTime": format_time(ctx.now),
+                    "reason": "SchedulingGated",
+                    "message": "Scheduling is blocked due to non-empty scheduling gates",
+                }
+            ]
+        obj["status"] = status
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
         return _validate_new_spec(as_dict(obj.get("spec")))
