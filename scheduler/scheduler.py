@@ -443,30 +443,30 @@ class Scheduler:
         self, pod: Obj, *, reason: str, message: str, nominated: str = ""
     ) -> None:
         status = pod.get("status") or {}
+        since = format_time(self.clock.now())
         for condition in status.get("conditions") or ():
+            if condition.get("type") != "PodScheduled" or condition.get("status") != "False":
+                continue
             if (
-                condition.get("type") == "PodScheduled"
-                and condition.get("status") == "False"
-                and condition.get("reason") == reason
+                condition.get("reason") == reason
                 and condition.get("message") == message
                 and (not nominated or status.get("nominatedNodeName") == nominated)
             ):
                 return
+            # still False: the condition changed its reason, not its status (UpdatePodCondition)
+            since = condition.get("lastTransitionTime") or since
         meta = object_meta(pod)
-        patch: dict[str, Any] = {
-            "status": {
-                "conditions": [
-                    {
-                        "type": "PodScheduled",
-                        "status": "False",
-                        "reason": reason,
-                        "message": message,
-                        "lastProbeTime": None,
-                        "lastTransitionTime": format_time(self.clock.now()),
-                    }
-                ]
-            }
+        written: dict[str, Any] = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": reason,
+            "message": message,
+            "lastProbeTime": None,
+            "lastTransitionTime": since,
         }
+        if isinstance(meta.get("generation"), int):  # PodObservedGenerationTracking
+            written["observedGeneration"] = meta["generation"]
+        patch: dict[str, Any] = {"status": {"conditions": [written]}}
         if nominated:
             patch["status"]["nominatedNodeName"] = nominated
         try:

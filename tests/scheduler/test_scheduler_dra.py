@@ -456,6 +456,35 @@ async def test_node_affinity_message_counts_each_reason(
     )
 
 
+async def test_a_new_reason_keeps_the_time_the_pod_became_unschedulable(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1", unschedulable=True)
+    await cluster.pod("app")
+    await cluster.start_scheduler()
+
+    def scheduled_condition(message_part: str) -> Any:
+        async def check() -> dict[str, Any] | None:
+            pod = await cluster.get_pod("app")
+            for condition in pod["status"].get("conditions") or ():
+                if condition["type"] == "PodScheduled" and message_part in condition["message"]:
+                    return dict(condition)
+            return None
+
+        return check
+
+    first = await eventually(scheduled_condition("were unschedulable"))
+    assert first["observedGeneration"] == 1
+    cluster.clock.advance(30)
+    await cluster.client.patch(NODES, name="node-1", patch={"spec": {
+        "unschedulable": False,
+        "taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}],
+    }})
+    second = await eventually(scheduled_condition("untolerated taint(s)"))
+    assert (second["status"], second["reason"]) == ("False", "Unschedulable")
+    assert second["lastTransitionTime"] == first["lastTransitionTime"]
+
+
 def _gpu_0_on(node: str) -> dict[str, Any]:
     """An allocation of the ``gpu`` request to device gpu-0 of ``node``'s pool, as the scheduler
     would have written it on an earlier attempt."""
