@@ -13,7 +13,8 @@ series not seen for :data:`SERIES_FINISH` seconds (6 minutes) gets its final cou
 forgotten, so its next occurrence starts a new Event. All times come from the injected clock.
 
 Event names are ``<regarding name>.<hex nanoseconds>``, in the regarding object's namespace
-(``default`` for cluster-scoped objects), and carry ``reportingController``/``reportingInstance``.
+(``default`` for cluster-scoped objects), and carry ``reportingController`` and
+``reportingInstance`` (``<controller>-<hostname>`` unless given, as client-go's).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -173,7 +175,8 @@ class EventRecorder(QueuedEventWriter):
         instance: str = "",
     ) -> None:
         super().__init__(client, component=component, clock=clock)
-        self.instance = instance or component
+        # client-go's default: the controller and the host it runs on
+        self.instance = instance or f"{component}-{socket.gethostname()}"
         self._series: dict[tuple[Any, ...], _Recorded] = {}
         self._heartbeat: asyncio.Task[None] | None = None
 

@@ -7,6 +7,7 @@ written against the toolkit must behave the same in-process and against a server
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -282,6 +283,7 @@ class TestEventRecorder:
         (event,) = (await client.list(EVENTS_K8S_IO, namespace="default")).items
         assert event["reason"] == "Scheduled" and event["type"] == "Normal"
         assert event["reportingController"] == "default-scheduler"
+        assert event["reportingInstance"] == f"default-scheduler-{socket.gethostname()}"
         assert event["regarding"]["name"] == "web" and event["regarding"]["kind"] == "Pod"
         assert event["regarding"]["uid"] == target["metadata"]["uid"]
         assert event["metadata"]["name"].startswith("web.")
