@@ -790,6 +790,37 @@ async def test_a_group_claim_no_member_uses_is_released_for_the_group_to_move(
     assert claim["status"]["reservedFor"] == [_group_reference(group)]
 
 
+async def test_a_group_claim_being_allocated_for_waiting_members_is_not_deallocated(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1", cpu="2")  # the device, and room for two members
+    await cluster.node("node-2", cpu="8")  # room, no device
+    await cluster.device_class()
+    await cluster.slice("node-1", 1)
+    await cluster.claim("group-claim")
+    await _pod_group(
+        cluster, "gang", policy={"gang": {"minCount": 3}},
+        resourceClaims=[{"name": "shared", "resourceClaimName": "group-claim"}],
+    )
+    for i in range(3):
+        await cluster.pod(f"member-{i}", cpu="1",
+                          claims=[{"name": "gpu", "podGroupResourceClaim": "shared"}],
+                          workloadRef={"name": "workload", "podGroupName": "gang"})
+    await cluster.start_scheduler()
+
+    async def third_failed() -> list[dict[str, Any]]:
+        return [e for i in range(3)
+                for e in await cluster.events_about(f"member-{i}", reason="FailedScheduling")]
+
+    [event] = await eventually(third_failed)
+    assert "still not schedulable" in event["note"]
+    assert "deallocation" not in event["note"]
+    claim = await cluster.get_claim("group-claim")
+    assert not claim.get("status")  # the allocation is still only in flight
+    managers = {e["manager"] for e in claim["metadata"].get("managedFields") or ()}
+    assert "kube-scheduler" not in managers
+
+
 async def test_a_group_claim_is_kept_while_a_member_is_bound_to_it(
     cluster: Cluster, eventually: Eventually
 ) -> None:

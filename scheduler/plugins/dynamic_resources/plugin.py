@@ -624,6 +624,8 @@ class DynamicResources:
         pod_uid = object_meta(pod).get("uid")
         for index in candidates:
             claim = s.claims[index].claim
+            if self.tracker.has_pending(object_meta(claim).get("uid", "")):
+                continue  # allocated in flight (another pod's, or its group's): nothing written
             reserved = (claim.get("status") or {}).get("reservedFor") or []
             if reserved and not (
                 len(reserved) == 1
