@@ -17,7 +17,8 @@ Phases, as upstream (``pkg/scheduler/framework/plugins/dynamicresources``):
   allocator for that node has changed (its pools' slices and allocations, classes, taint rules).
 * **PostFilter** — deallocate one allocated claim that blocked the pod and is reserved for
   nobody but the pod, or for the pod's PodGroup while no member of it is assumed or bound (the
-  seed's PodGroupPostFilter); never one reserved for a workload or a busy group.
+  seed's PodGroupPostFilter); never one reserved for a workload or a busy group, nor one whose
+  allocation is still in flight.
 * **Score** — prioritized lists: ``8 − i`` for each subrequest chosen at index ``i``.
 * **Reserve / Unreserve** — the chosen allocation is marked in flight (so the next pod cannot
   take the devices); Unreserve drops it, takes the pod out of ``reservedFor`` and undoes an
