@@ -1,9 +1,10 @@
 """Gang scheduling: a PodGroup with ``policy.gang.minCount`` binds at least that many pods together
 or none.
 
-* **PreEnqueue** — a member enters the active queue only once ``minCount`` members exist
-  (upstream's gang PreEnqueue), so the scheduler does not reserve resources for a group that
-  cannot be complete.
+* **PreEnqueue** — a pod whose PodGroup does not exist yet waits for it (its policy is not known;
+  upstream waits so for a missing Workload); a member enters the active queue only once
+  ``minCount`` members exist (upstream's gang PreEnqueue), so the scheduler does not reserve
+  resources for a group that cannot be complete.
 * **Permit** — a member that fits is held (WAIT) until ``minCount`` members are assumed or
   bound; the member that completes the group allows all waiting ones, and they bind together.
 * **Timeout** — if the group is not complete within :data:`PERMIT_TIMEOUT` seconds of the
@@ -21,6 +22,7 @@ from typing import Any
 
 from fakeapi.client import POD_GROUPS
 from fakeapi.podgroups import pod_group_name
+from fakeapi.selectors.errors import go_quote
 
 from ..framework.cycle_state import CycleState
 from ..framework.events import (
@@ -132,6 +134,12 @@ class GangScheduling:
         return QueueingHint.QUEUE_SKIP
 
     def pre_enqueue(self, pod: Obj) -> Status | None:
+        group_name = pod_group_name(pod)
+        if group_name and self.groups.get(f"{_namespace(pod)}/{group_name}") is None:
+            # as upstream's for a pod whose Workload does not exist yet: its policy is unknown
+            return unschedulable(
+                f"waiting for pods's PodGroup {go_quote(group_name)} to appear in scheduling queue"
+            )
         min_count = self._min_count(pod)
         if min_count and len(self._members(pod)) < min_count:
             return unschedulable(

@@ -290,6 +290,26 @@ async def test_a_gang_joined_through_scheduling_group_waits_for_its_min_count(
     await eventually(both_bound)
 
 
+async def test_a_pod_of_a_pod_group_not_yet_created_waits_for_it(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1", cpu="4")
+    for i in range(2):
+        await cluster.pod(f"member-{i}", cpu="1",
+                          workloadRef={"name": "workload", "podGroupName": "later"})
+    scheduler = await cluster.start_scheduler()
+    uids = [(await cluster.get_pod(f"member-{i}"))["metadata"]["uid"] for i in range(2)]
+    await eventually(lambda: all(scheduler.queue.where(uid) == "gated" for uid in uids))
+    assert [await cluster.node_of(f"member-{i}") for i in range(2)] == [None, None]
+
+    await _pod_group(cluster, "later", policy={"gang": {"minCount": 2}})
+
+    async def both_bound() -> bool:
+        return all([await cluster.node_of(f"member-{i}") for i in range(2)])
+
+    await eventually(both_bound)
+
+
 async def test_claim_reserved_for_its_workload_gets_reserved_for_any_pod(
     cluster: Cluster, eventually: Eventually
 ) -> None:
