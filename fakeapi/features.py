@@ -107,6 +107,7 @@ KNOWN_FEATURES: Mapping[str, FeatureSpec] = _specs(
     FeatureSpec("PodGroupPreemptionPolicy", False, "alpha"),
     # core
     FeatureSpec("ClearingNominatedNodeNameAfterBinding", True, "beta"),
+    FeatureSpec("SchedulerPopFromBackoffQ", True, "beta"),
     # seed KEPs served by fakeapi
     FeatureSpec("WorkloadPodGroupResourceClaimTemplate", True, "seed"),
     FeatureSpec("DRAReservedForWorkloads", True, "seed"),

@@ -6,7 +6,10 @@ Shaped like kube-scheduler's ``PriorityQueue`` with SchedulerQueueingHints on:
   PreEnqueue runs before a pod enters; a pod it rejects is *gated* and waits in the unschedulable
   pool (counted as ``gated`` in ``scheduler_pending_pods``).
 * **backoffQ** — pods whose last attempt failed, until ``1 s · 2^(attempts−1)`` (at most 10 s)
-  has passed since that failure; flushed to activeQ every second of the injected clock.
+  has passed since that failure; flushed to activeQ every second of the injected clock. While
+  activeQ is empty, the pod whose backoff ends first is taken at once (SchedulerPopFromBackoffQ,
+  beta and on upstream since 1.33), unless it failed with an error: an idle scheduler does not
+  wait out a backoff.
 * **unschedulable pool** — pods rejected by plugins. They leave it only when a cluster event
   arrives that one of the *rejecting* plugins registered and whose queueing hint answers QUEUE
   (then to backoffQ while their backoff lasts, else to activeQ), when a plugin activates them, or
@@ -106,9 +109,11 @@ class SchedulingQueue:
         *,
         framework: Framework,
         clock: Clock,
+        pop_from_backoff: bool = True,
     ) -> None:
         self.framework = framework
         self.clock = clock
+        self.pop_from_backoff = pop_from_backoff
         self._less = framework.queue_sort.less
         self._active: list[_ActiveEntry] = []
         self._active_by_uid: dict[str, _ActiveEntry] = {}
@@ -287,16 +292,48 @@ class SchedulingQueue:
                 entry = heapq.heappop(self._active)
                 if entry.removed:
                     continue
-                qpi = entry.qpi
-                del self._active_by_uid[qpi.uid]
-                qpi.attempts += 1
-                self._in_flight[qpi.uid] = self._events_start + len(self._events)
-                self._in_flight_pods[qpi.uid] = qpi
-                return qpi
+                del self._active_by_uid[entry.qpi.uid]
+                return self._start_attempt(entry.qpi)
             if self._closed:
                 return None
+            if self.pop_from_backoff:
+                backing_off = self._pop_backoff()
+                if backing_off is not None:
+                    return self._start_attempt(backing_off)
             self._wakeup.clear()
             await self._wakeup.wait()
+
+    def _start_attempt(self, qpi: QueuedPodInfo) -> QueuedPodInfo:
+        qpi.attempts += 1
+        self._in_flight[qpi.uid] = self._events_start + len(self._events)
+        self._in_flight_pods[qpi.uid] = qpi
+        return qpi
+
+    def _pop_backoff(self) -> QueuedPodInfo | None:
+        """The backing-off pod whose backoff ends first, leaving those that failed with an
+        error (upstream keeps them in a backoff queue of their own); one PreEnqueue rejects is
+        gated instead, as on its way to activeQ."""
+        kept: list[tuple[float, int, str]] = []
+        found: QueuedPodInfo | None = None
+        while self._backoff and found is None:
+            entry = heapq.heappop(self._backoff)
+            qpi = self._backoff_pods.get(entry[2])
+            if qpi is None:
+                continue  # left backoffQ already
+            if qpi.failed_with_error:
+                kept.append(entry)
+                continue
+            del self._backoff_pods[entry[2]]
+            status = self.framework.run_pre_enqueue(qpi.pod)
+            if status is not None:
+                qpi.gated = True
+                qpi.gating_plugin = status.plugin
+                self._park(qpi)
+                continue
+            found = qpi
+        for entry in kept:
+            heapq.heappush(self._backoff, entry)
+        return found
 
     def done(self, uid: str) -> None:
         """The pod's attempt is over (bound, or put back); forget its in-flight events."""
@@ -473,6 +510,8 @@ class SchedulingQueue:
         if expiry > self.clock.monotonic():
             self._backoff_pods[qpi.uid] = qpi
             heapq.heappush(self._backoff, (expiry, next(self._seq), qpi.uid))
+            if self.pop_from_backoff:
+                self._wakeup.set()  # an idle scheduler takes it at once
         else:
             self._to_active(qpi)
 

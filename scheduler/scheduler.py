@@ -124,7 +124,11 @@ class Scheduler:
         self.framework = Framework(
             handle=self, registry=registry or in_tree_registry(), profile=self.profile
         )
-        self.queue = SchedulingQueue(framework=self.framework, clock=clock)
+        self.queue = SchedulingQueue(
+            framework=self.framework,
+            clock=clock,
+            pop_from_backoff=self.feature_gates.get("SchedulerPopFromBackoffQ", True),
+        )
         self.metrics.count_pending(self.queue.pending_counts)
         self._next_start_node = 0
         self._binding_tasks: set[asyncio.Task[None]] = set()

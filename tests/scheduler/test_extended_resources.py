@@ -162,6 +162,8 @@ async def test_two_pods_never_get_the_same_device_through_extended_resources(
 async def test_a_claim_left_by_an_earlier_attempt_is_deleted_and_the_pod_scheduled_afresh(
     cluster: Cluster, eventually: Eventually
 ) -> None:
+    # the steps below watch the pod between attempts: no early pop from backoffQ
+    cluster.feature_gates["SchedulerPopFromBackoffQ"] = False
     await cluster.node("node-1")
     await _mapped_class(cluster)
     await cluster.slice("node-1", 1)

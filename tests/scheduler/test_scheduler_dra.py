@@ -164,7 +164,24 @@ async def test_a_new_slice_wakes_the_unschedulable_pod(
     await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
 
     await cluster.slice("node-1", 1)
+    # the scheduler is idle: the pod is taken from backoffQ at once (SchedulerPopFromBackoffQ)
+    assert await eventually(lambda: cluster.node_of("app")) == "node-1"
+
+
+async def test_without_pop_from_backoff_a_woken_pod_waits_out_its_backoff(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    cluster.feature_gates["SchedulerPopFromBackoffQ"] = False
+    await cluster.node("node-1")
+    await cluster.device_class()
+    await cluster.claim("gpu")
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    scheduler = await cluster.start_scheduler()
+    await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
+
+    await cluster.slice("node-1", 1)
     await eventually(lambda: scheduler.queue.where(_uid_of(scheduler, "app")) == "backoff")
+    assert await cluster.node_of("app") is None
     cluster.clock.advance(1.0)
 
     assert await eventually(lambda: cluster.node_of("app")) == "node-1"
@@ -379,6 +396,8 @@ async def test_gang_of_four_on_room_for_three_binds_none_then_all_with_a_fourth_
 async def test_incomplete_gang_releases_its_reservations_after_the_timeout(
     cluster: Cluster, eventually: Eventually
 ) -> None:
+    # the steps below watch the pod between attempts: no early pop from backoffQ
+    cluster.feature_gates["SchedulerPopFromBackoffQ"] = False
     scheduler = await _gang_of_four_on_room_for_three(cluster, eventually)
 
     waiting_before = set(scheduler.framework.waiting)
@@ -592,6 +611,8 @@ async def test_scheduling_gates_hold_a_pod_until_removed(
 async def test_a_true_binding_failure_condition_undoes_the_allocation(
     cluster: Cluster, eventually: Eventually
 ) -> None:
+    # the steps below watch the pod between attempts: no early pop from backoffQ
+    cluster.feature_gates["SchedulerPopFromBackoffQ"] = False
     await cluster.node("node-1")
     await cluster.device_class()
     await cluster.client.create(
