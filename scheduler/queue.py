@@ -239,7 +239,7 @@ class SchedulingQueue:
     def add(self, pod: Obj) -> None:
         """A new pod for this scheduler."""
         now = self.clock.monotonic()
-        qpi = QueuedPodInfo(info=PodInfo(pod), timestamp=now, initial_timestamp=now)
+        qpi = QueuedPodInfo(info=PodInfo(pod), timestamp=now)
         if qpi.uid in self:
             self.update(pod, pod)
             return
@@ -304,6 +304,8 @@ class SchedulingQueue:
             await self._wakeup.wait()
 
     def _start_attempt(self, qpi: QueuedPodInfo) -> QueuedPodInfo:
+        if qpi.initial_timestamp is None:
+            qpi.initial_timestamp = qpi.timestamp
         qpi.attempts += 1
         self._in_flight[qpi.uid] = self._events_start + len(self._events)
         self._in_flight_pods[qpi.uid] = qpi

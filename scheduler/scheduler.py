@@ -355,7 +355,8 @@ class Scheduler:
         self.queue.done(qpi.uid)
         now = self.clock.monotonic()
         self.metrics.attempt("scheduled", now - start)
-        self.metrics.scheduled(attempts=qpi.attempts, seconds=now - qpi.initial_timestamp)
+        started = qpi.initial_timestamp if qpi.initial_timestamp is not None else now
+        self.metrics.scheduled(attempts=qpi.attempts, seconds=now - started)
         meta = object_meta(pod)
         self.event(
             regarding=_pod_ref(pod),

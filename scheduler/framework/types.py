@@ -78,8 +78,9 @@ class QueuedPodInfo:
     info: PodInfo
     #: when the pod entered the queue (or last moved into activeQ), for QueueSort ties
     timestamp: float
-    #: when it was first added; the e2e scheduling duration is measured from here
-    initial_timestamp: float
+    #: when it first entered activeQ (past PreEnqueue: time spent gated does not count); the e2e
+    #: scheduling duration is measured from here (upstream's InitialAttemptTimestamp)
+    initial_timestamp: float | None = None
     attempts: int = 0
     #: plugins that rejected the last attempt; only their hints can move the pod
     unschedulable_plugins: set[str] = field(default_factory=set)

@@ -160,7 +160,7 @@ async def test_a_new_slice_wakes_the_unschedulable_pod(
     await cluster.device_class()
     await cluster.claim("gpu")
     await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
-    scheduler = await cluster.start_scheduler()
+    await cluster.start_scheduler()
     await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
 
     await cluster.slice("node-1", 1)
@@ -454,6 +454,29 @@ async def test_scheduler_metrics_count_attempts_and_pending_pods(
     )
     assert value("scheduler_pending_pods", queue="unschedulable") == 1.0
     assert value("scheduler_pod_scheduling_duration_seconds_count", attempts="1") == 1.0
+
+
+async def test_time_spent_gated_is_not_scheduling_time(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1")
+    await cluster.pod("gated", schedulingGates=[{"name": "example.com/wait"}])
+    scheduler = await cluster.start_scheduler()
+    uid = (await cluster.get_pod("gated"))["metadata"]["uid"]
+    await eventually(lambda: scheduler.queue.where(uid) == "gated")
+    cluster.clock.advance(15.0)
+    await cluster.client.patch(
+        PODS, name="gated", namespace="default", patch={"spec": {"schedulingGates": None}}
+    )
+    await eventually(lambda: cluster.node_of("gated"))
+
+    def seconds() -> float | None:
+        return cluster.metrics.get_sample_value(
+            "scheduler_pod_scheduling_duration_seconds_sum", {"attempts": "1"}
+        )
+
+    await eventually(lambda: seconds() is not None)
+    assert seconds() == 0.0  # measured from entering activeQ, on a clock that stood still
 
 
 async def test_deleting_a_bound_pod_frees_room_for_the_waiting_one(
