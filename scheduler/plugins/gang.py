@@ -1,8 +1,8 @@
 """Gang scheduling: a PodGroup with ``policy.gang.minCount`` binds at least that many pods together
 or none.
 
-* **PreEnqueue** — a pod whose PodGroup does not exist yet waits for it (its policy is not known;
-  upstream waits so for a missing Workload); a member enters the active queue only once
+* **PreEnqueue** — a pod whose PodGroup does not exist yet waits for it (its policy is not known),
+  as upstream's; a member enters the active queue only once
   ``minCount`` members exist (upstream's gang PreEnqueue), so the scheduler does not reserve
   resources for a group that cannot be complete.
 * **Permit** — a member that fits is held (WAIT) until ``minCount`` members are assumed or
@@ -136,9 +136,9 @@ class GangScheduling:
     def pre_enqueue(self, pod: Obj) -> Status | None:
         group_name = pod_group_name(pod)
         if group_name and self.groups.get(f"{_namespace(pod)}/{group_name}") is None:
-            # as upstream's for a pod whose Workload does not exist yet: its policy is unknown
+            # as upstream's: the group's policy is not known until it exists
             return unschedulable(
-                f"waiting for pods's PodGroup {go_quote(group_name)} to appear in scheduling queue"
+                f"waiting for pod's pod group {go_quote(group_name)} to appear in scheduling queue"
             )
         min_count = self._min_count(pod)
         if min_count and len(self._members(pod)) < min_count:
