@@ -326,13 +326,8 @@ class SchedulingQueue:
                 kept.append(entry)
                 continue
             del self._backoff_pods[entry[2]]
-            status = self.framework.run_pre_enqueue(qpi.pod)
-            if status is not None:
-                qpi.gated = True
-                qpi.gating_plugin = status.plugin
-                self._park(qpi)
-                continue
-            found = qpi
+            if self._admitted(qpi):
+                found = qpi
         for entry in kept:
             heapq.heappush(self._backoff, entry)
         return found
@@ -517,17 +512,22 @@ class SchedulingQueue:
         else:
             self._to_active(qpi)
 
-    def _to_active(self, qpi: QueuedPodInfo) -> None:
+    def _admitted(self, qpi: QueuedPodInfo) -> bool:
+        """PreEnqueue lets the pod in; a pod it rejects is gated in the unschedulable pool."""
         status = self.framework.run_pre_enqueue(qpi.pod)
         if status is not None:
             qpi.gated = True
             qpi.gating_plugin = status.plugin
             self._park(qpi)
-            return
+            return False
         qpi.gated = False
         qpi.gating_plugin = ""
-        qpi.timestamp = self.clock.monotonic()
-        self._push_active(qpi)
+        return True
+
+    def _to_active(self, qpi: QueuedPodInfo) -> None:
+        if self._admitted(qpi):
+            qpi.timestamp = self.clock.monotonic()
+            self._push_active(qpi)
 
     def _push_active(self, qpi: QueuedPodInfo) -> None:
         entry = _ActiveEntry(qpi, self._less)
