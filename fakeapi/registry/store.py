@@ -52,6 +52,8 @@ __all__ = ["GenericStore", "WriteResult", "DeleteResult"]
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_ATTEMPTS = 8
+#: upstream's maxGeneratedNameLength: 63 characters of a name less the 5 random ones
+_GENERATED_PREFIX = 58
 
 
 @dataclass(slots=True)
@@ -232,7 +234,7 @@ class GenericStore:
         md.stamp_new_object(rt.strategy, meta, now=ctx.now)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
-            meta["name"] = meta["generateName"] + self._random(5)
+            meta["name"] = self._generated_name(meta["generateName"])
         missing = check_decoded(rt, obj) if decoded else check_types(rt, obj)
         rt.strategy.apply_defaults(obj, ctx)
         # as upstream's create handler: the writer owns what it sent and the defaults, not what
@@ -275,8 +277,13 @@ class GenericStore:
                     raise errors.already_exists(
                         resource=rt.plural, group=rt.group, name=name
                     ) from None
-                name = meta["name"] = meta["generateName"] + self._random(5)
+                name = meta["name"] = self._generated_name(meta["generateName"])
         raise AssertionError("unreachable")
+
+    def _generated_name(self, prefix: str) -> str:
+        """``prefix`` cut to 58 characters plus 5 random ones: at most 63, as upstream's
+        SimpleNameGenerator (a longer ``generateName`` is reported by validation on its own)."""
+        return prefix[:_GENERATED_PREFIX] + self._random(5)
 
     # --- update ------------------------------------------------------------------------------
     def update(

@@ -75,6 +75,12 @@ def test_generate_name_appends_five_characters_and_retries_on_collision() -> Non
     assert registry.create(WIDGETS, "ns", dict(body), W).obj["metadata"]["name"] == "w-bbbbb"
 
 
+def test_a_long_generate_name_is_cut_so_that_the_name_has_at_most_63_characters() -> None:
+    registry = GenericStore(resources=ResourceTable([WIDGETS]), random=lambda n: "z" * n)
+    body = {"metadata": {"generateName": "b" * 70}}
+    assert registry.create(WIDGETS, "ns", body, W).obj["metadata"]["name"] == "b" * 58 + "zzzzz"
+
+
 def test_duplicate_create_is_already_exists(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a"), W)
     with pytest.raises(StatusError) as err:
