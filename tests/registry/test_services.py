@@ -125,3 +125,17 @@ async def test_an_update_keeps_the_allocated_ip_and_node_ports_and_never_moves_t
         await user.update(SERVICES, body=moved, namespace="default")
     assert 'spec.clusterIPs[0]: Invalid value: "10.96.0.99": may not change once set' in (
         caught.value.message)
+
+
+@pytest.mark.parametrize(
+    ("name", "detail"),
+    [
+        ("a.b", "must not contain dots"),
+        ("s" * 64, "must be no more than 63 characters"),
+    ],
+)
+async def test_a_service_name_is_a_dns_label(user: Client, name: str, detail: str) -> None:
+    with pytest.raises(StatusError) as refused:
+        await user.create(SERVICES, namespace="default", body=_service(name))
+    assert refused.value.code == 422
+    assert f'metadata.name: Invalid value: "{name}": {detail}' in refused.value.message

@@ -97,6 +97,9 @@ class ServiceStrategy(Strategy):
     """Namespaced; a status (load balancer) subresource; allocated values kept on update."""
 
     status_subresource: ClassVar[bool] = True
+    # a Service name is a DNS label (a leading digit allowed, as with upstream's
+    # RelaxedServiceNameValidation): no dots, at most 63 characters
+    name_rule: ClassVar[str] = "label"
     field_labels: ClassVar[tuple[str, ...]] = ("spec.clusterIP", "spec.type")
     columns: ClassVar[tuple[Column, ...]] = (
         NAME_COLUMN,
