@@ -178,3 +178,20 @@ def internal_error(message: str) -> StatusError:
 
 def timeout(message: str) -> StatusError:
     return StatusError(504, "Timeout", message)
+
+
+def too_large_resource_version(requested: int, current: int) -> StatusError:
+    """A read asked for a resourceVersion the server has not reached: upstream's
+    ``NewTooLargeResourceVersionError`` (a Timeout, retry after 1 s, with a cause that client-go
+    recognises)."""
+    return StatusError(
+        504,
+        "Timeout",
+        f"Timeout: Too large resource version: {requested}, current: {current}",
+        {
+            "causes": [
+                {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+            ],
+            "retryAfterSeconds": 1,
+        },
+    )

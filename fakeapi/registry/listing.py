@@ -24,8 +24,16 @@ from fakeapi.registry.selection import build_predicate
 from fakeapi.storage.events import Stored
 from fakeapi.storage.interface import Storage, TooOldError, key_range
 
-__all__ = ["ListResult", "list_objects", "encode_continue", "decode_continue"]
+__all__ = [
+    "ListResult",
+    "check_get_version",
+    "decode_continue",
+    "encode_continue",
+    "list_objects",
+]
 
+#: upstream's words for a list at a resourceVersion the storage has compacted away
+_EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 _EXPIRED_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. You can "
     "start a new list without the continue parameter, or use the continue token in this response "
@@ -72,6 +80,16 @@ def _parse_rv(text: str) -> int:
     return int(text)
 
 
+def check_get_version(storage: Storage, resource_version: str) -> None:
+    """A GET's ``resourceVersion`` (not older than it): one the server has not reached yet is
+    upstream's Too large resource version error; "" and "0" take any version."""
+    if resource_version in ("", "0"):
+        return
+    requested = _parse_rv(resource_version)
+    if requested > storage.resource_version:
+        raise errors.too_large_resource_version(requested, storage.resource_version)
+
+
 def list_objects(
     storage: Storage, rt: ResourceType, namespace: str | None, options: ListOptions
 ) -> ListResult:
@@ -96,9 +114,9 @@ def list_objects(
     elif options.resource_version not in ("", "0"):
         requested = _parse_rv(options.resource_version)
         if requested > current_rv:
-            raise errors.timeout(f"Too large resource version: {requested}, current: {current_rv}")
+            raise errors.too_large_resource_version(requested, current_rv)
     if snapshot_rv is not None and snapshot_rv > current_rv:
-        raise errors.timeout(f"Too large resource version: {snapshot_rv}, current: {current_rv}")
+        raise errors.too_large_resource_version(snapshot_rv, current_rv)
     list_rv = snapshot_rv if snapshot_rv is not None else current_rv
 
     # fast path: metadata.name=X (kubectl wait/delete, kr8s get) is a key lookup
@@ -123,10 +141,10 @@ def list_objects(
         if not limit:
             return ListResult(list(source), str(list_rv))
         items = list(islice(source, limit + 1))
-    except TooOldError as exc:
+    except TooOldError:
         if options.continue_token:
             raise errors.expired(_EXPIRED_CONTINUE) from None
-        raise errors.expired(str(exc)) from None
+        raise errors.expired(_EXPIRED_LIST) from None
     if len(items) <= limit:
         return ListResult(items, str(list_rv))
     items = items[:limit]

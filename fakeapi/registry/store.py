@@ -27,7 +27,7 @@ from fakeapi.registry.admission import default_admission
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.deletion import begin_deletion, check_preconditions, finalized
 from fakeapi.registry.fields import ManagedFieldsTracker
-from fakeapi.registry.listing import ListResult, list_objects
+from fakeapi.registry.listing import ListResult, check_get_version, list_objects
 from fakeapi.registry.options import (
     DeleteOptions,
     ListOptions,
@@ -163,8 +163,12 @@ class GenericStore:
         """The current version of an object, or None when it does not exist."""
         return rt.store(self.storage).get(key_for(self._namespace_of(rt, namespace), name))
 
-    def get(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
-        """The current version of an object; 404 NotFound when it does not exist."""
+    def get(
+        self, rt: ResourceType, namespace: str | None, name: str, *, resource_version: str = ""
+    ) -> Stored:
+        """The current version of an object; 404 NotFound when it does not exist. A
+        ``resource_version`` asks for one not older than it (504 when the server is behind)."""
+        check_get_version(self.storage, resource_version)
         stored = self.find(rt, namespace, name)
         if stored is None:
             raise self._not_found(rt, name)

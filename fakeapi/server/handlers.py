@@ -126,7 +126,12 @@ class ResourceHandlers:
     # --- reads -------------------------------------------------------------------------------
     def get(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
-        stored = self.registry.get(target.resource, target.namespace, target.name)
+        stored = self.registry.get(
+            target.resource,
+            target.namespace,
+            target.name,
+            resource_version=request.query.get("resourceVersion", ""),
+        )
         if wants_table(request.headers.get("Accept", "")):
             body = render_table(
                 target.resource,

@@ -310,6 +310,17 @@ def test_watch_from_expired_version_is_410() -> None:
     assert err.value.code == 410 and err.value.message.startswith("too old resource version: 2")
 
 
+def test_list_at_an_expired_version_is_410_in_upstreams_words() -> None:
+    registry = make_registry(history_size=1)
+    for i in range(5):
+        registry.create(WIDGETS, "ns", widget(f"w{i}"), W)
+    with pytest.raises(StatusError) as err:
+        registry.list(WIDGETS, "ns", ListOptions(resource_version="2",
+                                                  resource_version_match="Exact"))
+    assert (err.value.code, err.value.reason) == (410, "Expired")
+    assert err.value.message == "The resourceVersion for the provided list is too old."
+
+
 def test_watch_selector_transitions_send_added_and_deleted(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a", color="blue"), W)
     watcher = registry.watch(
@@ -352,3 +363,31 @@ def test_slow_watcher_is_closed_instead_of_stalling_writers() -> None:
         registry.create(WIDGETS, "ns", widget(f"w{i}"), W)
     assert watcher.closed and watcher.overflowed
     assert len(registry.list(WIDGETS, "ns", ListOptions()).items) == 10
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda registry, rv: registry.list(
+            WIDGETS, "ns", ListOptions(resource_version=rv, resource_version_match="NotOlderThan")
+        ),
+        lambda registry, rv: registry.get(WIDGETS, "ns", "a", resource_version=rv),
+    ],
+    ids=["list", "get"],
+)
+def test_a_resource_version_the_server_has_not_reached_is_a_retryable_timeout(
+    registry: GenericStore, read: Any
+) -> None:
+    created = registry.create(WIDGETS, "ns", widget("a"), W).obj
+    current = int(created["metadata"]["resourceVersion"])
+    assert read(registry, str(current)) is not None
+    with pytest.raises(StatusError) as err:
+        read(registry, str(current + 1000))
+    assert (err.value.code, err.value.reason) == (504, "Timeout")
+    assert err.value.message == (
+        f"Timeout: Too large resource version: {current + 1000}, current: {current}"
+    )
+    assert err.value.details == {
+        "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+        "retryAfterSeconds": 1,
+    }
