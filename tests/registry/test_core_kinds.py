@@ -859,6 +859,14 @@ class TestPodStatus:
         assert new["status"]["qosClass"] == "BestEffort"
         assert PodStrategy().validate_status_update(new, old, CTX) == []
 
+    def test_a_status_write_that_clears_observed_generation_keeps_the_old_one(self) -> None:
+        old = created_pod()
+        old["status"]["observedGeneration"] = 3
+        new = copy.deepcopy(old)
+        new["status"]["observedGeneration"] = None
+        PodStrategy().prepare_for_status_update(new, old, CTX)
+        assert new["status"]["observedGeneration"] == 3
+
     def test_qos_cannot_change(self) -> None:
         old = created_pod()
         new = copy.deepcopy(old)

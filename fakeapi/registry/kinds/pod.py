@@ -308,6 +308,11 @@ class PodStrategy(Strategy):
         old_qos = dig(old, "status", "qosClass")
         if not status.get("qosClass") and old_qos:
             status["qosClass"] = old_qos
+        # upstream's preserveOldObservedGeneration: a writer that does not know the field (or
+        # clears it) does not take it away
+        old_observed = dig(old, "status", "observedGeneration")
+        if status.get("observedGeneration") is None and old_observed is not None:
+            status["observedGeneration"] = old_observed
         meta = new.get("metadata")
         old_owners = dig(old, "metadata", "ownerReferences")
         if isinstance(meta, dict):
