@@ -189,6 +189,7 @@ class PodSync:
         else:
             await self._sync_health(pod, state)
             await self._sync_readiness(pod)
+            await self._sync_observed_generation(pod)
         if decision.retry_after is not None:
             self.queue.add_after(key, decision.retry_after)
 
@@ -298,6 +299,19 @@ class PodSync:
         ) == current.get("allocatedResourcesStatus"):
             return
         await self._write_status(pod, status)
+
+    async def _sync_observed_generation(self, pod: Obj) -> None:
+        """A spec change (a new ``metadata.generation``) is acknowledged in the next status the
+        kubelet writes (PodObservedGenerationTracking): with nothing else to write, at once."""
+        generation = (pod.get("metadata") or {}).get("generation")
+        status = pod.get("status") or {}
+        if (
+            isinstance(generation, int)
+            and status.get("observedGeneration") != generation
+            and status.get("phase") in ("Pending", "Running")
+            and self.connected()
+        ):
+            await self._write_status(pod, {})
 
     async def _sync_readiness(self, pod: Obj) -> None:
         """A running pod whose containers are all ready is Ready: the node lifecycle controller
