@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 from fakeapi.registry.kinds.common import as_dict, dig, since_cell, text
 from fakeapi.registry.strategy import Column, Obj, Strategy, WriteContext
-from fakeapi.validation.field import FieldError, Path, invalid
+from fakeapi.validation.events import CORE_EVENT, EVENTS_EVENT, event_errors, event_update_errors
+from fakeapi.validation.field import FieldError
 
 __all__ = ["CoreEventStrategy", "EventsEventStrategy", "EventsV1Conversion"]
 
@@ -106,15 +107,10 @@ class CoreEventStrategy(Strategy):
     )
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
-        namespace = text(dig(obj, "metadata", "namespace"))
-        involved = text(dig(obj, "involvedObject", "namespace"))
-        path = Path("involvedObject").child("namespace")
-        if not involved:
-            if namespace not in ("", "default"):
-                return [invalid(path, involved, "does not match event.namespace")]
-        elif involved != namespace:
-            return [invalid(path, involved, "does not match event.namespace")]
-        return []
+        return event_errors(obj, CORE_EVENT)
+
+    def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
+        return event_update_errors(new, old, CORE_EVENT)
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         involved = as_dict(obj.get("involvedObject"))
@@ -159,12 +155,10 @@ class EventsEventStrategy(Strategy):
     )
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
-        namespace = text(dig(obj, "metadata", "namespace"))
-        regarding = text(dig(obj, "regarding", "namespace"))
-        if regarding and regarding != namespace:
-            path = Path("regarding").child("namespace")
-            return [invalid(path, regarding, "does not match event.namespace")]
-        return []
+        return event_errors(obj, EVENTS_EVENT)
+
+    def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
+        return event_update_errors(new, old, EVENTS_EVENT)
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         regarding = as_dict(obj.get("regarding"))
