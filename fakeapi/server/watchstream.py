@@ -9,6 +9,7 @@ when the client goes away.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,9 @@ async def error_stream(request: web.Request, error: errors.StatusError) -> web.S
     await response.write_eof()
     return response
 
+#: upstream's last heartbeat comes this long before a watch's deadline
+_BOOKMARK_BEFORE_DEADLINE = 2.0
+
 
 async def stream_watch(
     request: web.Request,
@@ -58,6 +62,14 @@ async def stream_watch(
     response.enable_chunked_encoding()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+
+    def next_bookmark(moment: float) -> float:
+        """Upstream's heartbeat: every ``bookmark_interval``, and once 2 s before the deadline
+        so that a client resumes from a fresh resourceVersion; never after that."""
+        at = min(moment + bookmark_interval, deadline - _BOOKMARK_BEFORE_DEADLINE)
+        return at if at > moment else math.inf
+
+    bookmark_due = next_bookmark(loop.time()) if allow_bookmarks else math.inf
     first_table = True
 
     def encode(delivery: Delivery) -> bytes:
@@ -76,19 +88,21 @@ async def stream_watch(
     try:
         await response.prepare(request)
         while True:
-            remaining = deadline - loop.time()
+            moment = loop.time()
+            remaining = deadline - moment
             if remaining <= 0:
                 break
-            wait = min(remaining, bookmark_interval) if allow_bookmarks else remaining
-            got = await watcher.wait(wait)
+            await watcher.wait(max(0.0, min(remaining, bookmark_due - moment)))
             if watcher.queue:
                 chunk = b"".join(encode(d) for d in watcher.drain())
                 if chunk:
                     await response.write(chunk)
             if watcher.closed:
                 break
-            if not got and allow_bookmarks and loop.time() < deadline:
+            moment = loop.time()
+            if bookmark_due <= moment < deadline:
                 await response.write(_frame("BOOKMARK", bookmark(rt, current_rv())[2]))
+                bookmark_due = next_bookmark(moment)
         await response.write_eof()
     finally:
         watcher.close()

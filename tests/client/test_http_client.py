@@ -227,3 +227,52 @@ async def test_delete_of_a_kind_that_returns_status_gives_none(
 ) -> None:
     await http_client.create(WIDGETS, body=widget("w"))
     assert await http_client.delete(WIDGETS, namespace="default", name="w") is None
+
+
+async def _bookmark_times(
+    *, timeout: int, interval: float, writes: int = 0
+) -> tuple[list[float], float]:
+    """Seconds into a raw HTTP watch at which BOOKMARKs arrived, and when the stream ended."""
+    import asyncio
+    import time
+
+    from fakeapi.bootstrap import new_registry
+    from fakeapi.server.handlers import WatchSettings
+    from fakeapi.server.runner import ApiServer
+
+    registry = new_registry()
+    settings = WatchSettings(min_timeout=1.0, bookmark_interval=interval)
+    async with ApiServer(registry=registry, watch=settings) as running:
+        writer = Client(InProcessTransport(registry), field_manager="writer")
+
+        async def write() -> None:
+            for i in range(writes):
+                await writer.create(CONFIGMAPS, namespace="default",
+                                    body={"metadata": {"name": f"cm-{i}"}})
+                await asyncio.sleep(0.2)
+
+        writing = asyncio.create_task(write())
+        started = time.monotonic()
+        marks: list[float] = []
+        url = f"{running.url}/api/v1/namespaces/default/configmaps"
+        params = {"watch": "true", "allowWatchBookmarks": "true", "timeoutSeconds": str(timeout)}
+        async with httpx.AsyncClient(timeout=30) as http, http.stream(
+            "GET", url, params=params
+        ) as response:
+            async for line in response.aiter_lines():
+                if line and orjson.loads(line)["type"] == "BOOKMARK":
+                    marks.append(time.monotonic() - started)
+        ended = time.monotonic() - started
+        await writing
+    return marks, ended
+
+
+async def test_a_watch_gets_a_bookmark_two_seconds_before_its_timeout() -> None:
+    marks, ended = await _bookmark_times(timeout=3, interval=60.0)
+    assert len(marks) == 1
+    assert 0.5 <= marks[0] <= ended - 1.5  # the last heartbeat, not one at the very end
+
+
+async def test_bookmarks_keep_their_pace_while_events_flow() -> None:
+    marks, _ = await _bookmark_times(timeout=3, interval=0.5, writes=12)
+    assert len(marks) >= 2  # every half second, though an event arrived every 0.2 s
