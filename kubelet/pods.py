@@ -187,9 +187,12 @@ class PodSync:
         if decision.stage is not None:
             await self._apply_stage(key, pod, state, decision.stage)
         else:
-            await self._sync_health(pod, state)
-            await self._sync_readiness(pod)
-            await self._sync_observed_generation(pod)
+            # every status write carries observedGeneration: acknowledge a spec change on its
+            # own only when nothing else was written
+            wrote_health = await self._sync_health(pod, state)
+            wrote_readiness = await self._sync_readiness(pod)
+            if not (wrote_health or wrote_readiness):
+                await self._sync_observed_generation(pod)
         if decision.retry_after is not None:
             self.queue.add_after(key, decision.retry_after)
 
@@ -288,17 +291,18 @@ class PodSync:
             subresource="status",
         )
 
-    async def _sync_health(self, pod: Obj, state: _PodState) -> None:
+    async def _sync_health(self, pod: Obj, state: _PodState) -> bool:
         if not state.resources.devices or not self.reports_health:
-            return
+            return False
         status = dict(pod.get("status") or {})
         self._overlay_health(status, state)
         current = pod.get("status") or {}
         if status.get("containerStatuses") == current.get("containerStatuses") and status.get(
             "allocatedResourcesStatus"
         ) == current.get("allocatedResourcesStatus"):
-            return
+            return False
         await self._write_status(pod, status)
+        return True
 
     async def _sync_observed_generation(self, pod: Obj) -> None:
         """A spec change (a new ``metadata.generation``) is acknowledged in the next status the
@@ -313,7 +317,7 @@ class PodSync:
         ):
             await self._write_status(pod, {})
 
-    async def _sync_readiness(self, pod: Obj) -> None:
+    async def _sync_readiness(self, pod: Obj) -> bool:
         """A running pod whose containers are all ready is Ready: the node lifecycle controller
         sets Ready=False while the node is not ready, and the kubelet's status sync puts it back
         once the node is (upstream's status manager, from container readiness)."""
@@ -325,16 +329,17 @@ class PodSync:
             or not all(c.get("ready") for c in containers)
             or not self.connected()
         ):
-            return
+            return False
         conditions = [dict(c) for c in status.get("conditions") or []]
         stale = [c for c in conditions if c.get("type") in _READY_CONDITIONS
                  and c.get("status") != "True"]
         if not stale:
-            return
+            return False
         now = format_time(self.clock.now())
         for condition in stale:
             condition.update(status="True", lastTransitionTime=now)
         await self._write_status(pod, {"conditions": conditions})
+        return True
 
     async def _apply_stage(self, key: str, pod: Obj, state: _PodState, stage: Stage) -> None:
         ctx = StageContext(
