@@ -418,11 +418,22 @@ class GenericStore:
                 new["status"] = obj["status"]
             else:
                 new.pop("status", None)
-            if "managedFields" in (obj.get("metadata") or {}):
-                new["metadata"]["managedFields"] = obj["metadata"]["managedFields"]
+            request_meta = obj.get("metadata") or {}
+            if "managedFields" in request_meta:
+                new["metadata"]["managedFields"] = request_meta["managedFields"]
+            meta_changed = _take_status_metadata(
+                new["metadata"], request_meta, strategy.status_writes_metadata
+            )
             missing = _check_status_types(rt, new, decoded=decoded)
             strategy.prepare_for_status_update(new, old, ctx)
             errs = strategy.validate_status_update(new, old, ctx)
+            if meta_changed:
+                meta_path = fe.Path("metadata")
+                errs = (
+                    self._validate_meta(rt, new)
+                    + validate_object_meta_update(new["metadata"], old["metadata"], meta_path)
+                    + errs
+                )
         else:
             missing = _check_changed_types(rt, obj, old, decoded=decoded, copied=copied)
             new = obj
@@ -609,6 +620,21 @@ class GenericStore:
                 if exc.code != 404:
                     raise
         return results
+
+
+def _take_status_metadata(meta: Obj, request_meta: Obj, fields: tuple[str, ...]) -> bool:
+    """Copy the ``fields`` a status write may change from the request's metadata into ``meta``
+    (the stored metadata's copy); whether any changed."""
+    changed = False
+    for name in fields:
+        value = request_meta.get(name)
+        if value != meta.get(name):
+            changed = True
+            if value is None:
+                del meta[name]
+            else:
+                meta[name] = value
+    return changed
 
 
 def _all_but_status_copied(obj: Obj, old: Obj, copied: Collection[str]) -> bool:

@@ -114,6 +114,9 @@ class Strategy:
     #: The kind has a ``status`` subresource: main writes keep the old status and status writes
     #: keep everything else.
     status_subresource: ClassVar[bool] = False
+    #: Metadata a status write may change besides status (upstream's ResetObjectMetaForStatus
+    #: takes every other part of metadata back; pods keep these from the request).
+    status_writes_metadata: ClassVar[tuple[str, ...]] = ()
     #: ``metadata.generation`` is set to 1 on create and bumped when the spec changes.
     tracks_generation: ClassVar[bool] = False
     #: Top-level fields that are not "spec" for the generation bump (besides metadata/status).

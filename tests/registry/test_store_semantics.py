@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
 from fakeapi.fixtures.testkinds import WIDGETS
+from fakeapi.objects import deep_copy
 from fakeapi.registry.options import (
     DeleteOptions,
     ListOptions,
@@ -133,6 +135,76 @@ def test_main_update_keeps_status_and_status_update_keeps_spec(registry: Generic
     status_write = {**widget("a", size=100), "status": {"phase": "Done"}}
     obj = registry.update(WIDGETS, "ns", "a", status_write, W, subresource="status").obj
     assert obj["status"] == {"phase": "Done"} and obj["spec"]["size"] == 9
+
+
+def test_a_status_write_keeps_the_stored_metadata(registry: GenericStore) -> None:
+    labelled = widget("a", size=1)
+    labelled["metadata"]["labels"] = {"app": "a"}
+    registry.create(WIDGETS, "ns", labelled, W)
+    status_write = {**widget("a", size=1), "status": {"phase": "Done"}}
+    status_write["metadata"].update(labels={"app": "b"}, annotations={"x": "y"})
+    obj = registry.update(WIDGETS, "ns", "a", status_write, W, subresource="status").obj
+    assert obj["status"] == {"phase": "Done"}
+    assert obj["metadata"]["labels"] == {"app": "a"} and "annotations" not in obj["metadata"]
+
+
+class TestPodStatusWritesMetadata:
+    """Upstream's pod status strategy resets only spec, deletionTimestamp and ownerReferences:
+    labels, annotations and finalizers written through pods/status are kept."""
+
+    @pytest.fixture
+    def pods(self) -> tuple[GenericStore, Any]:
+        registry = new_registry(clock=FakeClock())
+        return registry, registry.resources.lookup("", "v1", "pods")
+
+    def create(self, pods: tuple[GenericStore, Any], **meta: Any) -> dict[str, Any]:
+        registry, rt = pods
+        body = {
+            "metadata": {"name": "p", **meta},
+            "spec": {"containers": [{"name": "a", "image": "a:1"}]},
+        }
+        return registry.create(rt, "default", body, W).obj
+
+    def test_labels_and_annotations_change_and_owner_references_stay(
+        self, pods: tuple[GenericStore, Any]
+    ) -> None:
+        owner = {"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "u-1"}
+        stored = self.create(pods, labels={"app": "a"}, ownerReferences=[owner])
+        registry, rt = pods
+        body = deep_copy(stored)
+        body["metadata"].update(labels={"app": "b"}, annotations={"note": "x"}, ownerReferences=[])
+        body["status"]["phase"] = "Running"
+        obj = registry.update(rt, "default", "p", body, W, subresource="status").obj
+        assert obj["metadata"]["labels"] == {"app": "b"}
+        assert obj["metadata"]["annotations"] == {"note": "x"}
+        assert obj["metadata"]["ownerReferences"] == [owner]
+        assert obj["status"]["phase"] == "Running"
+
+    def test_removing_the_last_finalizer_of_a_deleted_pod_completes_its_deletion(
+        self, pods: tuple[GenericStore, Any]
+    ) -> None:
+        self.create(pods, finalizers=["example.com/hold"])
+        registry, rt = pods
+        registry.delete(rt, "default", "p", DeleteOptions(grace_period_seconds=0))
+        body = deep_copy(registry.get(rt, "default", "p").obj)
+        del body["metadata"]["finalizers"]
+        registry.update(rt, "default", "p", body, W, subresource="status")
+        with pytest.raises(StatusError) as err:
+            registry.get(rt, "default", "p")
+        assert err.value.code == 404
+
+    def test_metadata_written_through_status_is_validated(
+        self, pods: tuple[GenericStore, Any]
+    ) -> None:
+        stored = self.create(pods)
+        registry, rt = pods
+        body = deep_copy(stored)
+        body["metadata"]["labels"] = {"bad key!": "x"}
+        with pytest.raises(StatusError) as err:
+            registry.update(rt, "default", "p", body, W, subresource="status")
+        assert err.value.code == 422
+        assert "metadata.labels: Invalid value: \"bad key!\"" in err.value.message
+        assert "labels" not in registry.get(rt, "default", "p").obj["metadata"]
 
 
 def test_no_op_update_keeps_resource_version_and_sends_no_event(registry: GenericStore) -> None:

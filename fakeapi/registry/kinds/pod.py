@@ -257,6 +257,8 @@ class PodStrategy(Strategy):
     """Namespaced; status and binding subresources; spec mostly immutable."""
 
     status_subresource = True
+    # upstream's pod status strategy resets only spec, deletionTimestamp and ownerReferences
+    status_writes_metadata = ("labels", "annotations", "finalizers")
     tracks_generation = True
     field_labels = (
         "spec.nodeName",
