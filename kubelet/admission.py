@@ -210,6 +210,9 @@ def resource_fit_error(
         checks.append(("cpu", wanted.milli_cpu, used.milli_cpu, have.milli_cpu))
     if wanted.memory:
         checks.append(("memory", wanted.memory, used.memory, have.memory))
+    if wanted.ephemeral_storage:
+        checks.append(("ephemeral-storage", wanted.ephemeral_storage, used.ephemeral_storage,
+                       have.ephemeral_storage))
     for name in sorted(wanted.scalar):
         if name not in have.scalar and "/" in name:
             continue  # an extended resource the node does not advertise: not the kubelet's

@@ -1,11 +1,11 @@
-"""NodeResourcesFit: cpu, memory and pod count against the node's allocatable; LeastAllocated score.
+"""NodeResourcesFit: requests against the node's allocatable; LeastAllocated score.
 
 Requests are parsed once per pod (``PodInfo``) and summed per node by the cache, so Filter is a
 handful of comparisons. Reasons are upstream's: ``Too many pods``, ``Insufficient cpu``,
-``Insufficient memory``, ``Insufficient example.com/gpu`` (all of them that apply, so the
-FailedScheduling counts add up the same). An extended resource the node does not advertise but a
-DeviceClass maps (DRAExtendedResource) is left to the DynamicResources plugin, which allocates
-it from the node's ResourceSlices.
+``Insufficient memory``, ``Insufficient ephemeral-storage``, ``Insufficient example.com/gpu``
+(all of them that apply, so the FailedScheduling counts add up the same). An extended resource
+the node does not advertise but a DeviceClass maps (DRAExtendedResource) is left to the
+DynamicResources plugin, which allocates it from the node's ResourceSlices.
 Scoring is ``LeastAllocated`` with cpu and memory weighted 1: the share left free after placing
 the pod, using the non-zero requests (100m / 200Mi for containers that request nothing). A node's
 score is remembered until its generation changes (a pod placed or removed, new allocatable): a
@@ -89,7 +89,7 @@ class NodeResourcesFit:
         info: PodInfo = state.read(_STATE)
         wanted = info.requests
         cpu, memory = wanted.milli_cpu, wanted.memory
-        if wanted.scalar:
+        if wanted.scalar or wanted.ephemeral_storage:
             return [self.filter(state, pod, node) for node in nodes]
         return [
             None
@@ -110,6 +110,9 @@ class NodeResourcesFit:
             reasons.append("Insufficient cpu")
         if wanted.memory and requested.memory + wanted.memory > allocatable.memory:
             reasons.append("Insufficient memory")
+        storage = wanted.ephemeral_storage
+        if storage and requested.ephemeral_storage + storage > allocatable.ephemeral_storage:
+            reasons.append("Insufficient ephemeral-storage")
         for name, quantity in wanted.scalar.items():
             if not quantity:
                 continue

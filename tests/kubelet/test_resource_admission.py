@@ -52,6 +52,17 @@ async def test_the_pod_count_and_advertised_extended_resources_are_admitted_agai
     assert pod["status"]["message"].endswith("pods, requested: 1, used: 1, capacity: 1")
 
 
+async def test_ephemeral_storage_is_admitted_against(cluster: Cluster) -> None:
+    await cluster.kubelet("node-1", capacity={"cpu": "4", "memory": "8Gi", "pods": "110",
+                                              "ephemeral-storage": "10Gi"})
+    scratch = await make_pod(cluster.client, "scratch",
+                             extra_spec=_asking({"ephemeral-storage": "20Gi"}))
+    await bind(cluster.client, scratch, "node-1")
+    await cluster.until_phase("Failed", "scratch")
+    pod = await cluster.client.get(PODS, namespace="default", name="scratch")
+    assert pod["status"]["reason"] == "OutOfephemeral-storage"
+
+
 async def test_an_extended_resource_the_node_does_not_advertise_is_not_the_kubelets(
     cluster: Cluster,
 ) -> None:

@@ -165,6 +165,32 @@ def test_resources_fit_reports_every_shortage() -> None:
     assert plugin.filter(state, big, node(cpu="4", memory="16Gi")) is None
 
 
+def test_resources_fit_checks_ephemeral_storage_and_counts_sidecars() -> None:
+    plugin = NodeResourcesFit()
+    roomy = NodeInfo(
+        {
+            "metadata": {"name": "n", "labels": {}},
+            "spec": {},
+            "status": {
+                "allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110",
+                                "ephemeral-storage": "10Gi"}
+            },
+        }
+    )
+    scratch = pod(cpu="1")
+    scratch["spec"]["containers"][0]["resources"]["requests"]["ephemeral-storage"] = "20Gi"
+    scratch["spec"]["initContainers"] = [
+        {"name": "proxy", "image": "i", "restartPolicy": "Always",
+         "resources": {"requests": {"cpu": "1500m"}}}
+    ]
+    state = CycleState()
+    plugin.pre_filter(state, scratch, [])
+    status = plugin.filter(state, scratch, roomy)
+    assert status is not None
+    assert status.reasons == ("Insufficient cpu", "Insufficient ephemeral-storage")
+    assert plugin.filter_nodes(state, scratch, [roomy]) == [status]
+
+
 def test_resources_fit_counts_pods_already_on_the_node() -> None:
     plugin = NodeResourcesFit()
     full = node(cpu="2")
