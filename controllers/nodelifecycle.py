@@ -18,7 +18,9 @@ As upstream's ``pkg/controller/nodelifecycle``, reduced to one level-based recon
 - **Taint-based eviction.** Pods bound to a node with a ``NoExecute`` taint they do not tolerate
   are deleted (after ``DisruptionTarget``, reason ``DeletionByTaintManager``); a toleration with
   ``tolerationSeconds`` delays that (300 s is what the DefaultTolerationSeconds admission adds
-  for these two taints), one without it prevents it.
+  for these two taints), one without it prevents it. The delay runs from the taint's
+  ``timeAdded`` or, for a taint written without one (``kubectl taint``), from when this
+  controller first saw it, as upstream's taint manager counts from when it noticed the taint.
 
 Keys are ``node:<name>`` and ``pod:<ns>/<name>``; every wait is a requeue on the injected clock.
 """
@@ -115,8 +117,12 @@ class NodeLifecycleController(ControllerComponent):
             workers=workers,
             metrics=metrics,
         )
+        #: by node name: when each NoExecute taint without ``timeAdded`` was first seen
+        self._taints_seen: dict[str, dict[tuple[str, str], datetime]] = {}
         self.nodes.add_handler(
-            on_add=self._node_changed, on_update=lambda _o, new: self._node_changed(new)
+            on_add=self._node_changed,
+            on_update=lambda _o, new: self._node_changed(new),
+            on_delete=lambda node: self._taints_seen.pop(text(meta(node).get("name")), None),
         )
         self.controller.watch(
             self.leases, key=lambda lease: "node:" + text(meta(lease).get("name")), on_delete=False
@@ -128,12 +134,30 @@ class NodeLifecycleController(ControllerComponent):
     def _node_changed(self, node: Obj) -> None:
         name = text(meta(node).get("name"))
         self.controller.enqueue("node:" + name)
-        if any(
-            as_dict(t).get("effect") == "NoExecute"
+        no_execute = [
+            taint
             for t in as_list(as_dict(node.get("spec")).get("taints"))
-        ):
+            if (taint := as_dict(t)).get("effect") == "NoExecute"
+        ]
+        self._remember_taints(name, no_execute)
+        if no_execute:
             for key in self.pods.index_keys(NODE_NAME_INDEX, name):
                 self.controller.enqueue("pod:" + key)
+
+    def _remember_taints(self, name: str, no_execute: list[dict[str, Any]]) -> None:
+        """Note when each NoExecute taint without ``timeAdded`` was first seen on node ``name``;
+        forget the ones gone."""
+        undated = {
+            (text(t.get("key")), text(t.get("value"))) for t in no_execute if not t.get("timeAdded")
+        }
+        seen = self._taints_seen.get(name)
+        if not undated:
+            if seen is not None:
+                del self._taints_seen[name]
+            return
+        now = self.clock.now()
+        seen = {k: seen[k] if seen and k in seen else now for k in undated}
+        self._taints_seen[name] = seen
 
     def _pod_changed(self, pod: Obj) -> None:
         if as_dict(pod.get("spec")).get("nodeName"):
@@ -286,13 +310,15 @@ class NodeLifecycleController(ControllerComponent):
         now = self.clock.now()
         tolerations = [as_dict(t) for t in as_list(as_dict(pod.get("spec")).get("tolerations"))]
         times = []
+        seen = self._taints_seen.get(text(meta(node).get("name"))) or {}
         for raw in as_list(as_dict(node.get("spec")).get("taints")):
             raw = as_dict(raw)
+            key, value = text(raw.get("key")), text(raw.get("value"))
             taint = Taint(
-                key=text(raw.get("key")),
-                value=text(raw.get("value")),
+                key=key,
+                value=value,
                 effect=text(raw.get("effect")),
-                time_added=_time(raw.get("timeAdded")),
+                time_added=_time(raw.get("timeAdded")) or seen.get((key, value)),
             )
             when = eviction_time(taint, tolerations, now=now)
             if when is not None:

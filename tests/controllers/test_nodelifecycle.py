@@ -207,3 +207,34 @@ async def test_pods_on_a_silent_node_are_marked_not_ready_with_events(cluster):
     ]
     listed = await cluster.user.list(EVENTS, namespace="default")
     assert {e["source"]["component"] for e in listed.items} == {"node-controller"}
+
+
+async def test_a_taint_written_without_time_added_evicts_after_the_toleration(cluster):
+    """``kubectl taint`` writes no ``timeAdded``: the toleration runs from when the controller
+    first saw the taint, not from every re-check (which would never come due)."""
+    await _node(cluster)
+    await cluster.start(["node-lifecycle-controller"])
+    pod = cluster.pod("patient", node="node-1")
+    pod["spec"]["tolerations"] = [
+        {"key": "maintenance", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}
+    ]
+    await cluster.user.create(PODS, body=pod)
+    node = await cluster.user.get(NODES, name="node-1")
+    node.setdefault("spec", {})["taints"] = [
+        {"key": "maintenance", "value": "1", "effect": "NoExecute"}
+    ]
+    await cluster.user.update(NODES, body=node)
+    nodes = cluster.informers.informer(NODES)  # the controller's: it has seen the taint
+    await cluster.eventually(lambda: (nodes.get("node-1") or {}).get("spec", {}).get("taints"))
+
+    async def deleting() -> bool:
+        got = await cluster.user.get(PODS, namespace="default", name="patient")
+        return bool(got["metadata"].get("deletionTimestamp"))
+
+    for _ in range(5):  # renewals and re-checks within the toleration do not restart it
+        await _renew(cluster)
+        await cluster.advance(5)
+    assert not await deleting()
+    await _renew(cluster)
+    await cluster.advance(6)
+    await cluster.eventually(deleting)
