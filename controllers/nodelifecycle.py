@@ -122,7 +122,7 @@ class NodeLifecycleController(ControllerComponent):
         self.nodes.add_handler(
             on_add=self._node_changed,
             on_update=lambda _o, new: self._node_changed(new),
-            on_delete=lambda node: self._taints_seen.pop(text(meta(node).get("name")), None),
+            on_delete=lambda node: self._remember_taints(text(meta(node).get("name")), []),
         )
         self.controller.watch(
             self.leases, key=lambda lease: "node:" + text(meta(lease).get("name")), on_delete=False
