@@ -193,7 +193,10 @@ class ResourceClaimController(ControllerComponent):
             self.workloads.add_handler(on_delete=self._consumer_deleted)
         if self.pod_groups is not None:
             self.controller.watch(self.pod_groups, key=_group_key, on_delete=False)
-            self.pod_groups.add_handler(on_delete=self._owner_gone)
+            self.pod_groups.add_handler(
+                on_update=lambda _old, group: self._group_deleting(group),
+                on_delete=self._owner_gone,
+            )
 
     async def stop(self) -> None:
         await super().stop()
@@ -211,10 +214,21 @@ class ResourceClaimController(ControllerComponent):
 
     def _owner_gone(self, owner: Obj) -> None:
         """Claims reserved for or generated for a pod that will not run any more, or for a
-        PodGroup that was deleted."""
+        PodGroup that was deleted; and, for a pod of a PodGroup being deleted, the group's."""
         uid = text(meta(owner).get("uid"))
         for index in (_RESERVED_INDEX, OWNER_UID_INDEX):
             for key in self.claims.index_keys(index, uid):
+                self.controller.enqueue("claim:" + key)
+        group_name = pod_group_name(owner)
+        if group_name and self.pod_groups is not None:
+            group = self.pod_groups.get(f"{meta(owner).get('namespace')}/{group_name}")
+            if group is not None:
+                self._group_deleting(group)
+
+    def _group_deleting(self, group: Obj) -> None:
+        """A PodGroup being deleted may leave its claims' reservations (its last member gone)."""
+        if is_deleting(group):
+            for key in self.claims.index_keys(_RESERVED_INDEX, text(meta(group).get("uid"))):
                 self.controller.enqueue("claim:" + key)
 
     def _consumer_deleted(self, consumer: Obj) -> None:

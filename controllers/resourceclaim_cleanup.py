@@ -5,7 +5,9 @@ For one claim, from current state:
 1. **Reservations.** ``status.reservedFor`` entries of pods that are gone (not in the cache and
    a live GET says 404), replaced (another uid under the name) or finished (``Succeeded`` /
    ``Failed``, or being deleted before they were scheduled) are dropped, and so are entries of
-   PodGroups that are gone or replaced (KEP-5729). Another consumer (a KEP-5194
+   PodGroups that are gone, replaced or being deleted with no member pod left that could still
+   use the claim (KEP-5729; a foreground deletion of the group waits for its claim, which waits
+   for its reservation). Another consumer (a KEP-5194
    ``spec.reservedFor`` object) is dropped when it is of a kind this cluster serves (a Workload,
    say) and is gone or replaced; a consumer of a kind we cannot see (a JobSet) is kept:
    removing it is its creator's job.
@@ -34,6 +36,7 @@ from fakeapi.client import (
 from fakeapi.client.transport import Obj
 from fakeapi.controllers.claimnames import DELETE_PROTECTION_FINALIZER, SCHEDULING_GROUP
 from fakeapi.controllers.garbage_collector import COLLECTED_RESOURCES
+from fakeapi.controllers.indexes import POD_GROUP_INDEX
 from fakeapi.controllers.objects import (
     as_dict,
     as_list,
@@ -96,12 +99,24 @@ class ClaimCleanup:
             return pod is not None and meta(pod).get("uid") == uid and not pod_is_done(pod)
         if group == SCHEDULING_GROUP and resource == "podgroups":
             group_obj = await self._current(POD_GROUPS, self.pod_groups, ns, name)
-            return group_obj is not None and meta(group_obj).get("uid") == uid
+            return (
+                group_obj is not None
+                and meta(group_obj).get("uid") == uid
+                and not (is_deleting(group_obj) and not self._live_members(ns, name))
+            )
         served = _SERVED_CONSUMERS.get((group, resource))
         if served is not None:  # a consumer we can see: dropped once it is gone (KEP-5194)
             consumer = await self._current(served, None, ns, name)
             return consumer is not None and meta(consumer).get("uid") == uid
         return True  # a consumer we cannot see: its creator removes the reference
+
+    def _live_members(self, ns: str, group: str) -> bool:
+        """Whether a pod of PodGroup ``group`` could still use the group's claims."""
+        for key in self.pods.index_keys(POD_GROUP_INDEX, f"{ns}/{group}"):
+            pod = self.pods.get(key)
+            if pod is not None and not pod_is_done(pod):
+                return True
+        return False
 
     async def sync(self, ns: str, name: str) -> None:
         claim = self.claims.get(f"{ns}/{name}")

@@ -252,6 +252,40 @@ async def test_deleting_the_pod_group_deallocates_before_the_claim_goes(cluster)
     assert not seen[-1]["status"].get("allocation")
 
 
+async def test_a_foreground_deletion_of_a_pod_group_completes_once_its_members_are_gone(cluster):
+    """The group waits for its claim (foreground), the claim for its reservation: the group's
+    reservation goes once the group is being deleted and no member pod could use the claim."""
+    await cluster.start(CONTROLLERS)
+    await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
+    group = await cluster.user.create(POD_GROUPS, body=cluster.pod_group("trainers"))
+
+    async def one_claim() -> bool:
+        return len(await cluster.claims()) == 1
+
+    await cluster.eventually(one_claim)
+    [claim] = await cluster.claims()
+    await cluster.allocate(claim, devices=["gpu-0"], reserved_for=[_group_ref(group)])
+    member = [{"name": "gpu", "podGroupResourceClaim": "shared-gpu"}]
+    await cluster.user.create(
+        PODS, body=cluster.pod("worker-0", claims=member, group="trainers", node="node-1")
+    )
+    await cluster.user.delete(
+        POD_GROUPS, namespace="default", name="trainers", propagation_policy="Foreground"
+    )
+    await cluster.settle()
+    [held] = await cluster.claims()  # a member still runs: the reservation stays
+    assert held["status"]["reservedFor"] == [_group_ref(group)]
+    assert held["status"]["allocation"] is not None
+
+    await cluster.user.delete(PODS, namespace="default", name="worker-0", grace_period_seconds=0)
+
+    async def all_gone() -> bool:
+        groups = await cluster.user.list(POD_GROUPS, namespace="default")
+        return not groups.items and not await cluster.claims()
+
+    await cluster.eventually(all_gone)
+
+
 async def test_rapid_pod_group_churn_leaves_no_orphaned_or_duplicate_claims(cluster):
     await cluster.start(CONTROLLERS)
     await cluster.user.create(RESOURCE_CLAIM_TEMPLATES, body=cluster.template())
