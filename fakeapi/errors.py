@@ -163,12 +163,14 @@ def not_acceptable(message: str) -> StatusError:
     return StatusError(406, "NotAcceptable", message)
 
 
-def forbidden(*, resource: str, group: str, name: str, message: str) -> StatusError:
+def forbidden(
+    *, resource: str, group: str, name: str, message: str, causes: Sequence[FieldCause] = ()
+) -> StatusError:
+    details = _details(name, group, resource)
+    if causes:
+        details["causes"] = list(causes)
     return StatusError(
-        403,
-        "Forbidden",
-        f'{_qualified(resource, group)} "{name}" is forbidden: {message}',
-        _details(name, group, resource),
+        403, "Forbidden", f'{_qualified(resource, group)} "{name}" is forbidden: {message}', details
     )
 
 

@@ -9,16 +9,22 @@ removes the last finalizer of such an object removes it (:func:`finalized`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from fakeapi import errors
 from fakeapi.registry.options import DeleteOptions, Preconditions
 from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.strategy import Obj, WriteContext
 from fakeapi.storage.interface import ConflictError
-from fakeapi.timefmt import format_time
+from fakeapi.timefmt import format_time, parse_time
 
-__all__ = ["check_preconditions", "propagation_finalizers", "begin_deletion", "finalized"]
+__all__ = [
+    "begin_deletion",
+    "check_delete_preconditions",
+    "check_preconditions",
+    "finalized",
+    "propagation_finalizers",
+]
 
 
 def check_preconditions(
@@ -57,6 +63,31 @@ def check_preconditions(
         ) from None
 
 
+def check_delete_preconditions(rt: ResourceType, meta: Obj, pre: Preconditions | None) -> None:
+    """A DELETE's preconditions, checked as upstream's ``BeforeDelete`` does before anything else
+    (its messages name the kind, where a write's storage-level check names the resource)."""
+    if pre is None:
+        return
+    name = meta.get("name", "")
+    if pre.uid is not None and pre.uid != meta.get("uid"):
+        raise errors.conflict(
+            resource=rt.kind,
+            group=rt.group,
+            name=name,
+            detail=f"the UID in the precondition ({pre.uid}) does not match the UID in record "
+            f"({meta.get('uid')}). The object might have been deleted and then recreated",
+        )
+    if pre.resource_version is not None and pre.resource_version != meta.get("resourceVersion"):
+        raise errors.conflict(
+            resource=rt.kind,
+            group=rt.group,
+            name=name,
+            detail=f"the ResourceVersion in the precondition ({pre.resource_version}) does not "
+            f"match the ResourceVersion in record ({meta.get('resourceVersion')}). The object "
+            "might have been modified",
+        )
+
+
 def propagation_finalizers(finalizers: list[str], policy: str | None) -> list[str]:
     """Record the propagation policy the way the garbage collector reads it: Orphan adds
     ``orphan``, Foreground adds ``foregroundDeletion``, and each policy drops the other's."""
@@ -86,24 +117,25 @@ def begin_deletion(
     else:
         new_meta.pop("finalizers", None)
     grace = rt.strategy.grace_period_seconds(obj, options.grace_period_seconds)
-    deleting = bool(meta.get("deletionTimestamp"))
-    existing_grace = meta.get("deletionGracePeriodSeconds")
-    if deleting and existing_grace is not None:
-        grace = min(grace, int(existing_grace))  # a deletion can only be hastened
+    stamp = meta.get("deletionTimestamp")
+    if stamp:
+        # a deletion can only be hastened, and keeps its start: the new deadline is the old
+        # one moved by the difference (upstream's BeforeDelete)
+        existing_grace = int(meta.get("deletionGracePeriodSeconds") or 0)
+        grace = min(grace, existing_grace)
     if not (grace > 0 or finalizers or rt.strategy.deletion_blocked(new)):
         return False
-    if not deleting or grace != existing_grace:
-        if not deleting and new_meta.get("generation"):
+    if not stamp:
+        if new_meta.get("generation"):
             new_meta["generation"] = int(new_meta["generation"]) + 1
-        if grace > 0 or not deleting:
-            new_meta["deletionTimestamp"] = _after(ctx.now, grace)
+        new_meta["deletionTimestamp"] = format_time(ctx.now + timedelta(seconds=grace))
+        new_meta["deletionGracePeriodSeconds"] = grace
+    elif grace != existing_grace:
+        started = parse_time(stamp) - timedelta(seconds=existing_grace)
+        new_meta["deletionTimestamp"] = format_time(started + timedelta(seconds=grace))
         new_meta["deletionGracePeriodSeconds"] = grace
     rt.strategy.prepare_for_delete(new, ctx)
     return True
-
-
-def _after(now: datetime, seconds: int) -> str:
-    return format_time(now + timedelta(seconds=seconds))
 
 
 def finalized(rt: ResourceType, obj: Obj) -> bool:

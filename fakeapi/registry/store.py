@@ -25,7 +25,7 @@ from fakeapi.objects import deep_copy, key_for, object_key
 from fakeapi.registry import metadata as md
 from fakeapi.registry.admission import default_admission
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
-from fakeapi.registry.deletion import begin_deletion, check_preconditions, finalized
+from fakeapi.registry.deletion import begin_deletion, check_delete_preconditions, finalized
 from fakeapi.registry.fields import ManagedFieldsTracker
 from fakeapi.registry.listing import ListResult, check_get_version, list_objects
 from fakeapi.registry.options import (
@@ -142,6 +142,12 @@ class GenericStore:
                 name=name,
                 message=f"unable to create new content in namespace {namespace} because it is "
                 "being terminated",
+                # the cause controllers look for (apierrors.HasStatusCause)
+                causes=[{
+                    "reason": "NamespaceTerminating",
+                    "message": f"namespace {namespace} is being terminated",
+                    "field": "metadata.namespace",
+                }],
             )
 
     def _validate_meta(self, rt: ResourceType, obj: Obj) -> builtins.list[fe.FieldError]:
@@ -586,7 +592,8 @@ class GenericStore:
         current = self.get(rt, namespace, name)
         obj = current.obj
         key = object_key(obj)
-        check_preconditions(rt, obj["metadata"], options.preconditions, objects.check_version, key)
+        rt.strategy.check_delete(obj)
+        check_delete_preconditions(rt, obj["metadata"], options.preconditions)
         new = orjson.loads(current.raw)  # a private copy of ``obj``: its bytes decoded
         if not begin_deletion(rt, obj, new, options, self.context()):
             if options.dry_run:

@@ -180,6 +180,10 @@ class Strategy:
         return []
 
     # --- deletion ------------------------------------------------------------------------------
+    def check_delete(self, obj: Obj) -> None:
+        """Refuse to delete ``obj`` by raising (upstream's admission or REST storage checks on
+        DELETE: the immortal namespaces, the system priority classes)."""
+
     def grace_period_seconds(self, obj: Obj, requested: int | None) -> int:
         """Seconds the object lingers with a deletionTimestamp before removal (0: none)."""
         return 0

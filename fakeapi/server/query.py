@@ -165,8 +165,18 @@ def delete_options(query: Mapping[str, str], body: Any) -> DeleteOptions:
     if qgrace is not None:
         grace = qgrace
     policy = query.get("propagationPolicy") or body.get("propagationPolicy")
-    if body.get("orphanDependents") is True and policy is None:
-        policy = "Orphan"
+    orphan = body.get("orphanDependents")
+    if query.get("orphanDependents"):
+        orphan = flag(query, "orphanDependents")
+    if orphan is not None and policy is not None:  # upstream's ValidateDeleteOptions
+        raise errors.StatusError(
+            422,
+            "Invalid",
+            f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: '
+            f'"{policy}": orphanDependents and deletionPropagation cannot be both set',
+        )
+    if orphan is not None:  # deprecated: true orphans, false deletes in the background
+        policy = "Orphan" if orphan is True else "Background"
     if policy not in (None, "Orphan", "Background", "Foreground"):
         raise errors.StatusError(
             422,
@@ -183,8 +193,8 @@ def delete_options(query: Mapping[str, str], body: Any) -> DeleteOptions:
     dry = _dry_run(query) or bool(body.get("dryRun"))
     if grace is not None and not isinstance(grace, int):
         raise errors.bad_request("gracePeriodSeconds must be an integer")
-    if grace is not None and grace < 0:
-        grace = 0
+    if grace is not None and grace < 0:  # upstream's BeforeDelete: a negative grace is 1 s
+        grace = 1
     return DeleteOptions(
         dry_run=dry,
         grace_period_seconds=grace,

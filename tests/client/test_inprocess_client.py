@@ -331,7 +331,7 @@ async def test_delete_preconditions(client: Client) -> None:
             preconditions=Preconditions(uid="not-the-uid"),
         )
     assert caught.value.code == 409
-    assert "Precondition failed: UID in precondition: not-the-uid" in caught.value.message
+    assert "the UID in the precondition (not-the-uid) does not match" in caught.value.message
     await client.delete(
         WIDGETS, namespace="default", name="w",
         preconditions=Preconditions(

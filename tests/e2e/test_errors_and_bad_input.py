@@ -438,15 +438,16 @@ def test_delete_preconditions_mismatch_is_409_and_keeps_object(api, unchanged):
     stored = json.loads(api.sentinel)["metadata"]
     cases = [
         ({"uid": "not-the-uid"},
-         f"Precondition failed: UID in precondition: not-the-uid, UID in object meta: "
-         f"{stored['uid']}"),
+         f"the UID in the precondition (not-the-uid) does not match the UID in record "
+         f"({stored['uid']}). The object might have been deleted and then recreated"),
         ({"resourceVersion": "1"},
-         f"Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object "
-         f"meta: {stored['resourceVersion']}"),
+         f"the ResourceVersion in the precondition (1) does not match the ResourceVersion in "
+         f"record ({stored['resourceVersion']}). The object might have been modified"),
     ]
     for preconditions, detail in cases:
         response = api.http.request("DELETE", api.path(CM_PATH, "sentinel"),
                                     json={"preconditions": preconditions})
         body = _status(response, 409, "Conflict")
+        # upstream's BeforeDelete names the kind, not the resource
         assert body["message"] == \
-            f'Operation cannot be fulfilled on configmaps "sentinel": {detail}'
+            f'Operation cannot be fulfilled on ConfigMap "sentinel": {detail}'

@@ -8,6 +8,7 @@ watch transitions.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.storage.memory import MemoryStorage
+from fakeapi.timefmt import format_time
 
 W = WriteOptions()
 
@@ -207,6 +209,88 @@ class TestPodStatusWritesMetadata:
         assert "labels" not in registry.get(rt, "default", "p").obj["metadata"]
 
 
+class TestDeletionRules:
+    @pytest.fixture
+    def cluster(self) -> tuple[GenericStore, FakeClock]:
+        clock = FakeClock()
+        return new_registry(clock=clock), clock
+
+    @pytest.mark.parametrize("name", ["default", "kube-system", "kube-public"])
+    def test_the_immortal_namespaces_may_not_be_deleted(
+        self, cluster: tuple[GenericStore, FakeClock], name: str
+    ) -> None:
+        registry, _ = cluster
+        namespaces = registry.resources.lookup("", "v1", "namespaces")
+        for dry_run in (True, False):
+            with pytest.raises(StatusError) as err:
+                registry.delete(namespaces, None, name, DeleteOptions(dry_run=dry_run))
+            assert err.value.code == 403
+            assert err.value.message == (
+                f'namespaces "{name}" is forbidden: this namespace may not be deleted'
+            )
+        assert registry.get(namespaces, None, name).obj["status"]["phase"] == "Active"
+
+    def test_a_system_priority_class_may_not_be_deleted(
+        self, cluster: tuple[GenericStore, FakeClock]
+    ) -> None:
+        registry, _ = cluster
+        classes = registry.resources.lookup("scheduling.k8s.io", "v1", "priorityclasses")
+        with pytest.raises(StatusError) as err:
+            registry.delete(classes, None, "system-node-critical", DeleteOptions())
+        assert err.value.message == (
+            'priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: this is a '
+            "system priority class and cannot be deleted"
+        )
+
+    def test_creating_in_a_terminating_namespace_names_the_cause(
+        self, cluster: tuple[GenericStore, FakeClock]
+    ) -> None:
+        registry, _ = cluster
+        namespaces = registry.resources.lookup("", "v1", "namespaces")
+        registry.create(namespaces, None, {"metadata": {"name": "going"}}, W)
+        registry.delete(namespaces, None, "going", DeleteOptions())
+        configmaps = registry.resources.lookup("", "v1", "configmaps")
+        with pytest.raises(StatusError) as err:
+            registry.create(configmaps, "going", {"metadata": {"name": "late"}}, W)
+        assert err.value.code == 403
+        assert err.value.details is not None
+        assert err.value.details["causes"] == [
+            {
+                "reason": "NamespaceTerminating",
+                "message": "namespace going is being terminated",
+                "field": "metadata.namespace",
+            }
+        ]
+
+    def test_a_shortened_grace_period_keeps_the_deletion_start(
+        self, cluster: tuple[GenericStore, FakeClock]
+    ) -> None:
+        registry, clock = cluster
+        pods = registry.resources.lookup("", "v1", "pods")
+        body = {
+            "metadata": {"name": "p", "finalizers": ["example.com/hold"]},
+            "spec": {"nodeName": "n1", "containers": [{"name": "a", "image": "a:1"}]},
+        }
+        registry.create(pods, "default", body, W)
+        start = clock.now()
+
+        def delete(grace: int) -> tuple[str, int]:
+            meta = registry.delete(
+                pods, "default", "p", DeleteOptions(grace_period_seconds=grace)
+            ).obj["metadata"]
+            return meta["deletionTimestamp"], meta["deletionGracePeriodSeconds"]
+
+        def at(seconds: int) -> str:
+            return format_time(start + timedelta(seconds=seconds))
+
+        assert delete(100) == (at(100), 100)
+        clock.advance(40)
+        assert delete(10) == (at(10), 10)  # from the first request, not from now
+        assert delete(50) == (at(10), 10)  # only ever hastened
+        clock.advance(5)
+        assert delete(0) == (at(0), 0)
+
+
 def test_no_op_update_keeps_resource_version_and_sends_no_event(registry: GenericStore) -> None:
     rv = registry.create(WIDGETS, "ns", widget("a", size=1), W).obj["metadata"]["resourceVersion"]
     watcher = registry.watch(WIDGETS, "ns", WatchOptions(resource_version=rv))
@@ -311,7 +395,7 @@ def test_delete_preconditions_are_conflicts(registry: GenericStore) -> None:
     registry.create(WIDGETS, "ns", widget("a"), W)
     with pytest.raises(StatusError) as err:
         registry.delete(WIDGETS, "ns", "a", DeleteOptions(preconditions=Preconditions(uid="x")))
-    assert err.value.code == 409 and "Precondition failed: UID in precondition: x" in str(
+    assert err.value.code == 409 and "the UID in the precondition (x) does not match" in str(
         err.value.message
     )
 

@@ -18,6 +18,7 @@ from fakeapi.server.params import (
     parse_list_options,
     parse_write_options,
 )
+from fakeapi.server.query import delete_options
 
 # ------------------------------------------------------------------------------------------
 # Scalars
@@ -486,3 +487,28 @@ def test_include_object_rejects_unknown_value() -> None:
         'Unable to convert to Table as requested: includeObject: Invalid value: "object": '
         "must be 'Metadata', 'Object', 'None', or empty",
     )
+
+
+# ------------------------------------------------------------------------------------------
+# DeleteOptions
+
+
+def test_orphan_dependents_in_the_query_orphans_as_in_the_body() -> None:
+    assert delete_options({"orphanDependents": "true"}, None).propagation_policy == "Orphan"
+    assert delete_options({}, {"orphanDependents": True}).propagation_policy == "Orphan"
+    assert delete_options({"orphanDependents": "false"}, None).propagation_policy == "Background"
+
+
+def test_orphan_dependents_and_a_propagation_policy_together_are_422() -> None:
+    with pytest.raises(StatusError) as caught:
+        delete_options({"propagationPolicy": "Background"}, {"orphanDependents": True})
+    assert caught.value.code == 422
+    assert caught.value.message == (
+        'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: '
+        '"Background": orphanDependents and deletionPropagation cannot be both set'
+    )
+
+
+def test_a_negative_grace_period_is_one_second() -> None:
+    assert delete_options({"gracePeriodSeconds": "-1"}, None).grace_period_seconds == 1
+    assert delete_options({}, {"gracePeriodSeconds": -5}).grace_period_seconds == 1

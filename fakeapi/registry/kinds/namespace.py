@@ -4,24 +4,33 @@ A new namespace always carries the ``kubernetes`` spec finalizer and ``status.ph
 Deleting it moves it to ``Terminating``; it stays until its spec finalizers are gone (upstream's
 namespace controller empties the namespace and then clears them through ``/finalize``), which is
 why :meth:`NamespaceStrategy.deletion_blocked` looks at ``spec.finalizers``. Main updates cannot
-change the spec finalizers; only ``finalize`` can.
+change the spec finalizers; only ``finalize`` can. ``default``, ``kube-system`` and
+``kube-public`` may not be deleted.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from fakeapi import errors
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, invalid
 from fakeapi.validation.names import is_qualified_name
 
-__all__ = ["KUBERNETES_FINALIZER", "METADATA_NAME_LABEL", "NamespaceStrategy"]
+__all__ = [
+    "IMMORTAL_NAMESPACES",
+    "KUBERNETES_FINALIZER",
+    "METADATA_NAME_LABEL",
+    "NamespaceStrategy",
+]
 
 KUBERNETES_FINALIZER = "kubernetes"
 #: label every namespace carries with its own name (upstream defaulting)
 METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
 _STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+#: the namespaces that may not be deleted (upstream's NamespaceLifecycle admission)
+IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 
 
 def _status_cell(obj: Obj, _now: object) -> str:
@@ -46,6 +55,15 @@ class NamespaceStrategy(Strategy):
     #: Deletion waits for ``spec.finalizers`` to be emptied (by a namespace controller through
     #: ``finalize``). Set to False where no such controller runs.
     wait_for_spec_finalizers: ClassVar[bool] = True
+
+
+    def check_delete(self, obj: Obj) -> None:
+        name = str(obj["metadata"].get("name", ""))
+        if name in IMMORTAL_NAMESPACES:  # upstream's NamespaceLifecycle admission
+            raise errors.forbidden(
+                resource="namespaces", group="", name=name,
+                message="this namespace may not be deleted",
+            )
 
     def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
         _set_name_label(obj)

@@ -1,7 +1,7 @@
 """PriorityClass (scheduling.k8s.io/v1): cluster-scoped, value and preemption policy immutable.
 
 Upstream reserves the ``system-`` prefix for the two built-in classes (created at start-up, see
-``fakeapi.bootstrap``) and caps user-defined values at one billion; both rules are here.
+``fakeapi.bootstrap``), refuses to delete them and caps user-defined values at one billion.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import ClassVar
 
+from fakeapi import errors
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, forbidden, invalid, not_supported
 
@@ -51,6 +52,15 @@ class PriorityClassStrategy(Strategy):
             description="Whether pods of this class may preempt lower-priority pods.",
         ),
     )
+
+
+    def check_delete(self, obj: Obj) -> None:
+        name = str(obj["metadata"].get("name", ""))
+        if name in SYSTEM_PRIORITY_CLASSES:  # as upstream's PriorityClass storage
+            raise errors.forbidden(
+                resource="priorityclasses", group="scheduling.k8s.io", name=name,
+                message="this is a system priority class and cannot be deleted",
+            )
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
