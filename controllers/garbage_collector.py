@@ -18,8 +18,14 @@ A reconcile of one object, from current state:
   live GET, since a lagging cache must not delete anything) and *waiting* (deleting in the
   foreground). With a solid owner the dangling and waiting references are removed and the
   object stays; without one it is deleted (uid precondition), in the foreground if it has
-  dependents of its own and an owner waits for it, otherwise with the policy its own
-  ``orphan``/``foregroundDeletion`` finalizer asks for, else in the background.
+  dependents of its own and an owner waits for it (its references are made non-blocking first
+  only when one of those dependents is itself deleting in the foreground: a cycle, as
+  upstream's check), otherwise with the policy its own ``orphan``/``foregroundDeletion``
+  finalizer asks for, else in the background.
+- **Owner in the wrong namespace.** A namespaced owner must be in the dependent's namespace:
+  when the owner's uid is found in another namespace the dependent gets a Warning
+  ``OwnerRefInvalidNamespace``; a cluster-scoped object naming a namespaced owner is never
+  deleted (upstream forgets it), a namespaced one finds its owner absent.
 
 Owners of kinds this cluster does not serve are treated as solid: nothing is deleted on a guess.
 Background deletion needs nothing special: the owner simply disappears, and its dependents,
@@ -41,6 +47,7 @@ from fakeapi.client import (
     Client,
     Informer,
     InformerFactory,
+    LegacyEventRecorder,
     Preconditions,
     PropagationPolicy,
     Resource,
@@ -98,6 +105,7 @@ class GarbageCollector(ControllerComponent):
         workers: int = 4,
     ) -> None:
         self.client = client
+        self.events = LegacyEventRecorder(client, component=self.name, clock=clock)
         self.resources = {r.qualified_plural: r for r in resources}
         self.by_kind = {(r.group, r.kind): r for r in resources}
         # the queue first: a handler added to an informer that has already synced is told
@@ -119,6 +127,10 @@ class GarbageCollector(ControllerComponent):
             self._watch(plural, informer)
         self.informers = list(self.caches.values())
 
+    async def stop(self) -> None:
+        await super().stop()
+        await self.events.close()
+
     # --- the graph ---------------------------------------------------------------------------
     def _keys_of(self, index: str, uid: str) -> list[str]:
         return [
@@ -126,6 +138,10 @@ class GarbageCollector(ControllerComponent):
             for plural, informer in self.caches.items()
             for key in informer.index_keys(index, uid)
         ]
+
+    def _cached(self, key: str) -> Obj | None:
+        plural, _, obj_key = key.partition("|")
+        return self.caches[plural].get(obj_key)
 
     def _enqueue_owners(self, obj: Obj) -> None:
         for uid in owner_uids(obj):
@@ -232,7 +248,8 @@ class GarbageCollector(ControllerComponent):
             await self._patch_meta(resource, owner, {"finalizers": rest or None})
 
     async def _owner_state(self, dependent: Obj, ref: dict[str, Any]) -> str:
-        """``solid``, ``dangling`` or ``waiting``."""
+        """``solid``, ``dangling``, ``waiting`` or ``invalid`` (a namespaced owner of a
+        cluster-scoped object)."""
         owner_resource = self.by_kind.get(
             (_group_of(text(ref.get("apiVersion"))), text(ref.get("kind")))
         )
@@ -240,24 +257,55 @@ class GarbageCollector(ControllerComponent):
             return "solid"
         ns = text(meta(dependent).get("namespace")) if owner_resource.namespaced else None
         if owner_resource.namespaced and not ns:
-            return "dangling"  # a cluster-scoped object cannot have a namespaced owner
+            # a cluster-scoped object cannot have a namespaced owner: never deleted for it
+            self._report_invalid_namespace(owner_resource, dependent, ref)
+            return "invalid"
         name = text(ref.get("name"))
         owner = self.caches[owner_resource.qualified_plural].get(f"{ns}/{name}" if ns else name)
         if owner is None or meta(owner).get("uid") != ref.get("uid"):
             try:
                 owner = await self.client.get(owner_resource, name=name, namespace=ns)
             except Exception as exc:
-                if is_not_found(exc):
-                    return "dangling"
-                raise
-        if meta(owner).get("uid") != ref.get("uid"):
+                if not is_not_found(exc):
+                    raise
+                owner = None
+        if owner is None or meta(owner).get("uid") != ref.get("uid"):
+            if owner_resource.namespaced:
+                self._report_invalid_namespace(owner_resource, dependent, ref)
             return "dangling"
         if meta(owner).get("deletionTimestamp") and FOREGROUND in _finalizers(owner):
             return "waiting"
         return "solid"
 
+    def _report_invalid_namespace(
+        self, owner_resource: Resource, dependent: Obj, ref: dict[str, Any]
+    ) -> None:
+        """A Warning on ``dependent`` when its namespaced owner (by uid) lives in another
+        namespace, worded as upstream's garbage collector."""
+        uid = text(ref.get("uid"))
+        ns = text(meta(dependent).get("namespace"))
+        cache = self.caches[owner_resource.qualified_plural]
+        if not any(
+            text(meta(owner).get("namespace")) != ns
+            for key in cache.index_keys(_UID_INDEX, uid)
+            if (owner := cache.get(key)) is not None
+        ):
+            return
+        identity = (
+            f"[{text(ref.get('apiVersion'))}/{text(ref.get('kind'))}, namespace: {ns}, "
+            f"name: {text(ref.get('name'))}, uid: {uid}]"
+        )
+        self.events.event(
+            regarding=dependent,
+            type="Warning",
+            reason="OwnerRefInvalidNamespace",
+            note=f'ownerRef {identity} does not exist in namespace "{ns}"',
+        )
+
     async def _attempt_to_delete(self, resource: Resource, obj: Obj) -> None:
         states = [(ref, await self._owner_state(obj, ref)) for ref in _refs(obj)]
+        if any(state == "invalid" for _, state in states):
+            return  # an error no retry resolves: upstream forgets the object
         solid = [ref for ref, state in states if state == "solid"]
         waiting = [ref for ref, state in states if state == "waiting"]
         m = meta(obj)
@@ -266,13 +314,24 @@ class GarbageCollector(ControllerComponent):
                 await self._patch_meta(resource, obj, {"ownerReferences": solid})
             return
         policy: PropagationPolicy
-        has_dependents = bool(self._keys_of(OWNER_UID_INDEX, text(m.get("uid"))))
-        if waiting and has_dependents:
-            unblocked = [
-                {**ref, "blockOwnerDeletion": False} if ref in waiting else ref for ref, _ in states
-            ]
-            if unblocked != _refs(obj):
-                await self._patch_meta(resource, obj, {"ownerReferences": unblocked})
+        dependents = [
+            dependent
+            for key in self._keys_of(OWNER_UID_INDEX, text(m.get("uid")))
+            if (dependent := self._cached(key)) is not None
+        ]
+        if waiting and dependents:
+            # it goes in the foreground, after its own dependents; only a dependent that
+            # itself waits for its dependents could make that a cycle: then let go of the owner
+            if any(
+                meta(d).get("deletionTimestamp") and FOREGROUND in _finalizers(d)
+                for d in dependents
+            ):
+                unblocked = [
+                    {**ref, "blockOwnerDeletion": False} if ref in waiting else ref
+                    for ref, _ in states
+                ]
+                if unblocked != _refs(obj):
+                    await self._patch_meta(resource, obj, {"ownerReferences": unblocked})
             policy = "Foreground"
         elif ORPHAN in _finalizers(obj):
             policy = "Orphan"

@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from fakeapi.client import CONFIGMAPS, PODS, is_not_found
+from fakeapi.client import (
+    CONFIGMAPS,
+    EVENTS,
+    NAMESPACES,
+    PODS,
+    PRIORITY_CLASSES,
+    is_not_found,
+)
 
 
 def _cm(
@@ -114,6 +121,86 @@ async def test_foreground_deletion_waits_for_blocking_dependents(gc):
         return await _exists(gc, "owner") is None
 
     await gc.eventually(owner_gone)
+
+
+async def test_foreground_deletion_waits_for_the_whole_tree(gc):
+    """a → b → c, every reference blocking, c held by a finalizer: a waits for b, b for c."""
+    a = await gc.user.create(CONFIGMAPS, body=_cm("a"))
+    b = await gc.user.create(CONFIGMAPS, body=_cm("b", owners=[_ref(a, block=True)]))
+    await gc.user.create(
+        CONFIGMAPS,
+        body=_cm("c", owners=[_ref(b, block=True)], finalizers=["example.com/hold"]),
+    )
+    await gc.user.delete(CONFIGMAPS, namespace="default", name="a", propagation_policy="Foreground")
+
+    async def c_deleting() -> bool:
+        c = await _exists(gc, "c")
+        return c is not None and bool(c["metadata"].get("deletionTimestamp"))
+
+    await gc.eventually(c_deleting)
+    await gc.settle()
+    middle = await _exists(gc, "b")
+    assert middle is not None and middle["metadata"]["finalizers"] == ["foregroundDeletion"]
+    assert middle["metadata"]["ownerReferences"] == [_ref(a, block=True)]
+    assert await _exists(gc, "a") is not None
+
+    c = await _exists(gc, "c")
+    assert c is not None
+    c["metadata"]["finalizers"] = []
+    await gc.user.update(CONFIGMAPS, body=c)
+
+    async def all_gone() -> bool:
+        return all([await _exists(gc, name) is None for name in ("a", "b", "c")])
+
+    await gc.eventually(all_gone)
+
+
+async def test_an_owner_in_another_namespace_is_absent_and_reported(gc):
+    owner = await gc.user.create(CONFIGMAPS, body=_cm("owner"))
+    await gc.user.create(NAMESPACES, body={"metadata": {"name": "elsewhere"}})
+    stray = _cm("stray", owners=[_ref(owner)])
+    stray["metadata"]["namespace"] = "elsewhere"
+    await gc.user.create(CONFIGMAPS, body=stray)
+    # cluster-scoped objects naming a namespaced owner are never collected for it
+    await gc.user.create(
+        PRIORITY_CLASSES,
+        body={"metadata": {"name": "owned", "ownerReferences": [_ref(owner)]}, "value": 5},
+    )
+
+    async def stray_gone() -> bool:
+        try:
+            await gc.user.get(CONFIGMAPS, namespace="elsewhere", name="stray")
+        except Exception as exc:
+            if is_not_found(exc):
+                return True
+            raise
+        return False
+
+    await gc.eventually(stray_gone)
+
+    async def reported() -> set[tuple[str, str]]:
+        events = await gc.user.list(EVENTS)
+        return {
+            (e["involvedObject"]["name"], e["message"])
+            for e in events.items
+            if e["reason"] == "OwnerRefInvalidNamespace"
+        }
+
+    uid = owner["metadata"]["uid"]
+    expected = {
+        ("stray", f'ownerRef [v1/ConfigMap, namespace: elsewhere, name: owner, uid: {uid}] '
+                  'does not exist in namespace "elsewhere"'),
+        ("owned", f'ownerRef [v1/ConfigMap, namespace: , name: owner, uid: {uid}] '
+                  'does not exist in namespace ""'),
+    }
+    await gc.eventually(lambda: _contains(reported(), expected))
+    await gc.settle()
+    kept = await gc.user.get(PRIORITY_CLASSES, name="owned")
+    assert kept["metadata"]["ownerReferences"] == [_ref(owner)]
+
+
+async def _contains(found: Any, expected: set[tuple[str, str]]) -> bool:
+    return expected <= await found
 
 
 async def test_orphan_deletion_keeps_dependents_without_the_reference(gc):
