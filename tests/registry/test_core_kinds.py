@@ -778,6 +778,25 @@ class TestPodCreate:
         for error, start in zip(errors, expected, strict=True):
             assert start in error
 
+    def test_node_affinity_needs_a_term_and_weights_from_1_to_100(self) -> None:
+        obj = new_pod(
+            affinity={
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []},
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 0, "preference": {}}
+                    ],
+                }
+            }
+        )
+        prepare_new(PodStrategy(), obj, CTX)
+        assert messages(PodStrategy().validate(obj, CTX)) == [
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+            ".nodeSelectorTerms: Required value: must have at least one node selector term",
+            "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+            ".weight: Invalid value: 0: must be in the range 1-100",
+        ]
+
     def test_pod_group_claims_follow_the_seed_shape(self) -> None:
         obj = created_pod(
             workloadRef={"name": "w", "podGroupName": "pg-1"},

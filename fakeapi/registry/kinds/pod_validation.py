@@ -25,6 +25,7 @@ from fakeapi.registry.kinds.pod_resources import (
     validate_ports,
     validate_resource_requirements,
 )
+from fakeapi.validation.dra_common import validate_node_selector
 from fakeapi.validation.field import (
     FieldError,
     Path,
@@ -99,6 +100,7 @@ def validate_pod_spec(spec: dict[str, Any], *, path: Path, creating: bool) -> li
     errors.extend(
         _validate_tolerations(as_list(spec.get("tolerations")), path.child("tolerations"))
     )
+    errors.extend(_validate_node_affinity(spec.get("affinity"), path.child("affinity")))
     gate_names: set[str] = set()
     for i, gate in enumerate(as_list(spec.get("schedulingGates"))):
         at = path.child("schedulingGates").index(i)
@@ -416,7 +418,32 @@ def _validate_workload_ref(ref: Any, path: Path) -> list[FieldError]:
     return errors
 
 
-# --- tolerations, gates, deadlines --------------------------------------------------------------
+# --- affinity, tolerations, gates, deadlines ----------------------------------------------------
+
+
+def _validate_node_affinity(affinity: Any, path: Path) -> list[FieldError]:
+    """Upstream's validateNodeAffinity: a required selector has at least one valid term, a
+    preferred term weighs 1 to 100."""
+    node_affinity = as_dict(as_dict(affinity).get("nodeAffinity"))
+    path = path.child("nodeAffinity")
+    errors: list[FieldError] = []
+    required_terms = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required_terms is not None:
+        errors.extend(
+            validate_node_selector(
+                required_terms, path.child("requiredDuringSchedulingIgnoredDuringExecution")
+            )
+        )
+    preferred = path.child("preferredDuringSchedulingIgnoredDuringExecution")
+    for i, term in enumerate(
+        as_list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))
+    ):
+        weight = as_dict(term).get("weight")
+        if isinstance(weight, int) and not 1 <= weight <= 100:
+            errors.append(invalid(preferred.index(i).child("weight"), weight,
+                                  "must be in the range 1-100"))
+    return errors
+
 
 
 def _validate_tolerations(tolerations: list[Any], path: Path) -> list[FieldError]:
