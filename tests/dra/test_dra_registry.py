@@ -736,6 +736,12 @@ class TestDeviceTaintRule:
         assert update(DeviceTaintRuleStrategy(), new, old, ctx(now=LATER)) == []
         assert new["spec"]["taint"]["timeAdded"] == "2026-03-01T13:00:00Z"
 
+    def test_a_time_the_client_sets_with_the_new_effect_is_kept(self) -> None:
+        old = rule(timeAdded="2025-01-01T00:00:00Z")
+        new = rule("NoExecute", timeAdded="2020-01-01T00:00:00Z")
+        assert update(DeviceTaintRuleStrategy(), new, old, ctx(now=LATER)) == []
+        assert new["spec"]["taint"]["timeAdded"] == "2020-01-01T00:00:00Z"
+
     def test_status_conditions_validated(self) -> None:
         old = rule()
         new = {

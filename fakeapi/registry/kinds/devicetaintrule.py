@@ -1,8 +1,8 @@
 """DeviceTaintRule (resource.k8s.io v1 and v1beta2, cluster-scoped, ``/status``): device taints.
 
 The server stamps ``spec.taint.timeAdded`` when the client leaves it unset, and stamps it afresh
-when the taint's effect changes (a NoSchedule taint turned NoExecute starts its eviction clock
-then).
+when the taint's effect changes and the client left the time as it was (a NoSchedule taint
+turned NoExecute starts its eviction clock then).
 Status (the ``EvictionInProgress`` condition) is written by the eviction controller.
 """
 
@@ -44,9 +44,12 @@ class DeviceTaintRuleStrategy(Strategy):
         taint, old_taint = _taint(new), as_dict(_taint(old))
         if taint is None:
             return
-        if taint.get("effect") != old_taint.get("effect"):
+        time_added = taint.get("timeAdded")
+        if taint.get("effect") != old_taint.get("effect") and (
+            not time_added or time_added == old_taint.get("timeAdded")
+        ):  # a time the client chose for the new effect is kept
             taint["timeAdded"] = format_time(ctx.now)
-        elif not taint.get("timeAdded"):
+        elif not time_added:
             taint["timeAdded"] = old_taint.get("timeAdded") or format_time(ctx.now)
 
     def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
