@@ -11,7 +11,9 @@ flight (otherwise the next pod would be put on the same full node). So, as kube-
 
 Everything is incremental: node and pod events adjust the one :class:`NodeInfo` they touch; the
 node list is rebuilt only when nodes come or go. The scheduling cycle runs without awaiting, so
-it reads the live NodeInfos without a snapshot.
+it reads the live NodeInfos without a snapshot. The nodes holding pods with inter-pod
+(anti-)affinity terms are indexed as they change (:class:`AffinityNodes`, shared by the cache's
+NodeInfos), as upstream's snapshot lists them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .framework.types import NodeInfo, PodInfo
+from .framework.types import AffinityNodes, NodeInfo, PodInfo
 
 __all__ = ["Cache"]
 
@@ -35,6 +37,8 @@ class Cache:
         #: uid → node name of every pod the cache counts (bound or assumed)
         self._pod_nodes: dict[str, str] = {}
         self._assumed: dict[str, bool] = {}  # uid → binding finished
+        #: the nodes with pods that have inter-pod (anti-)affinity terms
+        self.affinity_nodes = AffinityNodes()
 
     # -- nodes ---------------------------------------------------------------------------------
     def add_node(self, node: Obj) -> NodeInfo:
@@ -43,7 +47,7 @@ class Cache:
         if info is not None:
             info.set_node(node)
             return info
-        info = NodeInfo(node)
+        info = NodeInfo(node, affinity_nodes=self.affinity_nodes)
         for pod in self._orphans.pop(name, {}).values():
             info.add_pod(pod)
         self._nodes[name] = info
@@ -58,6 +62,8 @@ class Cache:
         if info is None:
             return
         self._node_list = tuple(n for n in self._node_list if n.name != name)
+        self.affinity_nodes.forget(info)
+        info.affinity_nodes = None
         if info.pods:
             self._orphans[name] = dict(info.pods)
 

@@ -5,7 +5,9 @@ an assumed pod); an unbound pod this scheduler is responsible for goes to the qu
 the plugins may care about (nodes, other pods, claims, slices, classes, PodGroups, taint rules)
 becomes a :class:`ClusterEvent` the queue replays through the rejecting plugins' queueing hints.
 Node updates are classified by what changed (labels, taints, allocatable, …) so that a
-heartbeat does not wake pods waiting for a label.
+heartbeat does not wake pods waiting for a label; so are updates of bound pods (a relabelled pod
+may now match another's affinity or topology spread). A pod becoming bound is an AssignedPod
+add, whoever bound it, as upstream's handlers see it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,13 @@ from fakeapi.client import (
 from fakeapi.features import enabled
 
 from .cache import Cache
-from .framework.events import ActionType, ClusterEvent, EventResource, node_update_actions
+from .framework.events import (
+    ActionType,
+    ClusterEvent,
+    EventResource,
+    node_update_actions,
+    pod_update_actions,
+)
 from .framework.runtime import Framework
 from .framework.types import object_meta
 from .queue import SchedulingQueue
@@ -109,17 +117,30 @@ class EventHandlers:
             self.framework.nominator.observe(new)
         if (new.get("spec") or {}).get("nodeName"):
             uid = object_meta(new).get("uid", "")
-            if not (old.get("spec") or {}).get("nodeName"):
+            was_bound = bool((old.get("spec") or {}).get("nodeName"))
+            if not was_bound:
                 self.queue.delete(new)
             if (new.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 self.cache.remove_pod(new)
                 self.queue.on_event(
                     ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), old, None
                 )
-            elif not self.cache.is_assumed_or_bound(uid) or self.cache.is_assumed(uid):
+                return
+            if not self.cache.is_assumed_or_bound(uid) or self.cache.is_assumed(uid):
                 self.cache.add_pod(new)
-            elif (old.get("spec") or {}) != (new.get("spec") or {}):
+            elif (old.get("spec") or {}) != (new.get("spec") or {}) or _placement_meta(
+                old
+            ) != _placement_meta(new):
                 self.cache.update_pod(old, new)
+            if not was_bound:
+                self.queue.on_event(
+                    ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), None, new
+                )
+            else:
+                actions = pod_update_actions(old, new)
+                self.queue.on_event(
+                    ClusterEvent(EventResource.ASSIGNED_POD, actions, "AssignedPodUpdate"), old, new
+                )
             return
         if self.cache.is_assumed(object_meta(new).get("uid", "")):
             return
@@ -154,3 +175,11 @@ class EventHandlers:
 
     def _node_deleted(self, node: Obj) -> None:
         self.cache.remove_node(node)
+        self.queue.on_event(ClusterEvent(EventResource.NODE, ActionType.DELETE), node, None)
+
+
+def _placement_meta(pod: Obj) -> tuple[Any, Any]:
+    """What of a bound pod's metadata plugins read from the cache: its labels (affinity, topology
+    spread) and whether it is terminating (topology spread skips such pods)."""
+    meta = object_meta(pod)
+    return meta.get("labels"), meta.get("deletionTimestamp")

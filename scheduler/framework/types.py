@@ -4,11 +4,16 @@ kube-scheduler parses a pod's resource requests once (``PodInfo``) and keeps per
 (``NodeInfo``) up to date as pods are assumed, bound and removed, so that a Filter call is
 arithmetic, never a walk over pods. The same split here: :class:`PodInfo` is built once per pod
 version, :class:`NodeInfo` is updated incrementally by the scheduler cache.
+
+Inter-pod affinity works the same way: a pod's (anti-)affinity terms are parsed once into
+:class:`AffinityTerms`, each node keeps the pods that have such terms apart, and the cache keeps
+the nodes that hold any (:class:`AffinityNodes`), so that the InterPodAffinity plugin can tell in
+constant time that no pod in the cluster has any, which is the usual case.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,15 +23,20 @@ from fakeapi.resource_requests import (
     Resource,
     pod_requests,
 )
+from fakeapi.selectors import LabelSelector, SelectorError, label_selector_from_api
 
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
+    "AffinityNodes",
+    "AffinityTerm",
+    "AffinityTerms",
     "NodeInfo",
     "NodeScore",
     "PodInfo",
     "QueuedPodInfo",
     "Resource",
+    "affinity_terms",
     "klog_name",
     "object_meta",
     "pod_key",
@@ -51,10 +61,138 @@ def klog_name(obj: Obj) -> str:
 pod_key = klog_name
 
 
+@dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    """One pod (anti-)affinity term, parsed once (upstream ``framework.AffinityTerm``): which pods
+    it selects, by their labels and their namespace, and the topology it spans."""
+
+    selector: LabelSelector
+    #: namespaces selected by name (the pod's own when the term names none and has no selector)
+    namespaces: frozenset[str]
+    #: namespaces selected by their labels; None selects none (a term without
+    #: ``namespaceSelector``, upstream's ``labels.Nothing()``)
+    namespace_selector: LabelSelector | None
+    topology_key: str
+    #: a preferred term's weight (0 for required terms)
+    weight: int = 0
+
+    def matches(self, pod: Obj, namespace_labels: Mapping[str, str] | None = None) -> bool:
+        """Whether ``pod`` is one of the pods the term selects; ``namespace_labels`` are the
+        labels of the pod's namespace (unknown counts as none, as upstream's nil set)."""
+        meta = object_meta(pod)
+        if meta.get("namespace", "") in self.namespaces or (
+            self.namespace_selector is not None
+            and self.namespace_selector.matches(namespace_labels or {})
+        ):
+            return self.selector.matches(meta.get("labels") or {})
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTerms:
+    """A pod's parsed ``podAffinity`` and ``podAntiAffinity`` (upstream keeps them in
+    ``PodInfo``); preferred terms carry their weight."""
+
+    required_affinity: tuple[AffinityTerm, ...] = ()
+    required_anti_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_anti_affinity: tuple[AffinityTerm, ...] = ()
+    #: why a term could not be parsed (upstream ``NewPodInfo``'s error); such a term is left out
+    error: str = ""
+
+
+def _label_keys_merged(selector: Obj | None, term: Obj, labels: Mapping[str, str]) -> Obj | None:
+    """``labelSelector`` with ``matchLabelKeys`` / ``mismatchLabelKeys`` applied (KEP-3633):
+    ``key In (value)`` / ``key NotIn (value)`` for each key the pod has.
+
+    Upstream's kube-apiserver merges them into the stored selector when the pod is created; this
+    API server does not, so the scheduler merges them when it parses the pod. A requirement the
+    selector already holds is not added twice, so a pod whose server did merge parses the same.
+    A null selector selects nothing and stays so.
+    """
+    match_keys = term.get("matchLabelKeys") or ()
+    mismatch_keys = term.get("mismatchLabelKeys") or ()
+    if selector is None or not (match_keys or mismatch_keys):
+        return selector
+    expressions: list[Obj] = list(selector.get("matchExpressions") or ())
+    for keys, operator in ((match_keys, "In"), (mismatch_keys, "NotIn")):
+        for key in keys:
+            value = labels.get(key)
+            if value is None:
+                continue
+            added = {"key": key, "operator": operator, "values": [value]}
+            if added not in expressions:
+                expressions.append(added)
+    return {**selector, "matchExpressions": expressions}
+
+
+def _affinity_term(meta: Obj, term: Obj, weight: int) -> AffinityTerm:
+    """Parse one ``PodAffinityTerm`` of the pod with metadata ``meta`` (SelectorError if bad)."""
+    selector = label_selector_from_api(
+        _label_keys_merged(term.get("labelSelector"), term, meta.get("labels") or {})
+    )
+    names: Sequence[str] = term.get("namespaces") or ()
+    raw_namespace_selector = term.get("namespaceSelector")
+    if not names and raw_namespace_selector is None:
+        names = (meta.get("namespace", ""),)
+    return AffinityTerm(
+        selector=selector,
+        namespaces=frozenset(names),
+        namespace_selector=(
+            None
+            if raw_namespace_selector is None
+            else label_selector_from_api(raw_namespace_selector)
+        ),
+        topology_key=term.get("topologyKey") or "",
+        weight=weight,
+    )
+
+
+def affinity_terms(pod: Obj) -> AffinityTerms | None:
+    """The pod's parsed inter-pod (anti-)affinity, None when it has neither ``podAffinity`` nor
+    ``podAntiAffinity`` (upstream's test for ``PodsWithAffinity``): the common case costs two
+    lookups."""
+    affinity = (pod.get("spec") or {}).get("affinity") or {}
+    pod_affinity = affinity.get("podAffinity")
+    pod_anti_affinity = affinity.get("podAntiAffinity")
+    if pod_affinity is None and pod_anti_affinity is None:
+        return None
+    meta = object_meta(pod)
+    errors: list[str] = []
+
+    def required(section: Obj | None) -> tuple[AffinityTerm, ...]:
+        parsed: list[AffinityTerm] = []
+        for term in (section or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or ():
+            try:
+                parsed.append(_affinity_term(meta, term, 0))
+            except SelectorError as exc:
+                errors.append(str(exc))
+        return tuple(parsed)
+
+    def preferred(section: Obj | None) -> tuple[AffinityTerm, ...]:
+        parsed: list[AffinityTerm] = []
+        weighted_terms = (section or {}).get("preferredDuringSchedulingIgnoredDuringExecution")
+        for weighted in weighted_terms or ():
+            try:
+                term = weighted.get("podAffinityTerm") or {}
+                parsed.append(_affinity_term(meta, term, int(weighted.get("weight") or 0)))
+            except SelectorError as exc:
+                errors.append(str(exc))
+        return tuple(parsed)
+
+    return AffinityTerms(
+        required_affinity=required(pod_affinity),
+        required_anti_affinity=required(pod_anti_affinity),
+        preferred_affinity=preferred(pod_affinity),
+        preferred_anti_affinity=preferred(pod_anti_affinity),
+        error=errors[0] if errors else "",
+    )
+
+
 class PodInfo:
     """A pod plus what the scheduler derives from it once per version."""
 
-    __slots__ = ("key", "name", "namespace", "non_zero", "pod", "requests", "uid")
+    __slots__ = ("affinity", "key", "name", "namespace", "non_zero", "pod", "requests", "uid")
 
     def __init__(self, pod: Obj) -> None:
         meta = pod.get("metadata") or {}
@@ -64,6 +202,8 @@ class PodInfo:
         self.uid: str = meta.get("uid", "")
         self.key = f"{self.namespace}/{self.name}"
         self.requests, self.non_zero = pod_requests(pod.get("spec") or {})
+        #: inter-pod (anti-)affinity terms; None for the (usual) pod without any
+        self.affinity = affinity_terms(pod)
 
     @property
     def spec(self) -> Obj:
@@ -102,10 +242,35 @@ class QueuedPodInfo:
         return self.info.uid
 
 
+class AffinityNodes:
+    """The nodes of one scheduler cache that hold pods with inter-pod (anti-)affinity terms, by
+    name (upstream's snapshot lists ``HavePodsWithAffinityList`` and
+    ``HavePodsWithRequiredAntiAffinityList``).
+
+    Every :class:`NodeInfo` of a cache shares the cache's one instance
+    (:attr:`NodeInfo.affinity_nodes`) and keeps it current as pods come and go, so a plugin
+    that holds the nodes (PreFilter and PreScore get them) learns without a walk over them that
+    no pod has any such term, and otherwise visits only the nodes that matter.
+    """
+
+    __slots__ = ("with_affinity", "with_required_anti_affinity")
+
+    def __init__(self) -> None:
+        self.with_affinity: dict[str, NodeInfo] = {}
+        self.with_required_anti_affinity: dict[str, NodeInfo] = {}
+
+    def forget(self, node: NodeInfo) -> None:
+        """The node left the cache."""
+        for nodes in (self.with_affinity, self.with_required_anti_affinity):
+            if nodes.get(node.name) is node:
+                del nodes[node.name]
+
+
 class NodeInfo:
     """A node and the sums of what the pods on it (bound or assumed) request."""
 
     __slots__ = (
+        "affinity_nodes",
         "allocatable",
         "generation",
         "labels",
@@ -113,14 +278,22 @@ class NodeInfo:
         "node",
         "non_zero_requested",
         "pods",
+        "pods_with_affinity",
+        "pods_with_required_anti_affinity",
         "prefer_no_schedule_taints",
         "requested",
         "taints",
         "unschedulable",
     )
 
-    def __init__(self, node: Obj) -> None:
+    def __init__(self, node: Obj, *, affinity_nodes: AffinityNodes | None = None) -> None:
         self.pods: dict[str, PodInfo] = {}
+        #: the pods with any inter-pod (anti-)affinity term (upstream ``PodsWithAffinity``)
+        self.pods_with_affinity: dict[str, PodInfo] = {}
+        #: the pods with required anti-affinity terms (``PodsWithRequiredAntiAffinity``)
+        self.pods_with_required_anti_affinity: dict[str, PodInfo] = {}
+        #: the cache's index of such nodes; None outside a cache (clones for what-ifs)
+        self.affinity_nodes = affinity_nodes
         self.requested = Resource()
         self.non_zero_requested = Resource()
         self.generation = 0
@@ -148,10 +321,41 @@ class NodeInfo:
         self.requested.add(info.requests)
         self.non_zero_requested.add(info.non_zero)
         self.generation += 1
+        if info.affinity is not None:
+            self._add_affinity(info)
+
+    def _add_affinity(self, info: PodInfo) -> None:
+        assert info.affinity is not None
+        index = self.affinity_nodes
+        self.pods_with_affinity[info.uid] = info
+        if index is not None:
+            index.with_affinity[self.name] = self
+        if info.affinity.required_anti_affinity:
+            self.pods_with_required_anti_affinity[info.uid] = info
+            if index is not None:
+                index.with_required_anti_affinity[self.name] = self
+
+    def _remove_affinity(self, uid: str) -> None:
+        index = self.affinity_nodes
+        if (
+            self.pods_with_affinity.pop(uid, None) is not None
+            and not self.pods_with_affinity
+            and index is not None
+            and index.with_affinity.get(self.name) is self
+        ):
+            del index.with_affinity[self.name]
+        if (
+            self.pods_with_required_anti_affinity.pop(uid, None) is not None
+            and not self.pods_with_required_anti_affinity
+            and index is not None
+            and index.with_required_anti_affinity.get(self.name) is self
+        ):
+            del index.with_required_anti_affinity[self.name]
 
     def clone(self) -> NodeInfo:
         """A copy with the same pods, to add and remove pods on for a what-if (preemption, the
-        pods nominated to the node) without touching the cache's."""
+        pods nominated to the node) without touching the cache's (nor its
+        :class:`AffinityNodes`)."""
         copy = NodeInfo(self.node)
         for info in self.pods.values():
             copy.add_pod(info)
@@ -164,6 +368,8 @@ class NodeInfo:
         self.requested.sub(info.requests)
         self.non_zero_requested.sub(info.non_zero)
         self.generation += 1
+        if info.affinity is not None:
+            self._remove_affinity(uid)
         return True
 
 

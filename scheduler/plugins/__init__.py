@@ -1,8 +1,9 @@
 """The in-tree plugins, one module each, and the default profile that enables them.
 
 Order matters: it is the order plugins run at each extension point, as in kube-scheduler's
-default configuration (DynamicResources before DefaultPreemption, so that deallocating a claim is
-tried before preemption is considered). Score weights are upstream's defaults.
+default configuration (PodTopologySpread and InterPodAffinity after NodeResourcesFit,
+DynamicResources after them and before DefaultPreemption, so that deallocating a claim is tried
+before preemption is considered). Score weights are upstream's defaults.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from . import (
     default_binder,
     default_preemption,
     gang,
+    inter_pod_affinity,
     node_affinity,
     node_name,
     node_resources_fit,
     node_unschedulable,
+    pod_topology_spread,
     priority_sort,
     scheduling_gates,
     taint_toleration,
@@ -32,6 +35,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     taint_toleration.NAME,
     node_affinity.NAME,
     node_resources_fit.NAME,
+    pod_topology_spread.NAME,
+    inter_pod_affinity.NAME,
     dra_plugin.NAME,
     gang.NAME,
     default_preemption.NAME,
@@ -41,6 +46,8 @@ DEFAULT_SCORE_WEIGHTS = {
     taint_toleration.NAME: 3,
     node_affinity.NAME: 2,
     node_resources_fit.NAME: 1,
+    pod_topology_spread.NAME: 2,
+    inter_pod_affinity.NAME: 2,
     dra_plugin.NAME: 1,
 }
 
@@ -54,6 +61,8 @@ def in_tree_registry() -> dict[str, PluginFactory]:
         taint_toleration.NAME: taint_toleration.TaintToleration,
         node_affinity.NAME: node_affinity.NodeAffinity,
         node_resources_fit.NAME: node_resources_fit.NodeResourcesFit,
+        pod_topology_spread.NAME: pod_topology_spread.PodTopologySpread,
+        inter_pod_affinity.NAME: inter_pod_affinity.InterPodAffinity,
         dra_plugin.NAME: dra_plugin.DynamicResources,
         gang.NAME: gang.GangScheduling,
         default_preemption.NAME: default_preemption.DefaultPreemption,
