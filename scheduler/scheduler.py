@@ -164,13 +164,23 @@ class Scheduler:
     def is_assumed_or_bound(self, uid: str) -> bool:
         return self.cache.is_assumed_or_bound(uid)
 
-    def event(self, *, regarding: Obj, type: str, reason: str, action: str, note: str) -> None:
+    def event(
+        self,
+        *,
+        regarding: Obj,
+        type: str,
+        reason: str,
+        action: str,
+        note: str,
+        related: Obj | None = None,
+    ) -> None:
         self.recorder.event(
             regarding=dict(regarding),
             type="Warning" if type == "Warning" else "Normal",
             reason=reason,
             action=action,
             note=note,
+            related=dict(related) if related is not None else None,
         )
 
     def activate(self, pods: Sequence[Obj]) -> None:
@@ -381,7 +391,7 @@ class Scheduler:
             plugins.add(prefilter.plugin)
         pod = qpi.pod
         result, post = await self.framework.run_post_filter(state, pod, diagnosis)
-        nominated = result.nominated_node_name if result is not None else ""
+        nominated = result.nominated_node_name if result is not None else None
         if post.code is Code.ERROR:
             await self._failed(qpi, state, post, post.message, start=start)
             return
@@ -414,10 +424,11 @@ class Scheduler:
         message: str,
         *,
         start: float,
-        nominated: str = "",
+        nominated: str | None = None,
     ) -> None:
         """Requeue, tell the user, mark the pod unschedulable; ``nominated``: the node
-        preemption cleared for it (written to ``status.nominatedNodeName``)."""
+        preemption cleared for it, or "" to clear a nomination (``status.nominatedNodeName``;
+        None leaves it)."""
         error = not status.rejected
         qpi.failed_with_error = error
         if error:
@@ -445,17 +456,19 @@ class Scheduler:
         )
 
     async def _set_unschedulable_condition(
-        self, pod: Obj, *, reason: str, message: str, nominated: str = ""
+        self, pod: Obj, *, reason: str, message: str, nominated: str | None = None
     ) -> None:
         status = pod.get("status") or {}
         since = format_time(self.clock.now())
+        if nominated is not None and (status.get("nominatedNodeName") or "") == nominated:
+            nominated = None  # written only when it changes (upstream's updatePod)
         for condition in status.get("conditions") or ():
             if condition.get("type") != "PodScheduled" or condition.get("status") != "False":
                 continue
             if (
                 condition.get("reason") == reason
                 and condition.get("message") == message
-                and (not nominated or status.get("nominatedNodeName") == nominated)
+                and nominated is None
             ):
                 return
             # still False: the condition changed its reason, not its status (UpdatePodCondition)
@@ -472,8 +485,8 @@ class Scheduler:
         if isinstance(meta.get("generation"), int):  # PodObservedGenerationTracking
             written["observedGeneration"] = meta["generation"]
         patch: dict[str, Any] = {"status": {"conditions": [written]}}
-        if nominated:
-            patch["status"]["nominatedNodeName"] = nominated
+        if nominated is not None:
+            patch["status"]["nominatedNodeName"] = nominated or None
         try:
             await self.client.patch(
                 PODS,

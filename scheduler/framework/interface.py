@@ -74,7 +74,10 @@ class PreFilterResult:
 
 @dataclass(slots=True)
 class PostFilterResult:
-    nominated_node_name: str = ""
+    """What PostFilter decided for the pod's ``status.nominatedNodeName``: a node, "" to clear
+    a stale nomination (no preemption candidate anywhere), None to leave it as it is."""
+
+    nominated_node_name: str | None = None
 
 
 @dataclass(slots=True)
@@ -112,7 +115,16 @@ class Handle(Protocol):
     def is_assumed_or_bound(self, uid: str) -> bool:
         """Whether the pod is assumed on a node (in a binding cycle) or already bound."""
 
-    def event(self, *, regarding: Obj, type: str, reason: str, action: str, note: str) -> None:
+    def event(
+        self,
+        *,
+        regarding: Obj,
+        type: str,
+        reason: str,
+        action: str,
+        note: str,
+        related: Obj | None = None,
+    ) -> None:
         """Record an events.k8s.io/v1 Event as ``default-scheduler``."""
 
     def activate(self, pods: Sequence[Obj]) -> None:

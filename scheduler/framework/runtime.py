@@ -305,6 +305,8 @@ class Framework:
     ) -> tuple[PostFilterResult | None, Status]:
         reasons: list[str] = []
         rejector = ""
+        #: the last rejecting plugin's word on the nomination (a cleared one, say), as upstream
+        last: PostFilterResult | None = None
         for plugin in self.post_filter:
             try:
                 result, status = await plugin.post_filter(state, pod, statuses)
@@ -315,9 +317,11 @@ class Framework:
                 return result, Status(Code.SUCCESS, plugin=plugin.name)
             if not status.rejected:
                 return None, status.with_plugin(plugin.name)
+            if result is not None and result.nominated_node_name is not None:
+                last = result
             reasons.extend(status.reasons)
             rejector = rejector or plugin.name
-        return None, Status(Code.UNSCHEDULABLE, tuple(reasons), plugin=rejector)
+        return last, Status(Code.UNSCHEDULABLE, tuple(reasons), plugin=rejector)
 
     def run_pre_score(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]

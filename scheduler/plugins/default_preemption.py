@@ -132,7 +132,9 @@ class DefaultPreemption:
             code = statuses.absent.code if statuses.absent else Code.UNSCHEDULABLE_AND_UNRESOLVABLE
             reason = NOT_HELPFUL if code is not Code.UNSCHEDULABLE else NO_VICTIMS
             counts[reason] = counts.get(reason, 0) + absent
-        return None, unschedulable(
+        # no candidate anywhere: a nomination left from an earlier attempt is cleared, as
+        # upstream's evaluator answers then
+        return PostFilterResult(nominated_node_name=""), unschedulable(
             "preemption: " + fit_error_message(statuses.num_all_nodes, counts)
         )
 
@@ -204,6 +206,7 @@ class DefaultPreemption:
                 reason="Preempted",
                 action="Preempting",
                 note=f"Preempted by pod {meta.get('uid', '')} on node {candidate.node}",
+                related={"apiVersion": "v1", "kind": "Pod", "metadata": meta},
             )
 
     async def _evict(self, victim: PodInfo, message: str) -> None:

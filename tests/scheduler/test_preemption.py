@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakeapi.client import PODS, PRIORITY_CLASSES
+from fakeapi.client import NODES, PODS, PRIORITY_CLASSES
 
 from .conftest import Cluster
 
@@ -59,6 +59,7 @@ async def test_a_high_priority_pod_evicts_a_low_one_and_takes_its_node(
     }
     [event] = await eventually(lambda: cluster.events_about("batch", reason="Preempted"))
     assert event["note"] == f"Preempted by pod {urgent['metadata']['uid']} on node node-1"
+    assert (event["related"]["kind"], event["related"]["name"]) == ("Pod", "urgent")
     pending = await cluster.get_pod("urgent")
     assert pending["status"]["nominatedNodeName"] == "node-1"
     assert pending["spec"].get("nodeName") is None
@@ -168,3 +169,32 @@ async def test_the_room_preemption_made_is_kept_for_the_nominated_pod(
 
     cluster.clock.advance(2.0)
     assert await eventually(lambda: cluster.node_of("urgent")) == "node-1"
+
+
+async def test_a_nomination_is_cleared_when_preemption_finds_no_candidate(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await _priority_classes(cluster)
+    await cluster.node("node-1", cpu="2")
+    await _running(cluster, "batch", "node-1", "1500m", "low")
+    await cluster.pod("urgent", cpu="1", priorityClassName="high")
+    await cluster.start_scheduler()
+
+    async def nominated() -> str | None:
+        return (await cluster.get_pod("urgent"))["status"].get("nominatedNodeName")
+
+    assert await eventually(nominated) == "node-1"
+    # the node goes (its victim still terminating); the only node left has no room for anyone
+    await cluster.client.delete(NODES, name="node-1")
+    await cluster.node("node-2", cpu="500m")
+    cluster.clock.advance(2.0)
+
+    async def cleared() -> bool:
+        pod = await cluster.get_pod("urgent")
+        conditions = pod["status"].get("conditions") or ()
+        return "nominatedNodeName" not in pod["status"] and any(
+            c["type"] == "PodScheduled" and "No preemption victims" in c["message"]
+            for c in conditions
+        )
+
+    await eventually(cleared)
