@@ -278,7 +278,7 @@ class Scheduler:
             candidates = [n for n in nodes if n.name in result.node_names]
             diagnosis.absent = Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                (f"node(s) didn't satisfy plugin(s) [{' '.join(result.plugins)}]",),
+                (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(result.plugins))}]",),
             )
         feasible = self._find_feasible(state, pod, candidates, diagnosis)
         if isinstance(feasible, Status):

@@ -1,8 +1,10 @@
 """NodeAffinity: ``spec.nodeSelector`` and required node affinity filter; preferred terms score.
 
 PreFilter gathers the pod's requirements once and answers Skip when there are none, so pods
-without affinity cost nothing per node. Node adds and label changes wake a rejected pod only when
-the changed node now matches it.
+without affinity cost nothing per node; terms that pin the pod to nodes by name (``matchFields``
+``metadata.name In``, as a DaemonSet does) narrow the nodes at once, and the others are
+reported as ``node(s) didn't satisfy plugin(s) [NodeAffinity]``. Node adds and label changes
+wake a rejected pod only when the changed node now matches it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ __all__ = ["ERR_REASON", "NAME", "NodeAffinity"]
 
 NAME = "NodeAffinity"
 ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
+#: every required term names nodes, and no node is named by all of a term's requirements
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
 Obj = Mapping[str, Any]
 _STATE = NAME
 _SCORE_STATE = NAME + "/score"
@@ -55,6 +59,26 @@ def _required(pod: Obj) -> _Required | None:
     if not selector and terms is None:
         return None
     return _Required(selector, terms)
+
+
+def _pinned_node_names(terms: tuple[Obj, ...] | None) -> set[str] | None:
+    """The nodes the required terms name through ``matchFields`` ``metadata.name In`` (how a
+    DaemonSet pins its pods), as upstream's PreFilter narrows the nodes to them: None when some
+    term leaves the node name open (terms are ORed), an empty set when every term's names
+    conflict."""
+    if not terms:
+        return None
+    names: set[str] = set()
+    for term in terms:
+        term_names: set[str] | None = None
+        for requirement in term.get("matchFields") or ():
+            if requirement.get("key") == "metadata.name" and requirement.get("operator") == "In":
+                values = set(requirement.get("values") or ())
+                term_names = values if term_names is None else term_names & values
+        if term_names is None:
+            return None
+        names |= term_names
+    return names
 
 
 def _preferred(pod: Obj) -> list[Obj]:
@@ -91,7 +115,12 @@ class NodeAffinity:
         if required is None:
             return None, skip()
         state.write(_STATE, required)
-        return None, None
+        names = _pinned_node_names(required.terms)
+        if names is None:
+            return None, None
+        if not names:
+            return None, unresolvable(ERR_REASON_CONFLICT)
+        return PreFilterResult(names), None
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
         required: _Required | None = state.get(_STATE)
