@@ -273,6 +273,7 @@ class NodeInfo:
         "affinity_nodes",
         "allocatable",
         "generation",
+        "images",
         "labels",
         "name",
         "node",
@@ -310,7 +311,14 @@ class NodeInfo:
             t for t in self.taints if t.get("effect") == "PreferNoSchedule"
         ]
         self.unschedulable = bool(spec.get("unschedulable"))
-        self.allocatable = Resource.from_list((node.get("status") or {}).get("allocatable"))
+        status = node.get("status") or {}
+        self.allocatable = Resource.from_list(status.get("allocatable"))
+        #: image name → size in bytes, from ``status.images`` (ImageLocality)
+        self.images: dict[str, int] = {
+            name: int(image.get("sizeBytes") or 0)
+            for image in status.get("images") or ()
+            for name in image.get("names") or ()
+        }
         self.generation += 1
 
     def add_pod(self, info: PodInfo) -> None:

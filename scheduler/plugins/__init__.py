@@ -13,9 +13,11 @@ from . import (
     default_binder,
     default_preemption,
     gang,
+    image_locality,
     inter_pod_affinity,
     node_affinity,
     node_name,
+    node_resources_balanced_allocation,
     node_resources_fit,
     node_unschedulable,
     pod_topology_spread,
@@ -40,6 +42,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     dra_plugin.NAME,
     gang.NAME,
     default_preemption.NAME,
+    node_resources_balanced_allocation.NAME,
+    image_locality.NAME,
     default_binder.NAME,
 )
 DEFAULT_SCORE_WEIGHTS = {
@@ -49,6 +53,8 @@ DEFAULT_SCORE_WEIGHTS = {
     pod_topology_spread.NAME: 2,
     inter_pod_affinity.NAME: 2,
     dra_plugin.NAME: 1,
+    node_resources_balanced_allocation.NAME: 1,
+    image_locality.NAME: 1,
 }
 
 
@@ -66,6 +72,10 @@ def in_tree_registry() -> dict[str, PluginFactory]:
         dra_plugin.NAME: dra_plugin.DynamicResources,
         gang.NAME: gang.GangScheduling,
         default_preemption.NAME: default_preemption.DefaultPreemption,
+        node_resources_balanced_allocation.NAME: (
+            node_resources_balanced_allocation.NodeResourcesBalancedAllocation
+        ),
+        image_locality.NAME: image_locality.ImageLocality,
         default_binder.NAME: default_binder.DefaultBinder,
     }
 
