@@ -2,9 +2,13 @@
 
 Names, labels and buckets follow upstream (``pkg/scheduler/metrics``):
 ``scheduler_schedule_attempts_total{result,profile}`` (result: scheduled, unschedulable, error),
-``scheduler_pod_scheduling_duration_seconds{attempts}`` (from the pod's first entry in the queue
-until it is bound), ``scheduler_scheduling_attempt_duration_seconds{result,profile}`` and
-``scheduler_pending_pods{queue}`` (active, backoff, unschedulable, gated). Without a registry the
+``scheduler_pod_scheduling_sli_duration_seconds{attempts}`` (from the pod's first entry in the
+queue until it is bound; also under the older name ``scheduler_pod_scheduling_duration_seconds``),
+``scheduler_pod_scheduling_attempts`` (attempts a scheduled pod took),
+``scheduler_scheduling_attempt_duration_seconds{result,profile}``,
+``scheduler_preemption_attempts_total`` (every PostFilter run of DefaultPreemption),
+``scheduler_preemption_victims`` (victims per preemption) and ``scheduler_pending_pods{queue}``
+(active, backoff, unschedulable, gated). Without a registry the
 metrics go to a private one, never to prometheus-client's global default: many clusters share one
 test process.
 """
@@ -45,6 +49,31 @@ class SchedulerMetrics:
             "E2e latency for a pod being scheduled which may include multiple scheduling attempts.",
             ["attempts"],
             buckets=_exponential(0.01, 2, 20),
+            registry=self.registry,
+        )
+        self.pod_scheduling_sli_duration = Histogram(
+            "scheduler_pod_scheduling_sli_duration_seconds",
+            "E2e latency for a pod being scheduled, from the time the pod enters the scheduling "
+            "queue and might involve multiple scheduling attempts.",
+            ["attempts"],
+            buckets=_exponential(0.01, 2, 20),
+            registry=self.registry,
+        )
+        self.pod_scheduling_attempts = Histogram(
+            "scheduler_pod_scheduling_attempts",
+            "Number of attempts to successfully schedule a pod.",
+            buckets=_exponential(1, 2, 5),
+            registry=self.registry,
+        )
+        self.preemption_attempts = Counter(
+            "scheduler_preemption_attempts",
+            "Total preemption attempts in the cluster till now",
+            registry=self.registry,
+        )
+        self.preemption_victims = Histogram(
+            "scheduler_preemption_victims",
+            "Number of selected preemption victims for preemption initiated by a single pod",
+            buckets=_exponential(1, 2, 7),
             registry=self.registry,
         )
         self.attempt_duration = Histogram(
@@ -91,3 +120,12 @@ class SchedulerMetrics:
     def scheduled(self, *, attempts: int, seconds: float) -> None:
         label = str(attempts) if attempts < 16 else "15+"
         self.pod_scheduling_duration.labels(attempts=label).observe(max(seconds, 0.0))
+        self.pod_scheduling_sli_duration.labels(attempts=label).observe(max(seconds, 0.0))
+        self.pod_scheduling_attempts.observe(attempts)
+
+    def preemption(self, *, victims: int | None) -> None:
+        """One preemption attempt; ``victims``: how many the chosen candidate evicts (None when
+        no candidate was chosen)."""
+        self.preemption_attempts.inc()
+        if victims is not None:
+            self.preemption_victims.observe(victims)

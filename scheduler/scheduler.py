@@ -189,6 +189,9 @@ class Scheduler:
     def run_filters(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
         return self.framework.run_filters(state, pod, node)
 
+    def count_preemption(self, *, victims: int | None) -> None:
+        self.metrics.preemption(victims=victims)
+
     def count_claim_create(self, *, success: bool, admin_access: bool) -> None:
         self.metrics.claim_creates.labels(
             status="success" if success else "failure", admin_access=str(admin_access).lower()

@@ -9,20 +9,39 @@ process, and each must count only its own work.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.metrics_core import Metric
 
 __all__ = ["METRICS", "add_metrics_route"]
 
 METRICS = web.AppKey("metrics", CollectorRegistry)
 
 
+class _WithoutCreated:
+    """``registry`` as Kubernetes components expose theirs: without prometheus-client's
+    ``*_created`` series (Go's client has none), leaving the process-wide switch alone."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self.registry.collect():
+            created = family.name + "_created"
+            if any(sample.name == created for sample in family.samples):
+                family.samples = [s for s in family.samples if s.name != created]
+            yield family
+
+
 def add_metrics_route(app: web.Application, registry: CollectorRegistry) -> None:
     """Serve ``registry`` at ``/metrics`` (collected at request time)."""
     app[METRICS] = registry
+    view = _WithoutCreated(registry)
 
     async def metrics(_: web.Request) -> web.Response:
-        body = generate_latest(registry)
+        body = generate_latest(view)  # type: ignore[arg-type]
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     app.router.add_get("/metrics", metrics)

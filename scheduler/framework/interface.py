@@ -136,6 +136,9 @@ class Handle(Protocol):
     def count_claim_create(self, *, success: bool, admin_access: bool) -> None:
         """Count a ResourceClaim the scheduler asked to create (extended resources)."""
 
+    def count_preemption(self, *, victims: int | None) -> None:
+        """Count a preemption attempt and, when a candidate was chosen, its victims."""
+
 
 class Plugin(Protocol):
     name: str

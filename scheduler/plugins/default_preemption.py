@@ -110,19 +110,30 @@ class DefaultPreemption:
     async def post_filter(
         self, state: CycleState, pod: Obj, statuses: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
+        result, status, victims = await self._preempt(state, pod, statuses)
+        if self.handle is not None:  # every attempt counts, as upstream's deferred Inc
+            self.handle.count_preemption(victims=victims)
+        return result, status
+
+    async def _preempt(
+        self, state: CycleState, pod: Obj, statuses: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None, int | None]:
+        """(result, verdict, victims of the chosen candidate or None)."""
         # as upstream, every verdict of the evaluator is worded "preemption: <message>"
         if (pod.get("spec") or {}).get("preemptionPolicy") == "Never":
-            return None, unschedulable("preemption: not eligible due to preemptionPolicy=Never.")
+            return None, unschedulable(
+                "preemption: not eligible due to preemptionPolicy=Never."
+            ), None
         if self.handle is not None:
             if self._terminating_on_nominated_node(pod):
                 return None, unschedulable(
                     "preemption: not eligible due to a terminating pod on the nominated node."
-                )
+                ), None
             candidates = self._candidates(state, pod, statuses)
             if candidates:
                 best = pick_one_node(candidates)
                 await self._prepare(pod, best)
-                return PostFilterResult(nominated_node_name=best.node), None
+                return PostFilterResult(nominated_node_name=best.node), None, len(best.victims)
         counts: dict[str, int] = {}
         for status in statuses.statuses.values():
             reason = NOT_HELPFUL if status.code is not Code.UNSCHEDULABLE else NO_VICTIMS
@@ -136,7 +147,7 @@ class DefaultPreemption:
         # upstream's evaluator answers then
         return PostFilterResult(nominated_node_name=""), unschedulable(
             "preemption: " + fit_error_message(statuses.num_all_nodes, counts)
-        )
+        ), None
 
     def _terminating_on_nominated_node(self, pod: Obj) -> bool:
         assert self.handle is not None

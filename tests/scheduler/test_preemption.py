@@ -60,6 +60,8 @@ async def test_a_high_priority_pod_evicts_a_low_one_and_takes_its_node(
     [event] = await eventually(lambda: cluster.events_about("batch", reason="Preempted"))
     assert event["note"] == f"Preempted by pod {urgent['metadata']['uid']} on node node-1"
     assert (event["related"]["kind"], event["related"]["name"]) == ("Pod", "urgent")
+    victims = cluster.metrics.get_sample_value("scheduler_preemption_victims_sum", {})
+    assert victims == 1.0
     pending = await cluster.get_pod("urgent")
     assert pending["status"]["nominatedNodeName"] == "node-1"
     assert pending["spec"].get("nodeName") is None

@@ -454,6 +454,11 @@ async def test_scheduler_metrics_count_attempts_and_pending_pods(
     )
     assert value("scheduler_pending_pods", queue="unschedulable") == 1.0
     assert value("scheduler_pod_scheduling_duration_seconds_count", attempts="1") == 1.0
+    assert value("scheduler_pod_scheduling_sli_duration_seconds_count", attempts="1") == 1.0
+    assert value("scheduler_pod_scheduling_attempts_bucket", le="1.0") == 1.0
+    # too-big was considered for preemption once, with no candidate to choose
+    assert value("scheduler_preemption_attempts_total") == 1.0
+    assert value("scheduler_preemption_victims_count") == 0.0
 
 
 async def test_time_spent_gated_is_not_scheduling_time(
