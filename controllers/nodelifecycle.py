@@ -13,8 +13,10 @@ As upstream's ``pkg/controller/nodelifecycle``, reduced to one level-based recon
   NodeNotReady") when this controller marks it Unknown. Its kubelet sets them ready again once
   it is back.
 - **Taints.** Ready=Unknown → ``node.kubernetes.io/unreachable``, Ready=False →
-  ``node.kubernetes.io/not-ready``, each as ``NoExecute`` (with ``timeAdded``) and
-  ``NoSchedule``; Ready=True → neither.
+  ``node.kubernetes.io/not-ready``, each as ``NoExecute`` and ``NoSchedule``; Ready=True →
+  neither. MemoryPressure, DiskPressure, PIDPressure and NetworkUnavailable give their
+  ``NoSchedule`` taints, and a cordoned node (``spec.unschedulable``)
+  ``node.kubernetes.io/unschedulable:NoSchedule``. Each taint is added with ``timeAdded``.
 - **Taint-based eviction.** Pods bound to a node with a ``NoExecute`` taint they do not tolerate
   are deleted (after ``DisruptionTarget``, reason ``DeletionByTaintManager``); a toleration with
   ``tolerationSeconds`` delays that (300 s is what the DefaultTolerationSeconds admission adds
@@ -68,6 +70,26 @@ NODE_MONITOR_GRACE_PERIOD = 50.0
 LEASE_NAMESPACE = "kube-node-lease"
 UNREACHABLE = "node.kubernetes.io/unreachable"
 NOT_READY = "node.kubernetes.io/not-ready"
+UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+#: the NoSchedule taint each node condition calls for (upstream's
+#: nodeConditionToTaintKeyStatusMap)
+_CONDITION_TAINTS = {
+    ("Ready", "False"): NOT_READY,
+    ("Ready", "Unknown"): UNREACHABLE,
+    ("MemoryPressure", "True"): "node.kubernetes.io/memory-pressure",
+    ("DiskPressure", "True"): "node.kubernetes.io/disk-pressure",
+    ("NetworkUnavailable", "True"): "node.kubernetes.io/network-unavailable",
+    ("PIDPressure", "True"): "node.kubernetes.io/pid-pressure",
+}
+_NO_SCHEDULE_KEYS = frozenset(_CONDITION_TAINTS.values()) | {UNSCHEDULABLE}
+
+
+def _owned_taint(taint: Obj) -> bool:
+    """A taint this controller sets and removes."""
+    key, effect = taint.get("key"), taint.get("effect")
+    if effect == "NoSchedule":
+        return key in _NO_SCHEDULE_KEYS
+    return effect == "NoExecute" and key in (UNREACHABLE, NOT_READY)
 #: the sources of the controller's Events, as upstream's node lifecycle controller and its taint
 #: eviction controller name them
 EVENT_SOURCE = "node-controller"
@@ -271,21 +293,31 @@ class NodeLifecycleController(ControllerComponent):
         return written
 
     async def _set_taints(self, node: Obj, *, now: datetime) -> Obj:
+        """The taints this controller owns, as upstream's NoSchedule and NoExecute tainting
+        passes: NoSchedule for each condition that calls for one and for a cordoned node,
+        NoExecute for a node not Ready; each added with ``timeAdded``, the stale ones removed,
+        every other taint left alone."""
         ready = node_ready(node)
-        wanted_key = {"Unknown": UNREACHABLE, "False": NOT_READY}.get(ready)
+        wanted: set[tuple[str, str]] = set()
+        for condition in _conditions(node):
+            kind, status = text(condition.get("type")), text(condition.get("status"))
+            key = _CONDITION_TAINTS.get((kind, status))
+            if key is not None and kind != "Ready":  # Ready: from node_ready, below
+                wanted.add((key, "NoSchedule"))
+        ready_key = {"Unknown": UNREACHABLE, "False": NOT_READY}.get(ready)
+        if ready_key is not None:
+            wanted |= {(ready_key, "NoSchedule"), (ready_key, "NoExecute")}
+        if as_dict(node.get("spec")).get("unschedulable"):
+            wanted.add((UNSCHEDULABLE, "NoSchedule"))
         taints = [as_dict(t) for t in as_list(as_dict(node.get("spec")).get("taints"))]
         kept = [
             t
             for t in taints
-            if t.get("key") not in (UNREACHABLE, NOT_READY) or (t.get("key") == wanted_key)
+            if (text(t.get("key")), text(t.get("effect"))) in wanted or not _owned_taint(t)
         ]
-        if wanted_key is not None:
-            for effect in ("NoSchedule", "NoExecute"):
-                if not any(t.get("key") == wanted_key and t.get("effect") == effect for t in kept):
-                    taint: dict[str, Any] = {"key": wanted_key, "effect": effect}
-                    if effect == "NoExecute":
-                        taint["timeAdded"] = format_time(now)
-                    kept.append(taint)
+        have = {(text(t.get("key")), text(t.get("effect"))) for t in kept}
+        for key, effect in sorted(wanted - have):
+            kept.append({"key": key, "effect": effect, "timeAdded": format_time(now)})
         if kept == taints:
             return node
         updated = deep_copy(node)

@@ -238,3 +238,36 @@ async def test_a_taint_written_without_time_added_evicts_after_the_toleration(cl
     await _renew(cluster)
     await cluster.advance(6)
     await cluster.eventually(deleting)
+
+
+async def test_a_cordoned_node_and_a_pressured_one_get_their_no_schedule_taints(cluster):
+    await _node(cluster)
+    await cluster.start(["node-lifecycle-controller"])
+    await _renew(cluster)
+    node = await cluster.user.get(NODES, name="node-1")
+    node.setdefault("spec", {})["unschedulable"] = True
+    await cluster.user.update(NODES, body=node)
+
+    async def taints() -> set[tuple[str, str]]:
+        return _taints(await cluster.user.get(NODES, name="node-1"))
+
+    async def cordoned() -> bool:
+        return ("node.kubernetes.io/unschedulable", "NoSchedule") in await taints()
+
+    await cluster.eventually(cordoned)
+    stamped = await cluster.user.get(NODES, name="node-1")
+    assert all(t.get("timeAdded") for t in stamped["spec"]["taints"])
+
+    node = await cluster.user.get(NODES, name="node-1")
+    node["status"]["conditions"].append(
+        {"type": "DiskPressure", "status": "True", "reason": "KubeletHasDiskPressure"}
+    )
+    await cluster.user.update_status(NODES, body=node)
+    node = await cluster.user.get(NODES, name="node-1")
+    node["spec"]["unschedulable"] = False  # uncordoned: that taint goes, the pressure one comes
+    await cluster.user.update(NODES, body=node)
+
+    async def pressured() -> bool:
+        return await taints() == {("node.kubernetes.io/disk-pressure", "NoSchedule")}
+
+    await cluster.eventually(pressured)
