@@ -80,3 +80,8 @@ class ReadOptions:
     previous: bool = False
     #: keep the read open while the subresource may still grow (``kubectl logs -f``)
     follow: bool = False
+    #: PodLogOptions that only limit what is shown (validated; the simulated log is empty)
+    tail_lines: int | None = None
+    limit_bytes: int | None = None
+    since_seconds: int | None = None
+    since_time: str | None = None

@@ -64,6 +64,10 @@ def read_options(query: Mapping[str, str]) -> ReadOptions:
         container=query.get("container", ""),
         previous=flag(query, "previous"),
         follow=flag(query, "follow"),
+        tail_lines=_int(query, "tailLines"),
+        limit_bytes=_int(query, "limitBytes"),
+        since_seconds=_int(query, "sinceSeconds"),
+        since_time=query.get("sinceTime") or None,
     )
 
 

@@ -437,6 +437,20 @@ def test_pod_log_picks_the_container_and_says_why_there_is_no_log(api_client, na
     assert raised.value.status == 404
 
 
+def test_pod_log_options_are_validated_as_upstream(api_client, namespace):
+    core = client.CoreV1Api(api_client)
+    core.create_namespaced_pod(namespace, {"metadata": {"name": "logs"}, "spec": {
+        "containers": [{"name": "app", "image": "app:1"}]}})
+    invalid = 'PodLogOptions "logs" is invalid: '
+    assert _pod_log_error(core, "logs", namespace, tail_lines=-5) == (
+        422, invalid + "tailLines: Invalid value: -5: must be greater than or equal to 0")
+    assert _pod_log_error(core, "logs", namespace, limit_bytes=0) == (
+        422, invalid + "limitBytes: Invalid value: 0: must be greater than 0")
+    assert _pod_log_error(core, "logs", namespace, since_seconds=0) == (
+        422, invalid + "sinceSeconds: Invalid value: 0: must be greater than 0")
+    assert core.read_namespaced_pod_log("logs", namespace, tail_lines=10, since_seconds=5) == ""
+
+
 def test_discovery_lists_pod_log_as_a_get_only_subresource(api_client):
     resources = client.CoreV1Api(api_client).get_api_resources().resources
     [log] = [r for r in resources if r.name == "pods/log"]

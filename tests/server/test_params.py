@@ -8,6 +8,7 @@ import pytest
 from multidict import MultiDict
 
 from fakeapi.errors import StatusError
+from fakeapi.registry.kinds.pod_log import read_log
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.server.params import (
     ListOptions,
@@ -18,7 +19,7 @@ from fakeapi.server.params import (
     parse_list_options,
     parse_write_options,
 )
-from fakeapi.server.query import delete_options
+from fakeapi.server.query import delete_options, read_options
 
 # ------------------------------------------------------------------------------------------
 # Scalars
@@ -512,3 +513,13 @@ def test_orphan_dependents_and_a_propagation_policy_together_are_422() -> None:
 def test_a_negative_grace_period_is_one_second() -> None:
     assert delete_options({"gracePeriodSeconds": "-1"}, None).grace_period_seconds == 1
     assert delete_options({}, {"gracePeriodSeconds": -5}).grace_period_seconds == 1
+
+
+def test_pod_log_options_are_read_from_the_query() -> None:
+    options = read_options({"tailLines": "10", "limitBytes": "100", "sinceSeconds": "5"})
+    assert (options.tail_lines, options.limit_bytes, options.since_seconds) == (10, 100, 5)
+    both = read_options({"sinceSeconds": "5", "sinceTime": "2020-01-01T00:00:00Z"})
+    with pytest.raises(StatusError) as caught:
+        read_log({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}, both)
+    assert caught.value.code == 422
+    assert "at most one of `sinceTime` or `sinceSeconds` may be specified" in caught.value.message

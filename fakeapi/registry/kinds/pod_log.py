@@ -12,6 +12,9 @@ answers as both would, from the pod alone:
   never restarted (400 ``previous terminated container "c" in pod "p" not found``);
 - otherwise the log itself, which is empty: simulated containers print nothing.
 
+The options that limit the log (``tailLines``, ``limitBytes``, ``sinceSeconds``, ``sinceTime``)
+are validated as upstream's ``ValidatePodLogOptions`` (422 ``PodLogOptions "p" is invalid``).
+
 With ``follow`` (``kubectl logs -f``) the read stays open while the container runs, as the
 kubelet's stream does, and ends when it stops or the pod goes (:func:`log_follows`).
 """
@@ -24,6 +27,7 @@ from fakeapi import errors
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
 from fakeapi.registry.options import ReadOptions
 from fakeapi.registry.strategy import Obj
+from fakeapi.validation import field as fe
 
 __all__ = ["log_follows", "read_log"]
 
@@ -38,6 +42,9 @@ _CONTAINER_LISTS = {
 def read_log(pod: Obj, options: ReadOptions) -> tuple[str, bytes]:
     """The content type and body of the log ``options`` ask for; StatusError 400 as upstream."""
     name = text(dig(pod, "metadata", "name"))
+    errs = _option_errors(options)
+    if errs:
+        raise errors.invalid(kind="PodLogOptions", group="", name=name, causes=fe.causes(errs))
     spec = as_dict(pod.get("spec"))
     names = {
         key: [text(as_dict(c).get("name")) for c in as_list(spec.get(key))]
@@ -54,6 +61,24 @@ def read_log(pod: Obj, options: ReadOptions) -> tuple[str, bytes]:
     if text(spec.get("nodeName")):  # on no node, no kubelet to ask: an empty log, as upstream
         _check_kubelet_has_log(pod, where, container, previous=options.previous)
     return "text/plain", b""
+
+
+def _option_errors(options: ReadOptions) -> list[fe.FieldError]:
+    """Upstream's ValidatePodLogOptions."""
+    errs: list[fe.FieldError] = []
+    if options.tail_lines is not None and options.tail_lines < 0:
+        errs.append(
+            fe.invalid("tailLines", options.tail_lines, "must be greater than or equal to 0")
+        )
+    if options.limit_bytes is not None and options.limit_bytes < 1:
+        errs.append(fe.invalid("limitBytes", options.limit_bytes, "must be greater than 0"))
+    if options.since_seconds is not None and options.since_time is not None:
+        errs.append(
+            fe.forbidden("", "at most one of `sinceTime` or `sinceSeconds` may be specified")
+        )
+    elif options.since_seconds is not None and options.since_seconds < 1:
+        errs.append(fe.invalid("sinceSeconds", options.since_seconds, "must be greater than 0"))
+    return errs
 
 
 def log_follows(pod: Obj, options: ReadOptions) -> bool:
