@@ -104,6 +104,8 @@ class DeviceTaintEvictionController(ControllerComponent):
         self.client = client
         self.clock = clock
         self.events = LegacyEventRecorder(client, component=self.name, clock=clock)
+        #: pods whose eviction waits for a toleration to run out (cancelled with an event)
+        self._scheduled: set[str] = set()
         self.informers: list[Informer] = []
         self.controller = Controller(
             name="device_taint_eviction",
@@ -274,14 +276,23 @@ class DeviceTaintEvictionController(ControllerComponent):
             return await self._sync_rule(rest)
         pod = self.pods.get(rest)
         if pod is None or meta(pod).get("deletionTimestamp") or _terminal(pod):
+            self._scheduled.discard(rest)
             return None
         now = self.clock.now()
         evictions = self.evictions(pod, now=now)
         if not evictions:
+            if rest in self._scheduled:  # the taint went or is tolerated now: as upstream says
+                self._scheduled.discard(rest)
+                self.events.event(
+                    regarding=pod, type="Normal", reason="DeviceTaintManagerEviction",
+                    note="Cancelling deletion",
+                )
             return None
         when = min(t for t, _ in evictions)
         if when > now:
+            self._scheduled.add(rest)
             return Result(requeue_after=(when - now).total_seconds())
+        self._scheduled.discard(rest)
         await self._evict(pod)
         for rule_uid in {taint.rule_uid for t, taint in evictions if t <= now and taint.rule_uid}:
             self.evicted_by_rule[rule_uid] += 1

@@ -141,6 +141,8 @@ class NodeLifecycleController(ControllerComponent):
         )
         #: by node name: when each NoExecute taint without ``timeAdded`` was first seen
         self._taints_seen: dict[str, dict[tuple[str, str], datetime]] = {}
+        #: pods whose eviction waits for a toleration to run out (cancelled with an event)
+        self._scheduled: set[str] = set()
         self.nodes.add_handler(
             on_add=self._node_changed,
             on_update=lambda _o, new: self._node_changed(new),
@@ -162,7 +164,7 @@ class NodeLifecycleController(ControllerComponent):
             if (taint := as_dict(t)).get("effect") == "NoExecute"
         ]
         self._remember_taints(name, no_execute)
-        if no_execute:
+        if no_execute or self._scheduled:  # a taint gone may cancel a pending eviction
             for key in self.pods.index_keys(NODE_NAME_INDEX, name):
                 self.controller.enqueue("pod:" + key)
 
@@ -332,12 +334,16 @@ class NodeLifecycleController(ControllerComponent):
     # --- pods on NoExecute nodes ---------------------------------------------------------------
     async def _sync_pod(self, key: str) -> Result | None:
         pod = self.pods.get(key)
-        if pod is None or meta(pod).get("deletionTimestamp"):
-            return None
-        if as_dict(pod.get("status")).get("phase") in ("Succeeded", "Failed"):
+        if (
+            pod is None
+            or meta(pod).get("deletionTimestamp")
+            or as_dict(pod.get("status")).get("phase") in ("Succeeded", "Failed")
+        ):
+            self._scheduled.discard(key)
             return None
         node = self.nodes.get(text(as_dict(pod.get("spec")).get("nodeName")))
         if node is None:
+            self._scheduled.discard(key)
             return None
         now = self.clock.now()
         tolerations = [as_dict(t) for t in as_list(as_dict(pod.get("spec")).get("tolerations"))]
@@ -345,21 +351,29 @@ class NodeLifecycleController(ControllerComponent):
         seen = self._taints_seen.get(text(meta(node).get("name"))) or {}
         for raw in as_list(as_dict(node.get("spec")).get("taints")):
             raw = as_dict(raw)
-            key, value = text(raw.get("key")), text(raw.get("value"))
+            taint_key, value = text(raw.get("key")), text(raw.get("value"))
             taint = Taint(
-                key=key,
+                key=taint_key,
                 value=value,
                 effect=text(raw.get("effect")),
-                time_added=_time(raw.get("timeAdded")) or seen.get((key, value)),
+                time_added=_time(raw.get("timeAdded")) or seen.get((taint_key, value)),
             )
             when = eviction_time(taint, tolerations, now=now)
             if when is not None:
                 times.append(when)
         if not times:
+            if key in self._scheduled:  # the taint went or is tolerated now: as upstream says
+                self._scheduled.discard(key)
+                self.eviction_events.event(
+                    regarding=pod, type="Normal", reason="TaintManagerEviction",
+                    note=f"Cancelling deletion of Pod {meta_key(pod)}",
+                )
             return None
         when = min(times)
         if when > now:
+            self._scheduled.add(key)
             return Result(requeue_after=(when - now).total_seconds())
+        self._scheduled.discard(key)
         self.eviction_events.event(
             regarding=pod, type="Normal", reason="TaintManagerEviction",
             note=f"Marking for deletion Pod {meta_key(pod)}",

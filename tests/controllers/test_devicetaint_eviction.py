@@ -180,6 +180,34 @@ async def test_toleration_seconds_delay_the_eviction(cluster):
     await cluster.eventually(lambda: _evicted(cluster, "p-0"))
 
 
+async def test_a_pending_eviction_is_cancelled_with_an_event_when_the_taint_goes(cluster):
+    await cluster.start(EVICTION)
+    await cluster.user.create(RESOURCE_SLICES, body=_slice({"gpu-0": [TAINT]}))
+    tolerate_a_minute = [{"key": "example.com/unhealthy", "operator": "Exists",
+                          "effect": "NoExecute", "tolerationSeconds": 60}]
+    await _shared_claim_with_pods(
+        cluster, "patient", ["p-0"], "gpu-0", tolerations=tolerate_a_minute
+    )
+    await cluster.settle()
+    await cluster.advance(10)
+    await cluster.user.update(RESOURCE_SLICES, body={
+        **(await cluster.user.get(RESOURCE_SLICES, name="node-1-gpus")),
+        "spec": _slice({})["spec"],
+    })
+
+    async def cancelled() -> bool:
+        events = await cluster.user.list(EVENTS, namespace="default")
+        return any(
+            (e["reason"], e["message"], e["involvedObject"]["name"])
+            == ("DeviceTaintManagerEviction", "Cancelling deletion", "p-0")
+            for e in events.items
+        )
+
+    await cluster.eventually(cancelled)
+    await cluster.advance(60)
+    assert not await _evicted(cluster, "p-0")
+
+
 async def test_a_toleration_without_seconds_keeps_the_pod(cluster):
     await cluster.start(EVICTION)
     await cluster.user.create(RESOURCE_SLICES, body=_slice({"gpu-0": [TAINT]}))

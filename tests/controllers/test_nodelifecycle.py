@@ -271,3 +271,29 @@ async def test_a_cordoned_node_and_a_pressured_one_get_their_no_schedule_taints(
         return await taints() == {("node.kubernetes.io/disk-pressure", "NoSchedule")}
 
     await cluster.eventually(pressured)
+
+
+async def test_a_pending_taint_eviction_is_cancelled_with_an_event_when_the_taint_goes(cluster):
+    await _node(cluster)
+    await cluster.start(["node-lifecycle-controller"])
+    pod = cluster.pod("patient", node="node-1")
+    pod["spec"]["tolerations"] = [
+        {"key": "maintenance", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}
+    ]
+    await cluster.user.create(PODS, body=pod)
+    node = await cluster.user.get(NODES, name="node-1")
+    node.setdefault("spec", {})["taints"] = [{"key": "maintenance", "effect": "NoExecute"}]
+    await cluster.user.update(NODES, body=node)
+    await _renew(cluster)
+    await cluster.advance(10)
+    node = await cluster.user.get(NODES, name="node-1")
+    node["spec"]["taints"] = []
+    await cluster.user.update(NODES, body=node)
+
+    async def cancelled() -> bool:
+        events = await cluster.user.list(EVENTS, namespace="default")
+        return ("TaintManagerEviction", "Cancelling deletion of Pod default/patient") in {
+            (e["reason"], e["message"]) for e in events.items
+        }
+
+    await cluster.eventually(cancelled)
