@@ -7,10 +7,12 @@ or none.
   resources for a group that cannot be complete.
 * **Permit** — a member that fits is held (WAIT) until ``minCount`` members are assumed or
   bound; the member that completes the group allows all waiting ones, and they bind together.
-* **Timeout** — if the group is not complete within :data:`PERMIT_TIMEOUT` seconds of the
-  injected clock, the waiting members are rejected: their reservations are released (Unreserve
-  of every plugin) and they return to the unschedulable pool, to be retried when a node is added,
-  a pod is deleted, or a new member arrives.
+* **Timeout** — one deadline per group, as upstream's: the first member to wait sets it
+  :data:`PERMIT_TIMEOUT` (5 minutes) ahead on the injected clock, later members wait what is left
+  of it, and a new attempt after it passed sets a new one. Members still waiting then are
+  rejected: their reservations are released (Unreserve of every plugin) and they return to the
+  unschedulable pool, to be retried when a node is added, a pod is deleted, or a new member
+  arrives.
 * **Unreserve** — one member failing rejects the others still waiting, so no partial gang keeps
   resources.
 """
@@ -39,7 +41,8 @@ from ..framework.status import Code, Status, unschedulable
 __all__ = ["GangScheduling", "NAME", "PERMIT_TIMEOUT"]
 
 NAME = "GangScheduling"
-PERMIT_TIMEOUT = 60.0
+#: seconds a group has to complete at Permit (upstream's DefaultSchedulingTimeoutDuration)
+PERMIT_TIMEOUT = 300.0
 Obj = Mapping[str, Any]
 
 
@@ -80,6 +83,8 @@ class GangScheduling:
         self.handle = handle
         self.groups = handle.informer(POD_GROUPS)
         self.timeout = PERMIT_TIMEOUT
+        #: ``namespace/group`` → the monotonic time its members stop waiting at Permit
+        self._deadlines: dict[str, float] = {}
 
     def _min_count(self, pod: Obj) -> int:
         group_name = pod_group_name(pod)
@@ -160,6 +165,15 @@ class GangScheduling:
             if same_group and _uid(other) != uid:
                 waiting.reject(NAME, f"pod group {namespace}/{group} was rejected")
 
+    def _remaining(self, key: str) -> float:
+        """Seconds left of the group's deadline, setting a new one when there is none or it
+        has passed."""
+        now = self.handle.clock.monotonic()
+        deadline = self._deadlines.get(key)
+        if deadline is None or deadline <= now:
+            deadline = self._deadlines[key] = now + self.timeout
+        return deadline - now
+
     def permit(self, state: CycleState, pod: Obj, node_name: str) -> tuple[Status | None, float]:
         min_count = self._min_count(pod)
         if not min_count:
@@ -167,9 +181,10 @@ class GangScheduling:
         placed = sum(
             1 for member in self._members(pod) if self.handle.is_assumed_or_bound(_uid(member))
         )
-        if placed < min_count:
-            return Status(Code.WAIT), self.timeout
         group, namespace = pod_group_name(pod), _namespace(pod)
+        if placed < min_count:
+            return Status(Code.WAIT), self._remaining(f"{namespace}/{group}")
+        self._deadlines.pop(f"{namespace}/{group}", None)
         for waiting in list(self.handle.waiting_pods()):
             other = waiting.pod
             if pod_group_name(other) == group and _namespace(other) == namespace:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi.clock import FakeClock
 from fakeapi.scheduler.framework import Code, CycleState, NodeInfo, NodeScore, PodInfo
 from fakeapi.scheduler.framework.interface import NodeToStatus
 from fakeapi.scheduler.framework.status import unresolvable, unschedulable
 from fakeapi.scheduler.framework.types import QueuedPodInfo
 from fakeapi.scheduler.plugins.default_preemption import DefaultPreemption
+from fakeapi.scheduler.plugins.gang import GangScheduling
 from fakeapi.scheduler.plugins.helpers import default_normalize_score
 from fakeapi.scheduler.plugins.node_affinity import NodeAffinity
 from fakeapi.scheduler.plugins.node_name import NodeName
@@ -281,3 +283,41 @@ def test_adaptive_percentage_of_nodes_to_score() -> None:
     assert num_feasible_nodes_to_find(10000) == 500  # the 5% floor
     assert num_feasible_nodes_to_find(1000, 1) == 100  # never fewer than 100
     assert num_feasible_nodes_to_find(1000, 100) == 1000
+
+
+class _GangHandle:
+    """Just what GangScheduling reads: the PodGroup, its pods, who is placed, the clock."""
+
+    def __init__(self, clock: Any) -> None:
+        self.clock = clock
+        group = {"metadata": {"name": "g", "namespace": "default"},
+                 "spec": {"policy": {"gang": {"minCount": 3}}}}
+        self.members = [pod(f"m-{i}", workloadRef={"name": "w", "podGroupName": "g"})
+                        for i in range(3)]
+        self.groups = {"default/g": group}
+
+    def informer(self, resource: Any) -> Any:
+        return self.groups
+
+    def pods_of_group(self, namespace: str, group: str) -> list[dict[str, Any]]:
+        return self.members
+
+    def is_assumed_or_bound(self, uid: str) -> bool:
+        return uid == "uid-m-0"
+
+    def waiting_pods(self) -> list[Any]:
+        return []
+
+
+def test_a_gang_has_one_permit_deadline_that_later_members_share() -> None:
+    clock = FakeClock()
+    handle = _GangHandle(clock)
+    plugin = GangScheduling(handle)  # type: ignore[arg-type]
+    status, first = plugin.permit(CycleState(), handle.members[0], "n")
+    assert status is not None and status.code is Code.WAIT and first == 300.0
+    clock.advance(100)
+    _, second = plugin.permit(CycleState(), handle.members[1], "n")
+    assert second == 200.0
+    clock.advance(250)  # the deadline passed: a new attempt gets a new one
+    _, third = plugin.permit(CycleState(), handle.members[1], "n")
+    assert third == 300.0
