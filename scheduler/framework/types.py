@@ -105,10 +105,10 @@ def _label_keys_merged(selector: Obj | None, term: Obj, labels: Mapping[str, str
     """``labelSelector`` with ``matchLabelKeys`` / ``mismatchLabelKeys`` applied (KEP-3633):
     ``key In (value)`` / ``key NotIn (value)`` for each key the pod has.
 
-    Upstream's kube-apiserver merges them into the stored selector when the pod is created; this
-    API server does not, so the scheduler merges them when it parses the pod. A requirement the
-    selector already holds is not added twice, so a pod whose server did merge parses the same.
-    A null selector selects nothing and stays so.
+    The API server merges them into the stored selector when the pod is created, as upstream's;
+    merging again here is a no-op for such a pod (a requirement the selector already holds is
+    not added twice) and keeps pods that never went through the API server (plugin tests)
+    reading alike. A null selector selects nothing and stays so.
     """
     match_keys = term.get("matchLabelKeys") or ()
     mismatch_keys = term.get("mismatchLabelKeys") or ()

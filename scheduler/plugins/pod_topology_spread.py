@@ -109,7 +109,15 @@ def _parse(raw: Obj, labels: Mapping[str, str]) -> Constraint:
     """A ``TopologySpreadConstraint`` of a pod with ``labels`` (SelectorError if invalid)."""
     selector: Obj | None = raw.get("labelSelector")
     keys = raw.get("matchLabelKeys") or ()
-    pinned = [{"key": k, "operator": "In", "values": [labels[k]]} for k in keys if k in labels]
+    # merged at create by the API server already; again here for pods that skipped it, without
+    # repeating a requirement the selector holds
+    held = (selector or {}).get("matchExpressions") or ()
+    pinned = [
+        requirement
+        for k in keys
+        if k in labels
+        and (requirement := {"key": k, "operator": "In", "values": [labels[k]]}) not in held
+    ]
     if selector is not None and pinned:  # a null selector selects nothing, and stays so
         selector = {
             **selector,

@@ -797,6 +797,34 @@ class TestPodCreate:
             ".weight: Invalid value: 0: must be in the range 1-100",
         ]
 
+    def test_match_label_keys_are_merged_into_the_selectors_at_create(self) -> None:
+        term = {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "web"}},
+                "matchLabelKeys": ["rev"], "mismatchLabelKeys": ["tenant", "absent"]}
+        obj = new_pod(
+            affinity={"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [copy.deepcopy(term)],
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 10, "podAffinityTerm": copy.deepcopy(term)}],
+            }},
+            topologySpreadConstraints=[{
+                "maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "web"}}, "matchLabelKeys": ["rev"]}],
+        )
+        obj["metadata"]["labels"] = {"app": "web", "rev": "7", "tenant": "a"}
+        prepare_new(PodStrategy(), obj, CTX)
+        merged = [
+            {"key": "rev", "operator": "In", "values": ["7"]},
+            {"key": "tenant", "operator": "NotIn", "values": ["a"]},
+        ]
+        anti = obj["spec"]["affinity"]["podAntiAffinity"]
+        required = anti["requiredDuringSchedulingIgnoredDuringExecution"][0]
+        preferred = anti["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
+        assert required["labelSelector"]["matchExpressions"] == merged
+        assert preferred["labelSelector"]["matchExpressions"] == merged
+        [spread] = obj["spec"]["topologySpreadConstraints"]
+        assert spread["labelSelector"]["matchExpressions"] == merged[:1]
+        assert PodStrategy().validate(obj, CTX) == []
+
     def test_pod_group_claims_follow_the_seed_shape(self) -> None:
         obj = created_pod(
             workloadRef={"name": "w", "podGroupName": "pg-1"},

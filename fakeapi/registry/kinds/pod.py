@@ -282,6 +282,7 @@ class PodStrategy(Strategy):
         default_pod(obj)
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        _merge_label_keys(obj)
         status: Obj = {"phase": "Pending", "qosClass": pod_qos_class(obj)}
         if as_dict(obj.get("spec")).get("schedulingGates"):
             # as upstream's API server, so that kubectl shows SchedulingGated at once
@@ -355,3 +356,36 @@ class PodStrategy(Strategy):
             "status.podIP": pod_ip,
             "status.nominatedNodeName": text(status.get("nominatedNodeName")),
         }
+
+
+def _merge_label_keys(pod: Obj) -> None:
+    """Fold ``matchLabelKeys``/``mismatchLabelKeys`` into the selectors they refine, as upstream's
+    API server does when a pod is created (KEP-3633 for pod (anti-)affinity, KEP-3243's selector
+    merge for topology spread): ``key In [the pod's value]`` (``NotIn`` for mismatch) for each key
+    the pod's labels have; a term without a ``labelSelector`` selects nothing and stays so."""
+    labels = as_dict(dig(pod, "metadata", "labels"))
+    spec = as_dict(pod.get("spec"))
+    if not labels or not spec:
+        return
+    terms: list[Any] = []
+    affinity = as_dict(spec.get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        section = as_dict(affinity.get(kind))
+        terms += as_list(section.get("requiredDuringSchedulingIgnoredDuringExecution"))
+        terms += [
+            as_dict(weighted).get("podAffinityTerm")
+            for weighted in as_list(section.get("preferredDuringSchedulingIgnoredDuringExecution"))
+        ]
+    terms += as_list(spec.get("topologySpreadConstraints"))
+    for term in terms:
+        if not isinstance(term, dict) or not isinstance(term.get("labelSelector"), dict):
+            continue
+        added = [
+            {"key": key, "operator": operator, "values": [labels[key]]}
+            for field, operator in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn"))
+            for key in as_list(term.get(field))
+            if isinstance(key, str) and isinstance(labels.get(key), str)
+        ]
+        if added:
+            selector = term["labelSelector"]
+            selector["matchExpressions"] = as_list(selector.get("matchExpressions")) + added
