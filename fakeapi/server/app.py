@@ -108,8 +108,41 @@ class _Documents:
         return self._openapi[key]
 
 
-async def _ok(_: web.Request) -> web.Response:
-    return web.Response(text="ok", content_type="text/plain")
+#: the checks each health endpoint reports, by upstream's names (the in-memory store stands in
+#: for etcd); all pass while the server answers
+_HEALTH_CHECKS = {
+    "healthz": ("ping", "log", "etcd"),
+    "livez": ("ping", "log", "etcd"),
+    "readyz": ("ping", "log", "etcd", "etcd-readiness", "informer-sync", "shutdown"),
+}
+
+
+def _health(endpoint: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """``/<endpoint>`` as kube-apiserver's healthz handler: ``ok``, or with ``?verbose`` one
+    ``[+]<check> ok`` line per check and ``<endpoint> check passed``; ``?exclude=`` skips a
+    check; ``/<endpoint>/<check>`` answers one check, 404 for a name it does not know."""
+    checks = _HEALTH_CHECKS[endpoint]
+
+    async def handler(request: web.Request) -> web.Response:
+        check = request.match_info.get("check")
+        if check is not None:
+            if check not in checks:
+                raise web.HTTPNotFound()
+            return web.Response(text="ok", content_type="text/plain")
+        if "verbose" not in request.query:
+            return web.Response(text="ok", content_type="text/plain")
+        excluded = set(request.query.getall("exclude", []))
+        lines = [
+            f"[+]{name} excluded: ok" if name in excluded else f"[+]{name} ok" for name in checks
+        ]
+        unknown = sorted(excluded - set(checks))
+        if unknown:
+            quoted = ",".join(f'"{name}"' for name in unknown)
+            lines.append(f"warn: some health checks cannot be excluded: no matches for {quoted}")
+        lines.append(f"{endpoint} check passed")
+        return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
+
+    return handler
 
 
 def create_app(
@@ -179,9 +212,9 @@ def create_app(
         raise web.HTTPNotFound()
 
     router = app.router
-    for path in ("/healthz", "/livez", "/readyz"):
-        router.add_get(path, _ok)
-        router.add_get(path + "/{check:.*}", _ok)
+    for endpoint in _HEALTH_CHECKS:
+        router.add_get(f"/{endpoint}", _health(endpoint))
+        router.add_get(f"/{endpoint}/{{check:.+}}", _health(endpoint))
     router.add_get("/version", version)
     router.add_get("/version/", version)
     router.add_get("/api", api_root)

@@ -258,3 +258,14 @@ def test_get_raw_version_pods_and_readyz(kubectl):
     assert pods["metadata"]["resourceVersion"].isdigit()
     assert [p["metadata"]["name"] for p in pods["items"]] == ["rawpod"]
     assert kubectl("get", "--raw", "/readyz", namespaced=False).strip() == "ok"
+
+
+def test_health_endpoints_list_their_checks_and_know_their_names(kubectl):
+    verbose = kubectl("get", "--raw", "/readyz?verbose", namespaced=False).splitlines()
+    assert verbose[0] == "[+]ping ok" and "[+]etcd ok" in verbose
+    assert verbose[-1] == "readyz check passed"
+    excluded = kubectl("get", "--raw", "/livez?verbose&exclude=etcd", namespaced=False)
+    assert "[+]etcd excluded: ok" in excluded.splitlines()
+    assert kubectl("get", "--raw", "/readyz/etcd", namespaced=False).strip() == "ok"
+    missing = kubectl.run("get", "--raw", "/readyz/no-such-check", namespaced=False, check=False)
+    assert missing.returncode != 0 and "NotFound" in missing.stderr
