@@ -22,6 +22,7 @@ from fakeapi.server import discovery, openapi
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
 from fakeapi.server.metrics import add_metrics_route
+from fakeapi.server.openapi_v2 import SwaggerEndpoint
 
 __all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED"]
 
@@ -208,9 +209,6 @@ def create_app(
             raise web.HTTPNotFound()
         return json_bytes_response(body)
 
-    async def not_found(_: web.Request) -> web.Response:
-        raise web.HTTPNotFound()
-
     router = app.router
     for endpoint in _HEALTH_CHECKS:
         router.add_get(f"/{endpoint}", _health(endpoint))
@@ -232,5 +230,5 @@ def create_app(
     router.add_get("/openapi/v3", openapi_v3_index)
     router.add_get("/openapi/v3/", openapi_v3_index)
     router.add_get("/openapi/v3/{path:.+}", openapi_v3_doc)
-    router.add_get("/openapi/v2", not_found)
+    router.add_get("/openapi/v2", SwaggerEndpoint(registry.resources).handle)
     return app

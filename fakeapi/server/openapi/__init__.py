@@ -6,8 +6,8 @@ segment of its ``$ref`` — hence upstream's schema names
 (``io.k8s.api.resource.v1.ResourceClaimSpec``).
 ``create``/``apply``/``replace`` look for the kind's PATCH operation in ``paths`` and its
 ``fieldValidation`` parameter: when found, kubectl leaves unknown-field checks to the server
-(``fieldValidation=Strict``); without it kubectl falls back to client-side validation, which needs
-``/openapi/v2`` and fails. So every document carries upstream-shaped ``paths`` as well as schemas.
+(``fieldValidation=Strict``); without it kubectl falls back to client-side validation against
+``/openapi/v2``. So every document carries upstream-shaped ``paths`` as well as schemas.
 
 Schema names are ``<prefix>.<ClassName>`` (the kind's name for a served kind), the prefix being,
 in order: the served kind's ``openapi_prefix`` (for its own model and the models of its module),
@@ -21,11 +21,22 @@ cache, keyed by that hash, never serves a stale document after the table changes
 The package splits along those concerns: :mod:`.refs` (shared component names),
 :mod:`.meta_schemas` (the fixed apimachinery schemas), :mod:`.schemas` (models to named
 component schemas), :mod:`.paths` (operations per resource) and :mod:`.documents` (the index and
-the per-group-version document built from them).
+the per-group-version document built from them). ``/openapi/v2``, which kubectl still reads for
+a ``kind: List``, is one Swagger 2.0 document converted from all of these (:mod:`.swagger`) and
+encoded as gnostic protobuf for kubectl (:mod:`.swagger_protobuf`).
 """
 
 from __future__ import annotations
 
 from .documents import document_bytes, document_path, openapi_document, openapi_index
+from .swagger import swagger_document
+from .swagger_protobuf import swagger_protobuf
 
-__all__ = ["document_bytes", "document_path", "openapi_document", "openapi_index"]
+__all__ = [
+    "document_bytes",
+    "document_path",
+    "openapi_document",
+    "openapi_index",
+    "swagger_document",
+    "swagger_protobuf",
+]

@@ -2,7 +2,7 @@
 
 kubectl ``create``/``apply``/``replace`` look for the kind's PATCH operation and its
 ``fieldValidation`` parameter; when found they leave unknown-field checks to the server,
-otherwise they fall back to client-side validation, which needs ``/openapi/v2`` and fails. So
+otherwise they fall back to client-side validation against ``/openapi/v2``. So
 every resource gets upstream's collection, item, subresource and all-namespaces paths, with
 upstream's operation ids, tags and parameter sets, built from the shared tables below.
 """
