@@ -42,8 +42,12 @@ class StageEngine:
         self.rng = rng
         self._pending: dict[str, _Pending] = {}
 
-    def decide(self, key: str, pod: dict[str, Any], *, now: float) -> Decision:
-        """What to do for the pod with ``key`` at monotonic time ``now``."""
+    def decide(
+        self, key: str, pod: dict[str, Any], *, now: float, back_off: float = 0.0
+    ) -> Decision:
+        """What to do for the pod with ``key`` at monotonic time ``now``; ``back_off``: the
+        seconds left of the crash-loop back-off of its waiting containers (for stages whose
+        delay is ``fromBackOff``)."""
         pending = self._pending.get(key)
         if pending is not None:
             if pending.stage.matches(pod):
@@ -56,7 +60,7 @@ class StageEngine:
         if not matching:
             return Decision()
         stage = self._choose(matching)
-        delay = stage.delay.draw(pod, self.rng)
+        delay = stage.delay.draw(pod, self.rng, back_off=back_off)
         if delay <= 0:
             return Decision(stage=stage)
         self._pending[key] = _Pending(stage, now + delay)

@@ -12,8 +12,10 @@ removing one (or a device from the list) undoes it. Values are comma-separated:
 ``fakeapi.dev/fault-unhealthy-devices``  ``<driver>/<device>[=<message>]`` reported Unhealthy
 ``fakeapi.dev/fault-silenced-drivers``   drivers that stop streaming health (stay registered)
 ``fakeapi.dev/fault-stopped-drivers``    drivers that unregister (slices removed, devices Unknown)
-``fakeapi.dev/fault-node-stopped``       ``"true"``: the kubelet stops renewing its Lease and
-                                         its node status (the node goes NotReady), until removed
+``fakeapi.dev/fault-node-stopped``       ``"true"``: the kubelet is cut off from the API: no
+                                         Lease, no node status (the node goes NotReady) and no
+                                         writes for its pods (deleted ones stay Terminating),
+                                         until removed
 """
 
 from __future__ import annotations

@@ -6,24 +6,29 @@ ResourceClaims its pods use — through the cluster's shared informers, with :mo
 routing each change to the one kubelet it concerns, which is what a per-node field-selector watch
 would give a real kubelet — and reconciles one pod key at a time from current state:
 
-1. **Admission** (pods not yet running): every claim must exist, be allocated for this node and
-   reserved for the pod, its PodGroup, or any pod (:mod:`.admission`). Otherwise the pod stays
-   Pending with a ``FailedPrepareDynamicResources`` Warning event and is retried with back-off
-   (and at once when one of its claims changes).
+1. **Admission** (pods not yet running): every claim must exist, be allocated for this node
+   and reserved for the pod, its PodGroup, or any pod (:mod:`.admission`). Otherwise the pod
+   stays Pending with a ``FailedPrepareDynamicResources`` Warning event and the status
+   upstream's ``SyncPod`` writes first (containers ``ContainerCreating``, the kubelet's
+   conditions, host IPs), and is retried with back-off (and at once when one of its claims
+   changes). A pod whose first stage waits shows that status meanwhile.
 2. **Prepare**: each driver named in a claim's allocation prepares it (NodePrepareResources),
    which returns CDI device IDs and writes the claim's ``status.devices``.
 3. **Stages**: the lifecycle stages (:mod:`.stages`, timed by :mod:`.engine`) move the pod
    through its phases; the kubelet writes each stage's status with a strategic-merge patch of
    ``pods/status``, records its events and, for graceful deletion, deletes the pod with grace
-   period 0 once its containers are stopped — after unpreparing claims no other pod here uses.
-   Claims are also unprepared when a pod reaches Succeeded or Failed.
+   period 0 once its containers are stopped. Claims no other pod here uses are unprepared before
+   a pod is reported Succeeded or Failed or deleted; while that fails (a driver not registered)
+   the phase is held and the pod not deleted. Failed containers restart after the crash-loop
+   back-off (:mod:`.backoff`).
 4. **Health**: drivers stream device health into a :class:`~.dra.health.HealthCache`; whenever a
    device used by a pod changes health (or times out to Unknown) the pod's
    ``allocatedResourcesStatus`` is rewritten — for terminated pods too, as long as they exist.
 
 On start the kubelet registers its Node, deletes its node's ResourceSlices (deletecollection by
 ``spec.nodeName``) and registers its drivers, which publish afresh. Faults can be injected from
-Python (methods below) or through Node annotations (:mod:`.faults`, docs/kubelet.md).
+Python (methods below) or through Node annotations (:mod:`.faults`, docs/kubelet.md); a stopped
+node writes nothing for its pods until it is back.
 """
 
 from __future__ import annotations
@@ -285,7 +290,9 @@ class Kubelet:
         await self._apply_faults()
 
     async def stop_node(self, *, stopped: bool = True) -> None:
-        """Stop (or resume) renewing the Lease and reporting node status."""
+        """Cut the node off from the API (or reconnect it): no Lease renewal, no node status and
+        nothing written for its pods — they are neither started, stopped nor deleted — until it
+        is back; then every pod is reconciled from its current state."""
         self._local.node_stopped = stopped
         await self._apply_faults()
 
@@ -310,9 +317,10 @@ class Kubelet:
             await self._apply_faults_locked()
 
     async def _apply_faults_locked(self) -> None:
-        if self._cut_off and not self.node_stopped:  # back: report every pod's status again
-            for key in list(self.pod_sync.states):
-                self.pod_sync.queue.add(key)
+        if self._cut_off and not self.node_stopped:
+            # back: every pod is looked at again from its current state (level-based), those
+            # that came or went while the node was cut off included
+            self._resync_pods()
         self._cut_off = self.node_stopped
         for name, driver in self.drivers.items():
             unhealthy = {
@@ -329,6 +337,12 @@ class Kubelet:
                 self._health_changed(self.health.unregister(driver=name))
             elif not should_stop and not driver.running and self.running:
                 driver.start(health_sink=self._on_health)
+                self._resync_pods()  # claims waiting for this driver to unprepare them
+
+    def _resync_pods(self) -> None:
+        keys = {*self.pod_sync.states, *self._pods.index_keys(NODE_NAME_INDEX, self.node_name)}
+        for key in keys:
+            self.pod_sync.queue.add(key)
 
     # --- informer handlers --------------------------------------------------------------------
     def _pod_changed(self, pod: Obj) -> None:

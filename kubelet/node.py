@@ -10,6 +10,10 @@ What a real kubelet does for its node, on the injected clock:
   owned by the Node) every :data:`LEASE_RENEW_INTERVAL` seconds with
   ``leaseDurationSeconds: 40``, as upstream (renew interval = a quarter of the duration). A
   stopped kubelet stops renewing; the node lifecycle controller then marks the node NotReady.
+  The owner reference is set as upstream's ``SetNodeOwnerFunc`` sets it: whenever the Lease
+  (new or renewed) has none, from the Node's *current* uid (a GET) — never a remembered one, or
+  a Lease recreated after the Node was deleted and recreated would name the old Node and the
+  garbage collector would delete it again and again.
 - **Keep the node Ready** while alive: when the Ready condition is not ``True`` (for instance the
   lifecycle controller set it Unknown while the kubelet was stopped) the status is rewritten, and
   every :data:`NODE_STATUS_REPORT_INTERVAL` (5 minutes, upstream's
@@ -188,6 +192,23 @@ class NodeAgent:
         return False
 
     # --- the Lease -----------------------------------------------------------------------------
+    async def _set_node_owner(self, lease: Obj) -> None:
+        """Upstream's ``SetNodeOwnerFunc``: a Lease without owner references gets one to the
+        Node as it is now; while there is no Node the Lease goes without (tried at each renewal)."""
+        meta = lease.setdefault("metadata", {})
+        if meta.get("ownerReferences"):
+            return
+        try:
+            node = await self.client.get(NODES, name=self.node_name)
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
+            return
+        meta["ownerReferences"] = [{
+            "apiVersion": "v1", "kind": "Node", "name": self.node_name,
+            "uid": str(node["metadata"].get("uid") or ""),
+        }]
+
     async def renew_lease(self) -> Obj:
         """Create or renew the node's Lease (renewTime = now)."""
         now = format_micro_time(self.clock.now())
@@ -206,10 +227,7 @@ class NodeAgent:
                     "renewTime": now,
                 },
             }
-            if self.uid:
-                body["metadata"]["ownerReferences"] = [
-                    {"apiVersion": "v1", "kind": "Node", "name": self.node_name, "uid": self.uid}
-                ]
+            await self._set_node_owner(body)
             created = await self.client.create(LEASES, body=body)
             self.lease_renewals += 1
             return created
@@ -219,6 +237,7 @@ class NodeAgent:
             "leaseDurationSeconds": LEASE_DURATION_SECONDS,
             "renewTime": now,
         }
+        await self._set_node_owner(lease)
         renewed = await self.client.update(LEASES, body=lease)
         self.lease_renewals += 1
         return renewed

@@ -3,8 +3,15 @@
 For each pod bound to the node, :meth:`PodSync.sync` decides what to do now: release and forget a
 pod that is gone, admit and prepare a new one (:class:`~.dra.manager.DRAManager`), apply the
 lifecycle stage that is due (:class:`~.engine.StageEngine`, :func:`~.stages.apply_steps`) or
-refresh its device health. Whatever waits — a stage's delay, admission back-off — is a
-``WorkQueue.add_after`` on the injected clock, so the pod is simply looked at again later.
+refresh its device health. Whatever waits — a stage's delay, admission back-off, a crash-loop
+back-off, an unprepare that failed — is a ``WorkQueue.add_after`` on the injected clock, so the
+pod is simply looked at again later.
+
+As upstream's kubelet, it shows a pod it cannot start yet (devices not prepared, a stage's delay)
+as ``ContainerCreating`` (:func:`~.stages.pending_status`), unprepares a pod's claims after its
+containers stopped and *before* reporting it Succeeded or Failed or deleting it — when that fails
+(a stopped DRA driver) the terminal phase is held and the pod is not deleted until it succeeds —
+and writes nothing at all while its node is cut off from the API (``fault-node-stopped``).
 """
 
 from __future__ import annotations
@@ -32,25 +39,38 @@ from fakeapi.kubelet.admission import (
     extended_claim_name,
     resource_fit_error,
 )
+from fakeapi.kubelet.backoff import CrashLoopBackOff
 from fakeapi.kubelet.dispatch import Dispatcher
-from fakeapi.kubelet.dra.driver import PrepareError
+from fakeapi.kubelet.dra.driver import PrepareError, UnprepareError
 from fakeapi.kubelet.dra.health import HealthCache, overlay_health
 from fakeapi.kubelet.dra.manager import DRAManager, PodResources
 from fakeapi.kubelet.engine import StageEngine
 from fakeapi.kubelet.node import NodeAgent
-from fakeapi.kubelet.stages import Stage, StageContext, apply_steps
+from fakeapi.kubelet.stages import (
+    CRASH_LOOP_BACK_OFF,
+    KUBELET_CONDITIONS,
+    TERMINAL_PHASES,
+    Stage,
+    StageContext,
+    apply_steps,
+    kubelet_conditions,
+    pending_status,
+    pod_phase,
+    state_kind,
+)
 from fakeapi.resource_requests import Resource, pod_requests
-from fakeapi.timefmt import format_time
+from fakeapi.timefmt import format_time, parse_time
 
-__all__ = ["CLAIM_INDEX", "PodSync", "claim_index"]
+__all__ = ["CLAIM_INDEX", "PodSync", "claim_index", "status_patch"]
 
 log = logging.getLogger("fakeapi.kubelet")
 
 Obj = dict[str, Any]
 #: index names on the shared informers are shared too: name them by what they index
 CLAIM_INDEX = "resourceClaimNames"
+#: admission and unprepare retries
 _ADMISSION_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
-_TERMINAL = ("Succeeded", "Failed")
+_TERMINAL = TERMINAL_PHASES
 #: the pod conditions that follow container readiness
 _READY_CONDITIONS = ("Ready", "ContainersReady")
 #: the status fields a kubelet owns and writes
@@ -84,12 +104,63 @@ def claim_index(pod: Obj) -> list[str]:
     return [f"{namespace}/{n}" for n in names if n]
 
 
+def _conditions_patch(current: list[Obj], new: list[Obj]) -> list[Obj]:
+    """The changed conditions (merged by ``type``), each with ``null`` for the fields it lost:
+    a strategic merge of ``{type: Ready, status: "True"}`` would keep a stale reason."""
+    old = {c.get("type"): c for c in current}
+    out = []
+    for condition in new:
+        previous = old.get(condition.get("type"))
+        if previous == condition:
+            continue
+        item = dict(condition)
+        for gone in set(previous or {}) - set(condition):
+            item[gone] = None
+        out.append(item)
+    return out
+
+
+def status_patch(current: Obj, new: Obj) -> Obj:
+    """The strategic-merge patch of the kubelet's status fields that turns ``current`` into
+    ``new`` (upstream's status manager sends a two-way merge patch too): changed fields, ``null``
+    for fields ``new`` dropped, and for conditions only the changed ones, with ``null`` for the
+    fields they lost."""
+    patch: Obj = {}
+    for key in _STATUS_KEYS:
+        if key not in new:
+            if current.get(key) is not None:
+                patch[key] = None
+            continue
+        if new[key] == current.get(key):
+            continue
+        if key == "conditions" and isinstance(new[key], list):
+            changed = _conditions_patch(list(current.get(key) or []), new[key])
+            if changed:
+                patch[key] = changed
+            continue
+        patch[key] = new[key]
+    return patch
+
+
+def _exited_at(entry: Obj) -> float | None:
+    """When a container that waits to restart exited (its ``finishedAt``), in epoch seconds."""
+    state = entry.get("state") or {}
+    terminated = state.get("terminated") or ((entry.get("lastState") or {}).get("terminated")
+                                             if state.get("waiting") is not None else None)
+    finished = (terminated or {}).get("finishedAt")
+    return parse_time(str(finished)).timestamp() if finished else None
+
+
 @dataclass(slots=True)
 class _PodState:
     uid: str
     admitted: bool = False
     resources: PodResources = field(default_factory=PodResources)
     attempts: int = 0
+    #: admission is not tried again before this monotonic time, unless a claim changed
+    retry_at: float = 0.0
+    claim_changed: bool = False
+    unprepare_attempts: int = 0
     pod_ip: str = ""
     #: the claims (namespace/name) this kubelet listens to on the pod's behalf
     claim_keys: frozenset[str] = frozenset()
@@ -126,16 +197,21 @@ class PodSync:
         self.events = events
         self.reports_health = reports_health
         self.queue = queue
-        #: False while the node is cut off (``fault-node-stopped``): readiness is not restored
+        #: False while the node is cut off (``fault-node-stopped``): nothing is written for pods
         self.connected = connected
         self.states: dict[str, _PodState] = {}
+        #: the kubelet's crash-loop back-off, per container (upstream's ``crashLoopBackOff``)
+        self.back_off = CrashLoopBackOff()
         self._next_ip = 2
 
     def claim_changed(self, claim: Obj) -> None:
-        """A claim changed: look again at this node's pods that use it."""
+        """A claim changed: look again at this node's pods that use it (admission at once)."""
         for key in self.pods.index_keys(CLAIM_INDEX, object_key(claim)):
             pod = self.pods.get(key)
             if pod is not None and (pod.get("spec") or {}).get("nodeName") == self.node_name:
+                state = self.states.get(key)
+                if state is not None:
+                    state.claim_changed = True
                 self.queue.add(key)
 
     def close(self) -> None:
@@ -158,13 +234,19 @@ class PodSync:
                 self.queue.done(key)
 
     async def sync(self, key: str) -> None:
+        if not self.connected():
+            # the node is cut off from the API: a kubelet that cannot reach it changes nothing
+            # about its pods (they stay Terminating); the kubelet looks at them all once back
+            return
         pod = self.pods.get(key)
         if pod is not None and (pod.get("spec") or {}).get("nodeName") != self.node_name:
             pod = None  # not (or no longer) ours
         state = self.states.get(key)
         uid = str(((pod or {}).get("metadata") or {}).get("uid") or "")
         if state is not None and (pod is None or state.uid != uid):
-            await self._release(key, state)  # gone, or replaced by a pod of the same name
+            # gone, or replaced by a pod of the same name: its claims are unprepared first
+            if not await self._release(key, state):
+                return
             self._forget(key, state)
             state = None
         if pod is None:
@@ -183,9 +265,18 @@ class PodSync:
             return
         if not state.admitted and not deleting:
             return
-        decision = self.engine.decide(key, pod, now=self.clock.monotonic())
+        if await self._finish(key, pod, state):
+            return
+        back_off = self._back_off_left(pod)
+        if back_off > 0:  # look again when it ends, whatever delays the stages have
+            self.queue.add_after(key, back_off)
+        decision = self.engine.decide(key, pod, now=self.clock.monotonic(), back_off=back_off)
         if decision.stage is not None:
             await self._apply_stage(key, pod, state, decision.stage)
+        elif decision.retry_after is not None and not deleting and await self._pending_written(
+            pod
+        ):
+            pass  # the containers start later: meanwhile the pod shows ContainerCreating
         else:
             # every status write carries observedGeneration: acknowledge a spec change on its
             # own only when nothing else was written
@@ -202,12 +293,19 @@ class PodSync:
             if refusal is not None:
                 await self._reject(pod, *refusal)
                 return False
+            wait = state.retry_at - self.clock.monotonic()
+            if wait > 0 and not state.claim_changed:  # our own write brought us back early
+                self.queue.add_after(key, wait)
+                return False
+        state.claim_changed = False
         try:
             await self._prepare(pod, state)
         except (NotAdmittedError, PrepareError) as exc:
             if quiet:  # a running pod found by a restarted kubelet: keep it running
                 state.admitted = True
                 return True
+            # as upstream's, the pod shows ContainerCreating while its devices are not ready
+            pod = await self._write_pending_status(pod)
             self.events().event(
                 regarding=pod,
                 type="Warning",
@@ -217,10 +315,34 @@ class PodSync:
             )
             delay = _ADMISSION_BACKOFF[min(state.attempts, len(_ADMISSION_BACKOFF) - 1)]
             state.attempts += 1
+            state.retry_at = self.clock.monotonic() + delay
             self.queue.add_after(key, delay)
             return False
         state.admitted = True
         return True
+
+    async def _pending_written(self, pod: Obj) -> bool:
+        """Write the pending status of a pod whose containers start later (upstream writes it
+        before preparing its devices; a pod whose first stage is due at once goes straight to
+        it, one status write instead of two). Whether anything was written."""
+        return await self._write_pending_status(pod) is not pod
+
+    async def _write_pending_status(self, pod: Obj) -> Obj:
+        """The status of a pod the kubelet is about to start (:func:`~.stages.pending_status`),
+        written when it differs from what the pod shows; the pod as it is afterwards."""
+        if (pod.get("status") or {}).get("phase") not in ("Pending", None):
+            return pod
+        status = pending_status(
+            pod, now=format_time(self.clock.now()), host_ip=self.node.host_ip
+        )
+        if not status_patch(pod.get("status") or {}, status):
+            return pod
+        try:
+            return await self._write_status(pod, status)
+        except Exception as exc:
+            if is_not_found(exc):
+                return pod
+            raise
 
     def _no_room(self, key: str, pod: Obj) -> tuple[str, str] | None:
         """Upstream's resource admission against the pods already admitted on this node."""
@@ -248,9 +370,101 @@ class PodSync:
         """Check and prepare the pod's claims (NotAdmittedError / PrepareError on failure)."""
         state.resources = await self.dra.prepare(pod)
 
-    async def _release(self, key: str, state: _PodState) -> None:
-        """Unprepare the pod's claims that no other pod on this node still uses."""
-        await self.dra.release(key, state.resources)
+    async def _release(self, key: str, state: _PodState) -> bool:
+        """Unprepare the pod's claims that no other pod on this node still uses. False when a
+        driver could not (not registered): then the pod is looked at again with back-off, and
+        at once when a driver registers."""
+        try:
+            await self.dra.release(key, state.resources)
+        except UnprepareError as exc:
+            log.info("node %s: pod %s: unprepare dynamic resources: %s", self.node_name, key, exc)
+            delay = _ADMISSION_BACKOFF[min(state.unprepare_attempts, len(_ADMISSION_BACKOFF) - 1)]
+            state.unprepare_attempts += 1
+            self.queue.add_after(key, delay)
+            return False
+        state.unprepare_attempts = 0
+        return True
+
+    async def _finish(self, key: str, pod: Obj, state: _PodState) -> bool:
+        """A pod whose containers are done for good while its phase was held back (unprepare
+        failed): unprepare again, then report the terminal phase. True when that was the case.
+
+        Level-based, from the pod's container statuses as upstream's ``getPhase`` reads them,
+        so a restarted kubelet finishes such a pod too. Pods being deleted are finished by the
+        stage that deletes them."""
+        status = pod.get("status") or {}
+        if (
+            status.get("phase") in _TERMINAL
+            or (pod.get("metadata") or {}).get("deletionTimestamp")
+            or not status.get("containerStatuses")
+        ):
+            return False
+        phase = pod_phase(pod, status, terminal=False)
+        if phase not in _TERMINAL:
+            return False
+        if not await self._release(key, state):
+            return True
+        finished = {**status, "phase": phase}
+        finished["conditions"] = kubelet_conditions(
+            pod, finished, now=format_time(self.clock.now())
+        )
+        self._overlay_health(finished, state)
+        try:
+            await self._write_status(pod, finished)
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
+        return True
+
+    # --- crash-loop back-off -------------------------------------------------------------------
+    @staticmethod
+    def _back_off_key(pod: Obj, entry: Obj) -> tuple[str, str, str]:
+        """Upstream keys the back-off by pod and container (name, image, resources)."""
+        uid = str((pod.get("metadata") or {}).get("uid") or "")
+        return uid, str(entry.get("name")), str(entry.get("image") or "")
+
+    def _waiting_to_restart(self, pod: Obj) -> list[tuple[Obj, float]]:
+        """(status, exit time) of the pod's containers that exited and may restart."""
+        out = []
+        for entry in (pod.get("status") or {}).get("containerStatuses") or []:
+            kind = state_kind(entry)
+            waiting = (entry.get("state") or {}).get("waiting") or {}
+            if kind == "terminated" or waiting.get("reason") == CRASH_LOOP_BACK_OFF:
+                exited = _exited_at(entry)
+                if exited is not None:
+                    out.append((entry, exited))
+        return out
+
+    def _back_off_context(self, pod: Obj) -> dict[str, tuple[float, float]]:
+        """Container name -> (delay, seconds left) for containers still in back-off."""
+        now = self.clock.now().timestamp()
+        out = {}
+        for entry, exited in self._waiting_to_restart(pod):
+            key = self._back_off_key(pod, entry)
+            left = self.back_off.left(key, exited, now=now)
+            if left > 0:
+                out[str(entry.get("name"))] = (self.back_off.get(key), left)
+        return out
+
+    def _back_off_left(self, pod: Obj) -> float:
+        """Seconds until the first container waiting in CrashLoopBackOff may restart."""
+        lefts = [
+            left for name, (_, left) in self._back_off_context(pod).items()
+            if any(e.get("name") == name and state_kind(e) == "waiting"
+                   for e in (pod.get("status") or {}).get("containerStatuses") or [])
+        ]
+        return min(lefts, default=0.0)
+
+    def _count_restarts(self, pod: Obj, status: Obj) -> None:
+        """Containers that restarted move their back-off on (``backOff.Next``)."""
+        before = {e.get("name"): (e, t) for e, t in self._waiting_to_restart(pod)}
+        now = self.clock.now().timestamp()
+        for entry in status.get("containerStatuses") or []:
+            old = before.get(entry.get("name"))
+            if old is not None and int(entry.get("restartCount", 0)) > int(
+                old[0].get("restartCount", 0)
+            ):
+                self.back_off.next(self._back_off_key(pod, old[0]), old[1], now=now)
 
     def _listen_to_claims(self, state: _PodState, keys: frozenset[str]) -> None:
         for claim_key in keys - state.claim_keys:
@@ -264,6 +478,7 @@ class PodSync:
         self.dra.forget(key, state.resources)
         self.states.pop(key, None)
         self.engine.forget(key)
+        self.back_off.forget(lambda k: not (isinstance(k, tuple) and k[0] == state.uid))
 
     def _pod_ip(self, state: _PodState) -> str:
         if not state.pod_ip:
@@ -277,8 +492,10 @@ class PodSync:
             overlay_health(status, devices=state.resources.devices, cache=self.health)
 
     async def _write_status(self, pod: Obj, status: Obj) -> Obj:
+        """Patch ``pods/status`` from the pod's current status to ``status`` (the whole status
+        the kubelet wants), with ``observedGeneration``."""
         meta = pod.get("metadata") or {}
-        patch = {"status": {k: status[k] for k in _STATUS_KEYS if k in status}}
+        patch = {"status": status_patch(pod.get("status") or {}, status)}
         generation = meta.get("generation")
         if isinstance(generation, int):  # as kubelets since PodObservedGenerationTracking
             patch["status"]["observedGeneration"] = generation
@@ -313,32 +530,46 @@ class PodSync:
             isinstance(generation, int)
             and status.get("observedGeneration") != generation
             and status.get("phase") in ("Pending", "Running")
-            and self.connected()
         ):
-            await self._write_status(pod, {})
+            # the conditions the kubelet generates carry the generation they were made for
+            conditions = [
+                {**c, "observedGeneration": generation}
+                if c.get("type") in KUBELET_CONDITIONS and "observedGeneration" in c else c
+                for c in status.get("conditions") or []
+            ]
+            await self._write_status(pod, {**status, "conditions": conditions})
+
+    def _held_conditions(self, pod: Obj, status: Obj) -> list[Obj]:
+        """The kubelet's conditions for ``status``, from the phase its containers give before
+        the pod is finished (upstream generates them so while its status manager holds a
+        terminal phase back)."""
+        phase = pod_phase(pod, status, terminal=False)
+        return kubelet_conditions(
+            pod, {**status, "phase": phase}, now=format_time(self.clock.now())
+        )
 
     async def _sync_readiness(self, pod: Obj) -> bool:
-        """A running pod whose containers are all ready is Ready: the node lifecycle controller
-        sets Ready=False while the node is not ready, and the kubelet's status sync puts it back
-        once the node is (upstream's status manager, from container readiness)."""
+        """A running pod's Ready and ContainersReady conditions follow its containers: the node
+        lifecycle controller sets Ready=False while the node is not ready, and the kubelet's
+        status sync puts back what the containers say once the node is (upstream's status
+        manager reconciles the API's status with its own). Pods being deleted are left to the
+        stage that stops them."""
         status = pod.get("status") or {}
-        containers = status.get("containerStatuses") or []
         if (
             status.get("phase") != "Running"
-            or not containers
-            or not all(c.get("ready") for c in containers)
-            or not self.connected()
+            or not status.get("containerStatuses")
+            or (pod.get("metadata") or {}).get("deletionTimestamp")
         ):
             return False
-        conditions = [dict(c) for c in status.get("conditions") or []]
-        stale = [c for c in conditions if c.get("type") in _READY_CONDITIONS
-                 and c.get("status") != "True"]
-        if not stale:
+        conditions = self._held_conditions(pod, status)
+
+        def verdict(items: list[Obj]) -> dict[Any, tuple[Any, ...]]:
+            return {c.get("type"): (c.get("status"), c.get("reason"), c.get("message"))
+                    for c in items if c.get("type") in _READY_CONDITIONS}
+
+        if verdict(conditions) == verdict(list(status.get("conditions") or [])):
             return False
-        now = format_time(self.clock.now())
-        for condition in stale:
-            condition.update(status="True", lastTransitionTime=now)
-        await self._write_status(pod, {"conditions": conditions})
+        await self._write_status(pod, {**status, "conditions": conditions})
         return True
 
     async def _apply_stage(self, key: str, pod: Obj, state: _PodState, stage: Stage) -> None:
@@ -347,18 +578,35 @@ class PodSync:
             node_name=self.node_name,
             host_ip=self.node.host_ip,
             pod_ip=self._pod_ip(state),
+            back_off=self._back_off_context(pod),
         )
         outcome = apply_steps(pod, stage, ctx)
         self._overlay_health(outcome.status, state)
         meta = pod.get("metadata") or {}
-        if outcome.status != (pod.get("status") or {}):
+        current = pod.get("status") or {}
+        status = outcome.status
+        # upstream unprepares after the containers stopped and before the pod is reported
+        # terminal (the resourceclaim controller releases a terminal pod's claims) or deleted
+        ends = outcome.delete or status.get("phase") in _TERMINAL
+        if ends and not await self._release(key, state):
+            if status.get("phase") in _TERMINAL and current.get("phase") not in _TERMINAL:
+                # the status manager's mergePodStatus: no terminal phase while it could still
+                # hold resources; the containers' states are reported all the same, with the
+                # conditions generated for the phase they give while not yet terminal
+                status = {k: v for k, v in status.items() if k not in ("phase", "reason",
+                                                                        "message")}
+                status.update({k: current[k] for k in ("phase", "reason", "message")
+                               if k in current})
+                status["conditions"] = self._held_conditions(pod, status)
+            outcome.delete = False
+        if status != current:
             try:
-                await self._write_status(pod, outcome.status)
+                await self._write_status(pod, status)
             except Exception as exc:
                 if is_not_found(exc):
                     return
                 raise
-        for event in outcome.events:
+        for event in outcome.events:  # once written: a failed write is retried, events not
             self.events().event(
                 regarding=pod,
                 type="Warning" if event["type"] == "Warning" else "Normal",
@@ -367,8 +615,7 @@ class PodSync:
                 note=event["note"],
                 field_path=event.get("fieldPath", ""),
             )
-        if outcome.status.get("phase") in ("Succeeded", "Failed") or outcome.delete:
-            await self._release(key, state)
+        self._count_restarts(pod, status)
         if outcome.delete:
             try:
                 await self.client.delete(

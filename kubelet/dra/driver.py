@@ -45,7 +45,14 @@ from fakeapi.kubelet.dra.profiles import DriverProfile, RenderedPool
 from fakeapi.kubelet.dra.slices import pool_slices, slices_current
 from fakeapi.timefmt import format_time
 
-__all__ = ["DeviceHealthReport", "HealthSink", "PrepareError", "PreparedClaim", "SimulatedDriver"]
+__all__ = [
+    "DeviceHealthReport",
+    "HealthSink",
+    "PrepareError",
+    "PreparedClaim",
+    "SimulatedDriver",
+    "UnprepareError",
+]
 
 log = logging.getLogger("fakeapi.kubelet.dra")
 
@@ -55,6 +62,11 @@ _PUBLISH = "publish"
 
 class PrepareError(Exception):
     """NodePrepareResources failed for a claim; the message says why (shown in pod events)."""
+
+
+class UnprepareError(Exception):
+    """NodeUnprepareResources could not be called (the driver is not registered): the pod's
+    claims stay prepared, and the pod is neither reported terminal nor deleted, until it can."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,10 @@
 """The kubelet's device health cache (KEP-4680) and the pod status it feeds.
 
 Drivers stream the health of all their devices (:class:`~.driver.DeviceHealthReport`); the
-kubelet keeps the last word per device, keyed ``<driver>/<pool>/<device>`` (the ``resourceID`` of
-``allocatedResourcesStatus``):
+kubelet keeps the last word per device, keyed ``<driver>/<pool>/<device>``; in pod status
+(``allocatedResourcesStatus``) a device's ``resourceID`` is its first CDI device ID, as
+upstream's ``buildResourceHealth`` writes it (``<driver>/<pool>/<device>`` only for a device
+its driver returned no CDI ID for):
 
 - a report sets the device's health and message and restarts its timeout;
 - a device not reported within its timeout (the driver's ``health_check_timeout_seconds``, else
@@ -115,10 +117,19 @@ class AllocatedDevice:
     device: str
     #: (container name, entry name); empty: not tied to a container (pod level)
     containers: tuple[tuple[str, str], ...]
+    #: what the driver's NodePrepareResources returned for the device
+    cdi_device_ids: tuple[str, ...] = ()
 
     @property
     def resource_id(self) -> str:
+        """The health cache's key for the device: ``<driver>/<pool>/<device>``."""
         return resource_id(self.driver, self.pool, self.device)
+
+    @property
+    def status_id(self) -> str:
+        """The ``resourceID`` in pod status, as upstream's ``buildResourceHealth``: the
+        device's first CDI device ID, ``<driver>/<pool>/<device>`` only when it has none."""
+        return self.cdi_device_ids[0] if self.cdi_device_ids else self.resource_id
 
     @property
     def status_name(self) -> str:
@@ -126,9 +137,9 @@ class AllocatedDevice:
         return f"claim:{self.claim}/{self.request}"
 
 
-def _health_entry(rid: str, cache: HealthCache) -> dict[str, Any]:
-    health, message = cache.get(rid)
-    entry: dict[str, Any] = {"resourceID": rid, "health": health}
+def _health_entry(device: AllocatedDevice, cache: HealthCache) -> dict[str, Any]:
+    health, message = cache.get(device.resource_id)
+    entry: dict[str, Any] = {"resourceID": device.status_id, "health": health}
     if message:
         entry["message"] = message
     return entry
@@ -138,10 +149,8 @@ def _statuses(
     devices: Iterable[tuple[str, AllocatedDevice]], cache: HealthCache
 ) -> list[dict[str, Any]]:
     by_name: dict[str, dict[str, dict[str, Any]]] = {}
-    for name, device in devices:
-        by_name.setdefault(name, {})[device.resource_id] = _health_entry(
-            device.resource_id, cache
-        )
+    for name, device in devices:  # one entry per resourceID, as upstream dedupes them
+        by_name.setdefault(name, {}).setdefault(device.status_id, _health_entry(device, cache))
     return [
         {"name": name, "resources": [resources[rid] for rid in sorted(resources)]}
         for name, resources in sorted(by_name.items())

@@ -5,6 +5,9 @@ admission checks (:mod:`fakeapi.kubelet.admission`), asks each driver named in a
 allocation to prepare it, and remembers which pods on the node use which claim and which device.
 A claim is unprepared when the last pod using it is released — before the kubelet's final
 delete of that pod — so a claim shared by several pods stays prepared while any of them runs.
+As upstream's ``unprepareResources``, releasing fails (:class:`~.driver.UnprepareError`, ``DRA
+driver <name> is not registered``) while a driver of the claim is not registered: the claim stays
+prepared and the release is tried again later.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 from fakeapi.client import POD_GROUPS, Client, Informer, is_not_found, object_key
 from fakeapi.kubelet.admission import check_claim, pod_claim_refs
-from fakeapi.kubelet.dra.driver import PrepareError, SimulatedDriver
+from fakeapi.kubelet.dra.driver import PrepareError, SimulatedDriver, UnprepareError
 from fakeapi.kubelet.dra.health import AllocatedDevice, containers_using
 from fakeapi.podgroups import pod_group_name
 
@@ -115,40 +118,54 @@ class DRAManager:
         if key not in users:  # count the pod in before awaiting: a concurrent release of
             users.add(key)  # another pod must not unprepare the claim under our feet
             added.append(uid)
+        cdi: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
         for name in drivers:
             driver = self.drivers.get(name)
             if driver is None or not driver.running:
                 raise PrepareError(f"DRA driver {name} is not registered")
-            await driver.prepare(claim)
+            prepared = await driver.prepare(claim)
+            for (pool, device, share), cdi_id in zip(
+                prepared.devices, prepared.cdi_device_ids, strict=False
+            ):
+                cdi[(name, pool, device, share)] = (cdi_id,)
         namespace = str(claim_meta.get("namespace") or "")
         resources.claims[uid] = (namespace, str(claim_meta.get("name")), tuple(drivers))
         for result in results:
             request = str(result.get("request"))
+            device_key = (str(result.get("driver")), str(result.get("pool")),
+                          str(result.get("device")), str(result.get("shareID") or ""))
             resources.devices.append(
                 AllocatedDevice(
                     claim=pod_claim,
                     request=request,
-                    driver=str(result.get("driver")),
-                    pool=str(result.get("pool")),
-                    device=str(result.get("device")),
+                    driver=device_key[0],
+                    pool=device_key[1],
+                    device=device_key[2],
                     containers=containers_using(pod, pod_claim, request),
+                    cdi_device_ids=cdi.get(device_key, ()),
                 )
             )
 
     async def release(self, key: str, resources: PodResources) -> None:
-        """The pod ``key`` no longer needs its claims: unprepare those no other pod uses."""
+        """The pod ``key`` no longer needs its claims: unprepare those no other pod uses.
+
+        Raises UnprepareError when a driver of such a claim is not registered (upstream's
+        ``GetPlugin`` error); the claims not unprepared yet stay counted as the pod's, so the
+        next call tries them again (unprepare is idempotent)."""
         if resources.released:
             return
         for uid, (namespace, name, drivers) in resources.claims.items():
             users = self._claim_users.get(uid, set())
-            users.discard(key)
-            if users:
+            if users - {key}:  # another pod on the node still uses it
+                users.discard(key)
                 continue
-            self._claim_users.pop(uid, None)
             for driver_name in drivers:
                 driver = self.drivers.get(driver_name)
-                if driver is not None:
-                    await driver.unprepare(uid=uid, namespace=namespace, name=name)
+                if driver is None or not driver.running:
+                    raise UnprepareError(f"DRA driver {driver_name} is not registered")
+            for driver_name in drivers:
+                await self.drivers[driver_name].unprepare(uid=uid, namespace=namespace, name=name)
+            self._claim_users.pop(uid, None)
         resources.released = True
 
     def forget(self, key: str, resources: PodResources) -> None:

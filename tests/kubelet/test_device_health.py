@@ -9,7 +9,8 @@ from fakeapi.client import NODES, PODS
 from .conftest import Cluster
 from .helpers import allocate, bind, make_claim, pod_ref, schedule_with_claim
 
-RID = "gpu.example.com/node-1/gpu-2"
+#: the resourceID upstream reports: the first CDI device ID the driver returned for the device
+RID = "k8s.gpu.example.com/gpu=gpu-2"
 
 
 async def _running_pod_with_gpu(cluster: Cluster, name: str = "web", **kw: Any) -> None:

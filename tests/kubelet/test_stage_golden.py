@@ -27,7 +27,8 @@ Obj = dict[str, Any]
 
 
 def _pod(*, phase: str, annotations: dict[str, str] | None = None, restart: str = "Always",
-         container_state: Obj | None = None, deleting: bool = False) -> Obj:
+         container_state: Obj | None = None, deleting: bool = False,
+         sidecar_state: Obj | None = None, last_state: Obj | None = None) -> Obj:
     meta: Obj = {"name": "web", "namespace": "default",
                  "uid": "0f7e3b8e-4c7e-4d0a-9d55-1b2c3d4e5f60", "annotations": annotations or {}}
     if deleting:
@@ -38,24 +39,41 @@ def _pod(*, phase: str, annotations: dict[str, str] | None = None, restart: str 
         "conditions": [{"type": "PodScheduled", "status": "True",
                         "lastTransitionTime": "2026-01-01T00:00:00Z"}],
     }
+    if phase == "Running":  # its sandbox exists
+        status.update(podIP="10.64.0.5", podIPs=[{"ip": "10.64.0.5"}])
     if container_state is not None:
         status["containerStatuses"] = [{
             "name": "app", "image": "registry.example/app:1.0",
-            "imageID": "registry.example/app@sha256:" + "0" * 64, "ready": True,
-            "restartCount": 0, "started": True, "state": container_state,
+            "imageID": "registry.example/app@sha256:" + "0" * 64,
+            "ready": "running" in container_state, "restartCount": 0,
+            "started": "running" in container_state, "state": container_state,
             "containerID": "containerd://0f7e3b8e4c7e4d0a9d551b2c00000000",
         }]
-    return {
-        "metadata": meta,
-        "spec": {"restartPolicy": restart, "nodeName": "node-1",
-                 "containers": [{"name": "app", "image": "registry.example/app:1.0"}]},
-        "status": status,
-    }
+        if last_state is not None:
+            status["containerStatuses"][0]["lastState"] = last_state
+    spec: Obj = {"restartPolicy": restart, "nodeName": "node-1",
+                 "containers": [{"name": "app", "image": "registry.example/app:1.0"}]}
+    if sidecar_state is not None:
+        spec["initContainers"] = [{"name": "proxy", "image": "registry.example/proxy:1.0",
+                                   "restartPolicy": "Always"}]
+        status["initContainerStatuses"] = [{
+            "name": "proxy", "image": "registry.example/proxy:1.0",
+            "imageID": "registry.example/proxy@sha256:" + "0" * 64, "ready": True,
+            "restartCount": 0, "started": True, "state": sidecar_state,
+            "containerID": "containerd://0f7e3b8e4c7e4d0a9d551b2c11111111",
+        }]
+    return {"metadata": meta, "spec": spec, "status": status}
 
 
 RUNNING = {"running": {"startedAt": "2026-01-01T00:00:01Z"}}
 FAILED = {"terminated": {"exitCode": 1, "reason": "Error",
                          "startedAt": "2026-01-01T00:00:01Z", "finishedAt": "2026-01-01T00:00:06Z"}}
+COMPLETED = {"terminated": {"exitCode": 0, "reason": "Completed",
+                            "startedAt": "2026-01-01T00:00:01Z",
+                            "finishedAt": "2026-01-01T00:00:06Z"}}
+BACKING_OFF = {"waiting": {"reason": "CrashLoopBackOff", "message": (
+    "back-off 10s restarting failed container=app "
+    "pod=web_default(0f7e3b8e-4c7e-4d0a-9d55-1b2c3d4e5f60)")}}
 #: for each default stage, a pod it fires on
 SCENARIOS: dict[str, Obj] = {
     "pod-ready": _pod(phase="Pending"),
@@ -63,10 +81,17 @@ SCENARIOS: dict[str, Obj] = {
                          restart="Never", container_state=RUNNING),
     "pod-fail": _pod(phase="Running", annotations={"fakeapi.dev/finish": "Failed"},
                      restart="Never", container_state=RUNNING),
+    "sidecar-stop": _pod(phase="Running", restart="Never", container_state=FAILED,
+                         sidecar_state=RUNNING),
+    "sidecar-stop-on-failure": _pod(phase="Running", restart="OnFailure",
+                                    container_state=COMPLETED, sidecar_state=RUNNING),
     "container-restart-always": _pod(phase="Running", container_state=FAILED),
     "container-restart-on-failure": _pod(phase="Running", restart="OnFailure",
                                          container_state=FAILED),
-    "pod-delete": _pod(phase="Running", container_state=RUNNING, deleting=True),
+    "container-back-off-over": _pod(phase="Running", container_state=BACKING_OFF,
+                                    last_state=FAILED),
+    "pod-delete": _pod(phase="Running", container_state=RUNNING, deleting=True,
+                       sidecar_state=RUNNING),
 }
 
 
@@ -80,9 +105,16 @@ def _stage_data(stage: Stage) -> Obj:
     }
 
 
+class _NoAliases(yaml.SafeDumper):
+    """Stages share steps through YAML anchors; the golden files spell each one out."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def _check(name: str, data: Any) -> None:
     path = GOLDEN / name
-    text = yaml.safe_dump(data, sort_keys=True, default_flow_style=False)
+    text = yaml.dump(data, Dumper=_NoAliases, sort_keys=True, default_flow_style=False)
     if os.environ.get("FAKEAPI_UPDATE_GOLDEN"):
         path.write_text(text)
     assert path.exists(), f"missing golden file {path}; run with FAKEAPI_UPDATE_GOLDEN=1"

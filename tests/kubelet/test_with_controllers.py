@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.client import NODES, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
+from fakeapi.client import LEASES, NODES, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
 from fakeapi.controllers import ControllerManager
 
 from .conftest import Cluster
@@ -115,3 +115,27 @@ async def test_template_claim_is_prepared_then_unprepared_when_the_pod_goes(
 
     await cluster.eventually(claim_gone, seconds=30)
     assert kubelet.prepared_claims() == {}
+
+
+async def test_lease_is_owned_by_the_recreated_node_and_survives_the_garbage_collector(
+    cluster: Cluster, controllers: ControllerManager
+) -> None:
+    await cluster.kubelet("node-1")
+    await cluster.advance(11)
+    node = await cluster.client.get(NODES, name="node-1")
+    await cluster.client.delete(NODES, name="node-1")
+    await cluster.advance(15, step=1)  # the collector deletes the Lease with its owner
+    # while there is no Node the kubelet's Lease goes without an owner
+    lease = await cluster.client.get(LEASES, namespace="kube-node-lease", name="node-1")
+    assert not lease["metadata"].get("ownerReferences")
+    body = {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "node-1", "labels": node["metadata"]["labels"]}}
+    recreated = await cluster.client.create(NODES, body=body)
+    await cluster.advance(60, step=1)
+
+    lease = await cluster.client.get(LEASES, namespace="kube-node-lease", name="node-1")
+    (owner,) = lease["metadata"]["ownerReferences"]
+    assert (owner["kind"], owner["name"], owner["uid"]) == (
+        "Node", "node-1", recreated["metadata"]["uid"])
+    # renewed all along, never collected again: created once after the Node was deleted
+    assert lease["metadata"]["creationTimestamp"] < recreated["metadata"]["creationTimestamp"]

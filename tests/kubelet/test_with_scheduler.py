@@ -73,9 +73,8 @@ async def test_template_claim_pod_is_scheduled_runs_and_releases_its_gpu(
     (device,) = claim["status"]["devices"]
     assert device["data"] == {"cdiDeviceIDs": [f"k8s.gpu.example.com/gpu={result['device']}"]}
     health = pod["status"]["containerStatuses"][0]["allocatedResourcesStatus"]
-    assert health[0]["resources"][0]["resourceID"] == (
-        f"gpu.example.com/{result['pool']}/{result['device']}"
-    )
+    # upstream's resourceID: the device's first CDI device ID
+    assert health[0]["resources"][0]["resourceID"] == device["data"]["cdiDeviceIDs"][0]
 
     await cluster.client.delete(PODS, namespace="default", name="trainer")
 
