@@ -94,7 +94,7 @@ def _semver(*args: object) -> object:
     try:
         return parse_semver(args[0], normalize=bool(args[1]) if len(args) == 2 else False)
     except SemverError as exc:
-        raise EvalError(f"could not parse semver: {exc}") from None
+        raise EvalError(str(exc)) from None  # blang/semver's words, as Kubernetes returns them
 
 
 def _is_semver(*args: object) -> object:

@@ -83,10 +83,46 @@ def parse_semver(text: str, *, normalize: bool = False) -> Semver:
         text = f"{int(major)}.{int(minor or 0)}.{int(patch or 0)}{rest or ''}"
     match = _SEMVER_RE.match(text)
     if match is None:
-        if not text:
-            raise SemverError("Version string empty")
-        raise SemverError(f"No Major.Minor.Patch elements found or invalid version: {text!r}")
+        raise SemverError(_why_not(text))
     major, minor, patch, pre, build = match.groups()
     return Semver(
         int(major), int(minor), int(patch), tuple(pre.split(".")) if pre else (), build or "", text
     )
+
+
+def _go_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _why_not(text: str) -> str:
+    """Why ``text`` is not a version, in blang/semver's words (what Kubernetes' CEL ``semver``
+    returns as the error), checked in its order."""
+    if not text:
+        return "Version string empty"
+    parts = text.split(".", 2)
+    if len(parts) != 3:
+        return "No Major.Minor.Patch elements found"
+    patch, _, build = parts[2].partition("+")
+    patch, dash, pre = patch.partition("-")
+    for label, number in (("major", parts[0]), ("minor", parts[1]), ("patch", patch)):
+        if not number.isdigit() or not number.isascii():
+            return f"Invalid character(s) found in {label} number {_go_quote(number)}"
+        if len(number) > 1 and number.startswith("0"):
+            capital = label.capitalize()
+            return f"{capital} number must not contain leading zeroes {_go_quote(number)}"
+    for identifier in pre.split(".") if dash else ():
+        if not identifier:
+            return "Prerelease is empty"
+        if identifier.isdigit() and len(identifier) > 1 and identifier.startswith("0"):
+            return (
+                "Numeric PreRelease version must not contain leading zeroes "
+                + _go_quote(identifier)
+            )
+        if not re.fullmatch(r"[0-9A-Za-z-]+", identifier):
+            return f"Invalid character(s) found in prerelease {_go_quote(identifier)}"
+    for identifier in build.split(".") if "+" in parts[2] else ():
+        if not identifier:
+            return "Build meta data is empty"
+        if not re.fullmatch(r"[0-9A-Za-z-]+", identifier):
+            return f"Invalid character(s) found in build meta data {_go_quote(identifier)}"
+    return f"invalid semantic version {_go_quote(text)}"

@@ -99,3 +99,14 @@ def test_exactly_the_limit_is_allowed() -> None:
     )
     assert results is not None
     assert len(results[0]["devices"]["results"]) == 32
+
+
+def test_a_selector_failing_at_runtime_names_the_claim_and_selector_as_upstream() -> None:
+    asking = claim(exact("a", 1))
+    asking["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [
+        {"cel": {"expression": 'device.attributes["gpu.example.com"].model == "x"'}}
+    ]
+    with pytest.raises(AllocationError) as err:
+        allocate(claims=[asking], node="node-1", classes=[GPU_CLASS], slices=[gpu_slice(1)])
+    message = str(err.value)
+    assert message.startswith("claim ns/big: selector #0: CEL runtime error: no such key: model")

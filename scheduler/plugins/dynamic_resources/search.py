@@ -232,8 +232,7 @@ class Search:
                     return False
             except CELRuntimeError as exc:
                 raise AllocationError(
-                    f"class {device_class.name}: selector #{i} on device {device.id}: "
-                    f"CEL runtime error: {exc.message}"
+                    f"class {device_class.name}: selector #{i}: CEL runtime error: {exc.message}"
                 ) from None
         for i, selector in spec.selectors:
             if isinstance(selector, CELCompileError):
@@ -246,8 +245,7 @@ class Search:
                     return False
             except CELRuntimeError as exc:
                 raise AllocationError(
-                    f"claim {self.claims[ci].ref}: selector #{i} on device {device.id}: "
-                    f"CEL runtime error: {exc.message}"
+                    f"claim {self.claims[ci].ref}: selector #{i}: CEL runtime error: {exc.message}"
                 ) from None
         if device.slice.per_device:
             return device_matches_node(device, self.node)
