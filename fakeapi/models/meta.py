@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar
 
 from fakeapi.models.base import GoType, K8sModel, RawJSON, Time, atomic_list, map_list, set_list
 
@@ -110,6 +111,10 @@ class LabelSelector(K8sModel):
 
 class Condition(K8sModel):
     """One aspect of the current state of a resource."""
+
+    #: required in upstream's OpenAPI, but its validation (ValidateCondition) accepts an absent
+    #: message, which Go decodes as "" and writes back so: drivers leave it out
+    ZERO_WHEN_MISSING: ClassVar[Mapping[str, Any]] = {"message": ""}
 
     type: str
     """Type of condition in CamelCase."""

@@ -34,6 +34,7 @@ filled with ``{}`` as Go's zero value would be encoded, anything else is reporte
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -257,12 +258,15 @@ class TypedDecoder:
     ) -> None:
         """Required fields ``out`` lacks: empty structs where the field is one (decoded as Go
         would), a "missing" report otherwise."""
+        zeros = _zero_when_missing(node)
         for key in node.required:
             if key in out:
                 continue
             child = node.properties[key]
             if child.kind == "object" and child.model is not None:
                 out[key] = self._object(child, {}, ("f", loc, key), name)
+            elif key in zeros:
+                out[key] = zeros[key]
             else:
                 self.missing.append(_json_path(("f", loc, key)))
 
@@ -293,12 +297,15 @@ class TypedDecoder:
                 below = _has_required_below(child)
             if below:
                 self._required_value(child, sub, ("f", loc, key), name)
+        zeros = _zero_when_missing(node)
         for key in node.required:
             if key in value:
                 continue
             child = props[key]
             if child.kind == "object" and child.model is not None:
                 value[key] = self._object(child, {}, ("f", loc, key), name)
+            elif key in zeros:
+                value[key] = zeros[key]
             else:
                 self.missing.append(_json_path(("f", loc, key)))
 
@@ -664,3 +671,13 @@ def _smd_expectation(node: SchemaNode, value: Any) -> str:
     if node.scalar_type == "boolean":
         return f"expected boolean, got {_go_value(value)}"
     return f"expected string, got {_go_value(value)}"
+
+
+def _zero_when_missing(node: SchemaNode) -> Mapping[str, Any]:
+    """Required fields of ``node``'s model that Go decodes to their zero value when absent and
+    upstream's validation accepts so (a model's ``ZERO_WHEN_MISSING``): filled, not refused."""
+    zeros: Mapping[str, Any] = getattr(node.model, "ZERO_WHEN_MISSING", _NO_ZEROS)
+    return zeros
+
+
+_NO_ZEROS: Mapping[str, Any] = {}

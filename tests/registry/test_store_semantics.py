@@ -547,3 +547,23 @@ def test_a_resource_version_the_server_has_not_reached_is_a_retryable_timeout(
         "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
         "retryAfterSeconds": 1,
     }
+
+
+def test_a_condition_without_a_message_is_accepted_as_upstream_validation_does() -> None:
+    """metav1.Condition's message is required in upstream's OpenAPI but its validation
+    accepts it missing; drivers write conditions without one."""
+    registry = new_registry(clock=FakeClock())
+    rules = registry.resources.lookup("resource.k8s.io", "v1", "devicetaintrules")
+    rule = registry.create(rules, None, {
+        "metadata": {"name": "r"},
+        "spec": {"deviceSelector": {"driver": "gpu.example.com"},
+                 "taint": {"key": "k", "effect": "None"}},
+    }, W).obj
+    rule["status"] = {"conditions": [{
+        "type": "EvictionInProgress", "status": "False", "reason": "NoEffect",
+        "lastTransitionTime": "2026-01-01T00:00:00Z",
+    }]}
+    written = registry.update(rules, None, "r", rule, W, subresource="status").obj
+    # Go decodes the absent message as "" and writes it back so (clients expect the field)
+    assert written["status"]["conditions"][0]["message"] == ""
+    assert written["status"]["conditions"][0]["reason"] == "NoEffect"
