@@ -332,6 +332,15 @@ class GenericStore:
                 obj.setdefault("metadata", {})["name"] = name
                 return self.create_object(rt, namespace, obj, options, warnings, decoded=True)
             raise self._not_found(rt, name)
+        uid, stored_uid = meta.get("uid"), current.obj["metadata"].get("uid")
+        if uid and uid != stored_uid:  # the body's uid is a precondition (upstream's PUT)
+            raise errors.conflict(
+                resource=rt.plural,
+                group=rt.group,
+                name=name,
+                detail=f"Precondition failed: UID in precondition: {uid}, UID in object meta: "
+                f"{stored_uid}",
+            )
         rv = meta.get("resourceVersion")
         if not rv and not rt.strategy.allow_unconditional_update:
             raise self._invalid(
@@ -406,6 +415,10 @@ class GenericStore:
         """
         old = current.obj
         name = old["metadata"]["name"]
+        uid = (obj.get("metadata") or {}).get("uid")
+        if uid and uid != old["metadata"].get("uid"):
+            # upstream's BeforeUpdate keeps a uid only when the request gives none
+            raise self._invalid(rt, name, [fe.invalid("metadata.uid", uid, "field is immutable")])
         if precondition is not None:
             if not precondition.isdigit():
                 raise errors.bad_request(f"invalid resourceVersion: {precondition!r}")

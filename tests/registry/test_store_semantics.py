@@ -567,3 +567,27 @@ def test_a_condition_without_a_message_is_accepted_as_upstream_validation_does()
     # Go decodes the absent message as "" and writes it back so (clients expect the field)
     assert written["status"]["conditions"][0]["message"] == ""
     assert written["status"]["conditions"][0]["reason"] == "NoEffect"
+
+
+def test_a_foreign_uid_is_a_precondition_on_put_and_immutable_on_other_writes(
+    registry: GenericStore,
+) -> None:
+    stored = registry.create(WIDGETS, "ns", widget("a", size=1), W).obj
+    foreign = {**widget("a", size=2)}
+    foreign["metadata"]["uid"] = "not-the-uid"
+    with pytest.raises(StatusError) as err:
+        registry.update(WIDGETS, "ns", "a", foreign, W)
+    assert err.value.code == 409
+    assert "Precondition failed: UID in precondition: not-the-uid" in err.value.message
+
+    def foreign_uid(obj: dict[str, Any]) -> dict[str, Any]:  # what a patch naming a uid makes
+        obj["metadata"]["uid"] = "not-the-uid"
+        return obj
+
+    with pytest.raises(StatusError) as err:
+        registry.guaranteed_update(WIDGETS, "ns", "a", foreign_uid, W)
+    assert err.value.code == 422
+    assert 'metadata.uid: Invalid value: "not-the-uid": field is immutable' in err.value.message
+    same = {**widget("a", size=3)}
+    same["metadata"]["uid"] = stored["metadata"]["uid"]
+    assert registry.update(WIDGETS, "ns", "a", same, W).obj["spec"]["size"] == 3
