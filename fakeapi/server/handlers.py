@@ -7,6 +7,7 @@ them, so reads never re-serialise objects.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 from collections.abc import Iterable
@@ -227,9 +228,14 @@ class ResourceHandlers:
         q.write_options(request.query, verb=verb, apply_patch=apply_patch)  # fail before reading
         validation = request.query.get("fieldValidation", "") or "Warn"
         body, dups = await read_body(request, want_duplicates=validation != "Ignore")
-        return body, q.write_options(
+        options = q.write_options(
             request.query, verb=verb, apply_patch=apply_patch, duplicates=dups
         )
+        if not options.field_manager:  # upstream's managerOrUserAgent
+            manager = _user_agent_manager(request.headers.get("User-Agent", ""))
+            if manager:
+                options = dataclasses.replace(options, field_manager=manager)
+        return body, options
 
     def _written(self, rt: ResourceType, result: WriteResult, *, status: int) -> web.Response:
         return json_bytes_response(result.raw, status=status, warnings=result.warnings)
@@ -327,3 +333,21 @@ def _list_body(rt: ResourceType, meta: dict[str, Any], items: Iterable[bytes]) -
     """A ``<Kind>List`` made of already encoded items (never re-serialised)."""
     head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta})
     return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
+
+
+#: upstream's FieldManagerMaxLength
+_FIELD_MANAGER_MAX = 128
+
+
+def _user_agent_manager(user_agent: str) -> str:
+    """The field manager of a write that names none: the User-Agent up to its first ``/``
+    (``kubectl-client-side-apply``, ``python-httpx``), printable characters only, at most 128
+    bytes, as upstream's prefixFromUserAgent."""
+    name = ""
+    for char in user_agent.split("/", 1)[0]:
+        if not char.isprintable():
+            continue
+        if len((name + char).encode()) > _FIELD_MANAGER_MAX:
+            break
+        name += char
+    return name

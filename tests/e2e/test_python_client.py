@@ -455,3 +455,14 @@ def test_discovery_lists_pod_log_as_a_get_only_subresource(api_client):
     resources = client.CoreV1Api(api_client).get_api_resources().resources
     [log] = [r for r in resources if r.name == "pods/log"]
     assert (log.kind, log.verbs, log.namespaced) == ("Pod", ["get"], True)
+
+
+def test_a_write_without_a_field_manager_is_owned_by_the_user_agent(api_client, namespace):
+    """As upstream's managerOrUserAgent: the official client sends no fieldManager, so its
+    writes belong to its User-Agent's first word."""
+    core = client.CoreV1Api(api_client)
+    core.create_namespaced_config_map(namespace, {"metadata": {"name": "owned"},
+                                                  "data": {"a": "1"}})
+    created = core.read_namespaced_config_map("owned", namespace)
+    managers = {(m.manager, m.operation) for m in created.metadata.managed_fields}
+    assert managers == {("OpenAPI-Generator", "Update")}
