@@ -3,9 +3,11 @@
 Both are checked incrementally while devices are tentatively added and undone in LIFO order when
 the search backtracks. Semantics are upstream's, including two details that matter for results:
 attributes are looked up by the full name, else by the bare identifier when the domain is the
-device's driver; and ``distinctAttribute`` records one value per request name, so a later device
-of the same request replaces the earlier one. With DRAListTypeAttributes, values are sets: match
-keeps a running intersection that must stay non-empty, distinct requires disjoint sets.
+device's driver; and ``distinctAttribute`` compares a new device with every device chosen so far,
+those of its own request included (upstream's fix of kubernetes#140438; released allocators
+remembered one value per request name, so two devices of one request could share a value). With
+DRAListTypeAttributes, values are sets: match keeps a running intersection that must stay
+non-empty, distinct requires disjoint sets.
 """
 
 from __future__ import annotations
@@ -114,8 +116,8 @@ class MatchAttribute(Constraint):
 class DistinctAttribute(Constraint):
     def __init__(self, requests: list[str], attribute: str, list_semantics: bool) -> None:
         super().__init__(requests, attribute, list_semantics)
-        self.values: dict[str, Mapping[str, Any]] = {}
-        self.count = 0
+        #: the attribute of each device chosen so far, in the order chosen (undone LIFO)
+        self.values: list[Mapping[str, Any]] = []
 
     def add(self, request: str, subrequest: str | None, device: DeviceEntry) -> bool:
         if not self.applies(request, subrequest):
@@ -123,10 +125,9 @@ class DistinctAttribute(Constraint):
         attribute = lookup_attribute(device, self.attribute)
         if attribute is None:
             return False
-        if self.count and not self._distinct(attribute):
+        if self.values and not self._distinct(attribute):
             return False
-        self.values[request] = attribute
-        self.count += 1
+        self.values.append(attribute)
         return True
 
     def _distinct(self, attribute: Mapping[str, Any]) -> bool:
@@ -134,7 +135,7 @@ class DistinctAttribute(Constraint):
             new = _as_set(attribute)
             if new is None:
                 return False
-            for existing in self.values.values():
+            for existing in self.values:
                 old = _as_set(existing)
                 if old is not None and old[0] == new[0] and old[1] & new[1]:
                     return False
@@ -142,9 +143,8 @@ class DistinctAttribute(Constraint):
         new_scalar = _scalar(attribute)
         if new_scalar is None:
             return False
-        return all(_scalar(existing) != new_scalar for existing in self.values.values())
+        return all(_scalar(existing) != new_scalar for existing in self.values)
 
     def remove(self, request: str, subrequest: str | None, device: DeviceEntry) -> None:
         if self.applies(request, subrequest):
-            self.values.pop(request, None)
-            self.count -= 1
+            self.values.pop()
