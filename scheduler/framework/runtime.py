@@ -439,6 +439,12 @@ class Framework:
                 log.exception("PreBind %s failed", plugin.name)
                 status = as_error(exc)
             if status is not None and status.code is not Code.SUCCESS:
+                if not status.rejected:  # as upstream, an error names the plugin it came from
+                    status = Status(
+                        Code.ERROR,
+                        (f'running PreBind plugin "{plugin.name}": {status.message}',),
+                        error=status.error,
+                    )
                 return status.with_plugin(plugin.name)
         return None
 

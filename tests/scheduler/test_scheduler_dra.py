@@ -43,6 +43,8 @@ async def test_direct_claim_lands_on_the_node_with_the_device(
     pod = await cluster.get_pod("app")
     assert "resource.kubernetes.io/delete-protection" in claim["metadata"]["finalizers"]
     assert _devices(claim) == ["node-2/gpu-0"]
+    # stamped on every allocation while the binding-conditions gates are on, as upstream
+    assert claim["status"]["allocation"]["allocationTimestamp"]
     assert claim["status"]["reservedFor"] == [
         {"resource": "pods", "name": "app", "uid": pod["metadata"]["uid"]}
     ]
@@ -684,7 +686,7 @@ async def test_a_true_binding_failure_condition_undoes_the_allocation(
                     "type": "AttachFailed",
                     "status": "True",
                     "reason": "NoPath",
-                    "message": "",
+                    "message": "no path to the fabric",
                     "lastTransitionTime": "2026-01-01T00:00:00Z",
                 }
             ],
@@ -693,10 +695,14 @@ async def test_a_true_binding_failure_condition_undoes_the_allocation(
     await cluster.client.update_status(RESOURCE_CLAIMS, body=claim)
 
     events = await eventually(lambda: cluster.events_about("app", reason="FailedScheduling"))
-    assert (
-        "binding failed for device gpu.example.com/node-1/gpu-0: AttachFailed"
-        in (events[0]["note"])
+    # upstream's words: PreBind's error names the plugin, the driver's reason and message
+    assert events[0]["note"] == (
+        'running PreBind plugin "DynamicResources": claim gpu binding failed: reason=NoPath, '
+        'message="no path to the fabric"'
     )
+    pod = await cluster.get_pod("app")
+    [scheduled] = [c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert scheduled["reason"] == "SchedulerError"
     assert await cluster.node_of("app") is None
     assert not (await cluster.get_claim("gpu")).get("status", {}).get("allocation")
 

@@ -29,9 +29,10 @@ import orjson
 
 from fakeapi.client import RESOURCE_CLAIMS, Client, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
+from fakeapi.selectors.errors import go_quote
 from fakeapi.timefmt import format_time, parse_time
 
-from ...framework.status import Status, unschedulable
+from ...framework.status import Code, Status, unschedulable
 from ...framework.types import klog_name, object_meta
 from .claims import ClaimTracker
 from .features import AllocatorFeatures
@@ -208,9 +209,7 @@ class ClaimWriter:
                 new_allocation = dict(allocation)
                 if any_pod:
                     new_allocation["reservedForAnyPod"] = True
-                if self.features.device_binding_and_status and has_binding_conditions(
-                    new_allocation
-                ):
+                if self.features.device_binding_and_status:  # every allocation, as upstream
                     new_allocation["allocationTimestamp"] = format_time(self.clock.now())
                 new_status["allocation"] = new_allocation
             elif is_reserved_for_pod(pod, claim) or (status.get("allocation") or {}).get(
@@ -297,8 +296,8 @@ class ClaimWriter:
                 verdict = binding_verdict(current)
                 if verdict is True:
                     return None
-                if isinstance(verdict, str):
-                    return unschedulable(verdict)
+                if isinstance(verdict, str):  # an error, as upstream's PreBind returns it
+                    return Status(Code.ERROR, (verdict,))
                 remaining = deadline - self.clock.monotonic()
                 if remaining <= 0:
                     return unschedulable(
@@ -356,11 +355,15 @@ def binding_verdict(claim: Obj) -> bool | str:
         )
         conditions = {c.get("type"): c.get("status") for c in entry.get("conditions") or ()}
         for failure in failures:
-            if conditions.get(failure) == "True":
+            failed = next(
+                (c for c in entry.get("conditions") or () if c.get("type") == failure), None
+            )
+            if failed is not None and failed.get("status") == "True":
+                # upstream's isClaimReadyForBinding: the driver's reason and message
+                name = object_meta(claim).get("name", "")
                 return (
-                    f"claim {klog_name(claim)}: binding failed for device "
-                    f"{result.get('driver')}/{result.get('pool')}/{result.get('device')}: "
-                    f"{failure}"
+                    f"claim {name} binding failed: reason={failed.get('reason') or ''}, "
+                    f"message={go_quote(str(failed.get('message') or ''))}"
                 )
         if not all(conditions.get(c) == "True" for c in wanted):
             ready = False
