@@ -7,7 +7,6 @@ them, so reads never re-serialise objects.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import random
 from collections.abc import Iterable
@@ -25,8 +24,9 @@ from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
 from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
 from fakeapi.server.params import WriteVerb
+from fakeapi.server.partial_metadata import partial_list, partial_object, response_view
 from fakeapi.server.patching import APPLY, apply_patch_request
-from fakeapi.server.printing import render_table, wants_table
+from fakeapi.server.printing import render_table
 from fakeapi.server.replies import (
     delete_reply,
     method_not_allowed,
@@ -133,7 +133,8 @@ class ResourceHandlers:
             target.name,
             resource_version=request.query.get("resourceVersion", ""),
         )
-        if wants_table(request.headers.get("Accept", "")):
+        view = response_view(request.headers.get("Accept", ""))
+        if view == "Table":
             body = render_table(
                 target.resource,
                 [stored.obj],
@@ -142,6 +143,8 @@ class ResourceHandlers:
                 resource_version=str(stored.rv),
             )
             return json_response(body)
+        if view:
+            return json_response(partial_object(stored.obj))
         return json_bytes_response(stored.raw)
 
     async def read_subresource(self, request: web.Request, target: Target) -> web.StreamResponse:
@@ -176,8 +179,9 @@ class ResourceHandlers:
 
     def list(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource
+        view = response_view(request.headers.get("Accept", ""))
         result = self.registry.list(rt, target.namespace, q.list_options(request.query))
-        if wants_table(request.headers.get("Accept", "")):
+        if view == "Table":
             body = render_table(
                 rt,
                 (s.obj for s in result.items),
@@ -193,6 +197,8 @@ class ResourceHandlers:
             meta["continue"] = result.continue_token
         if result.remaining is not None:
             meta["remainingItemCount"] = result.remaining
+        if view:
+            return json_bytes_response(partial_list(meta, (s.obj for s in result.items)))
         return json_bytes_response(_list_body(rt, meta, (s.raw for s in result.items)))
 
     async def watch(self, request: web.Request, target: Target) -> web.StreamResponse:
@@ -216,7 +222,7 @@ class ResourceHandlers:
             allow_bookmarks=options.allow_bookmarks,
             bookmark_interval=settings.bookmark_interval,
             current_rv=lambda: self.registry.resource_version,
-            as_table=wants_table(request.headers.get("Accept", "")),
+            view=response_view(request.headers.get("Accept", "")),
             include=q.include_object(request.query),
             now=self.registry.clock.now,
         )
@@ -234,7 +240,7 @@ class ResourceHandlers:
         if not options.field_manager:  # upstream's managerOrUserAgent
             manager = _user_agent_manager(request.headers.get("User-Agent", ""))
             if manager:
-                options = dataclasses.replace(options, field_manager=manager)
+                options = replace(options, field_manager=manager)
         return body, options
 
     def _written(self, rt: ResourceType, result: WriteResult, *, status: int) -> web.Response:

@@ -15,11 +15,7 @@ from typing import Any
 
 from fakeapi.resources import ResourceType
 
-__all__ = ["wants_table", "render_table", "table_row"]
-
-
-def wants_table(accept: str) -> bool:
-    return "as=Table" in accept
+__all__ = ["render_table", "table_row"]
 
 
 def table_row(rt: ResourceType, obj: dict[str, Any], now: datetime, include: str) -> dict[str, Any]:

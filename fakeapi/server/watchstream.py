@@ -19,6 +19,7 @@ from aiohttp import web
 from fakeapi import errors
 from fakeapi.registry.watching import bookmark
 from fakeapi.resources import ResourceType
+from fakeapi.server.partial_metadata import View, partial_object
 from fakeapi.server.printing import render_table
 from fakeapi.storage.watch import Delivery, Watcher
 
@@ -52,7 +53,7 @@ async def stream_watch(
     allow_bookmarks: bool,
     bookmark_interval: float,
     current_rv: Callable[[], int],
-    as_table: bool,
+    view: View,
     include: str,
     now: Callable[[], Any],
 ) -> web.StreamResponse:
@@ -79,10 +80,12 @@ async def stream_watch(
             if not allow_bookmarks:
                 return b""
             return _frame(etype, raw)
-        if as_table:
+        if view == "Table":
             body = render_table(rt, [obj], now=now(), include=include, columns=first_table)
             first_table = False
             return _frame(etype, orjson.dumps(body))
+        if view:  # metadata only (PartialObjectMetadata)
+            return _frame(etype, orjson.dumps(partial_object(obj)))
         return _frame(etype, raw)
 
     try:

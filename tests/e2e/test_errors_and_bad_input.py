@@ -451,3 +451,33 @@ def test_delete_preconditions_mismatch_is_409_and_keeps_object(api, unchanged):
         # upstream's BeforeDelete names the kind, not the resource
         assert body["message"] == \
             f'Operation cannot be fulfilled on ConfigMap "sentinel": {detail}'
+
+
+PARTIAL = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+
+
+def test_metadata_only_views_answer_partial_object_metadata(api):
+    """What client-go's metadata client and metadata-only informers ask for."""
+    got = api.http.get(api.path(CM_PATH, "sentinel"), headers={"Accept": PARTIAL}).json()
+    assert (got["kind"], got["apiVersion"]) == ("PartialObjectMetadata", "meta.k8s.io/v1")
+    assert got["metadata"]["name"] == "sentinel" and "data" not in got
+    listed = api.http.get(api.path(CM_PATH), headers={
+        "Accept": PARTIAL.replace("PartialObjectMetadata", "PartialObjectMetadataList")}).json()
+    assert listed["kind"] == "PartialObjectMetadataList"
+    assert listed["metadata"]["resourceVersion"].isdigit()
+    assert [(i["kind"], i["metadata"]["name"]) for i in listed["items"]] == [
+        ("PartialObjectMetadata", "sentinel")]
+    watched = api.http.get(api.path(CM_PATH), headers={"Accept": PARTIAL},
+                           params={"watch": "1", "resourceVersion": "0", "timeoutSeconds": "1"})
+    event = json.loads(watched.text.splitlines()[0])
+    assert (event["type"], event["object"]["kind"]) == ("ADDED", "PartialObjectMetadata")
+
+
+def test_a_view_the_server_does_not_offer_is_406(api, unchanged):
+    response = api.http.get(api.path(CM_PATH, "sentinel"),
+                            headers={"Accept": "application/json;as=Bogus;g=meta.k8s.io;v=v1"})
+    _status(response, 406, "NotAcceptable")
+    # a plain clause after it is acceptable, as upstream's negotiation picks it
+    fallback = api.http.get(api.path(CM_PATH, "sentinel"), headers={
+        "Accept": "application/json;as=Bogus;g=meta.k8s.io;v=v1,application/json"})
+    assert fallback.json()["kind"] == "ConfigMap"
