@@ -44,6 +44,10 @@ def open_watch(
     objects = rt.store(storage)
     prefix, upper = key_range(namespace)
     rv_text = options.resource_version
+    if rv_text.isdigit() and int(rv_text) > storage.resource_version:
+        # a version this server has not reached (upstream's watch cache waits for it, then
+        # ends the watch with this error); a client resuming against a restarted server meets it
+        raise errors.too_large_resource_version(int(rv_text), storage.resource_version)
     initial = options.send_initial_events
     if initial is None:
         initial = rv_text in ("", "0")

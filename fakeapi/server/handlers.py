@@ -210,7 +210,7 @@ class ResourceHandlers:
         try:
             watcher = self.registry.watch(rt, target.namespace, options)
         except errors.StatusError as exc:
-            if exc.code == 410:
+            if exc.code in (410, 504):  # expired, or too large: an ERROR event, as upstream
                 return await error_stream(request, exc)
             raise
         settings = self.watch_settings

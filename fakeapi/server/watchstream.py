@@ -31,7 +31,8 @@ def _frame(etype: str, raw: bytes) -> bytes:
 
 
 async def error_stream(request: web.Request, error: errors.StatusError) -> web.StreamResponse:
-    """A watch that fails before it starts (410 Expired): 200 with one ERROR event."""
+    """A watch that fails before it starts (410 Expired, 504 too large a resourceVersion): 200
+    with one ERROR event."""
     response = web.StreamResponse(status=200)
     response.headers["Content-Type"] = "application/json"
     response.headers["Cache-Control"] = "no-cache, private"

@@ -481,3 +481,19 @@ def test_a_view_the_server_does_not_offer_is_406(api, unchanged):
     fallback = api.http.get(api.path(CM_PATH, "sentinel"), headers={
         "Accept": "application/json;as=Bogus;g=meta.k8s.io;v=v1,application/json"})
     assert fallback.json()["kind"] == "ConfigMap"
+
+
+def test_a_watch_from_a_version_the_server_has_not_reached_ends_with_an_error_event(api):
+    """A client resuming against a restarted server: upstream's watch cache answers an ERROR
+    event (504 Too large resource version) instead of pretending to be up to date."""
+    ahead = str(api.global_rv() + 1000)
+    for params in ({"resourceVersion": ahead},
+                   {"resourceVersion": ahead, "sendInitialEvents": "true",
+                    "resourceVersionMatch": "NotOlderThan", "allowWatchBookmarks": "true"}):
+        response = api.http.get(api.path(CM_PATH), params={"watch": "1", **params})
+        assert response.status_code == 200
+        [event] = [json.loads(line) for line in response.text.splitlines()]
+        assert event["type"] == "ERROR"
+        assert (event["object"]["code"], event["object"]["reason"]) == (504, "Timeout")
+        assert event["object"]["message"].startswith(
+            f"Timeout: Too large resource version: {ahead}, current: ")
