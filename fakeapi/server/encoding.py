@@ -79,6 +79,38 @@ def _pairs(pairs: list[tuple[str, Any]]) -> _DupDict:
     return out
 
 
+class _DuplicateKeysLoader(yaml.SafeLoader):
+    """The safe loader, keeping the keys a mapping repeats (as Strict and Warn report them for
+    JSON bodies; PyYAML alone keeps the last value silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        self.flatten_mapping(node)
+        pairs = []
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (dict, list)):  # as the safe loader refuses them
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark,
+                    "found unhashable key", key_node.start_mark,
+                )
+            pairs.append((key, self.construct_object(value_node, deep=True)))
+        return _pairs(pairs)
+
+
+_DuplicateKeysLoader.add_constructor(
+    "tag:yaml.org,2002:map", _DuplicateKeysLoader.construct_mapping
+)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with its mappings as plain dicts."""
+    if isinstance(value, dict):
+        return {key: _plain(sub) for key, sub in value.items()}
+    if isinstance(value, list):
+        return [_plain(sub) for sub in value]
+    return value
+
+
 def _duplicate_paths(value: Any, path: str, found: list[str]) -> None:
     if isinstance(value, _DupDict):
         for key in value.dups:
@@ -142,9 +174,15 @@ async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any
         except orjson.JSONDecodeError:
             pass
         try:
-            return yaml.safe_load(raw.decode("utf-8")), ()
+            if not want_duplicates:
+                return yaml.safe_load(raw.decode("utf-8")), ()
+            # a SafeLoader subclass: safe, whatever yaml.load's name suggests
+            value = yaml.load(raw.decode("utf-8"), Loader=_DuplicateKeysLoader)
         except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
             raise errors.bad_request(f"error converting YAML to JSON: {exc}") from None
+        found: list[str] = []
+        _duplicate_paths(value, "", found)
+        return _plain(value), tuple(found)
     if kind == JSON or kind.endswith("+json") or kind == "*/*":
         if not raw.strip():
             raise errors.bad_request("the body of the request was empty")

@@ -497,3 +497,16 @@ def test_a_watch_from_a_version_the_server_has_not_reached_ends_with_an_error_ev
         assert (event["object"]["code"], event["object"]["reason"]) == (504, "Timeout")
         assert event["object"]["message"].startswith(
             f"Timeout: Too large resource version: {ahead}, current: ")
+
+
+def test_a_yaml_body_repeating_a_key_is_refused_strict_and_warned_otherwise(api):
+    body = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: twice\n"
+            "data:\n  k: v\ndata:\n  k: w\n")
+    headers = {"Content-Type": "application/yaml"}
+    strict = api.http.post(api.path(CM_PATH), content=body, headers=headers,
+                           params={"fieldValidation": "Strict"})
+    assert 'duplicate field "data"' in _status(strict, 400, "BadRequest")["message"]
+    warned = api.http.post(api.path(CM_PATH), content=body, headers=headers)
+    assert warned.status_code == 201
+    assert 'duplicate field \\"data\\"' in warned.headers["Warning"]
+    assert warned.json()["data"] == {"k": "w"}  # the last one, as Go's decoder keeps it
