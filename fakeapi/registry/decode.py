@@ -217,7 +217,7 @@ def check_name(meta: dict[str, Any], *, name: str, namespace: str | None) -> Non
     if namespace and object_namespace and object_namespace != namespace:
         raise bad_request(
             f"the namespace of the object ({object_namespace}) does not match the namespace on "
-            f"the URL ({namespace})"
+            f"the request ({namespace})"
         )
 
 

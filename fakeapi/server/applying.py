@@ -51,6 +51,12 @@ def server_side_apply(
             f"the name of the object ({meta['name']}) does not match the name on the URL "
             f"({target.name})"
         )
+    namespace = meta.get("namespace")
+    if rt.namespaced and namespace and target.namespace and namespace != target.namespace:
+        raise errors.bad_request(  # upstream's checkName
+            f"the namespace of the object ({namespace}) does not match the namespace on the "
+            f"request ({target.namespace})"
+        )
     config.setdefault("metadata", {})["name"] = target.name
     now = format_time(registry.clock.now())
     current = registry.find(rt, target.namespace, target.name)

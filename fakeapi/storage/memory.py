@@ -171,8 +171,8 @@ class MemoryResourceStore:
 
     def check_history(self, rv: int) -> None:
         if rv < self.compacted_rv:
-            oldest = self.history[0].rv if self.history else self.storage.rv
-            raise TooOldError(rv, oldest)
+            # the message names the oldest version still accepted, as upstream's watch cache
+            raise TooOldError(rv, self.compacted_rv)
 
     def events_since(self, rv: int) -> list[Event]:
         self.check_history(rv)

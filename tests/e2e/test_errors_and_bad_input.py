@@ -510,3 +510,18 @@ def test_a_yaml_body_repeating_a_key_is_refused_strict_and_warned_otherwise(api)
     assert warned.status_code == 201
     assert 'duplicate field \\"data\\"' in warned.headers["Warning"]
     assert warned.json()["data"] == {"k": "w"}  # the last one, as Go's decoder keeps it
+
+
+def test_an_apply_naming_another_namespace_is_refused(api, unchanged):
+    response = api.http.patch(
+        api.path(CM_PATH, "sentinel"),
+        content=json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                            "metadata": {"name": "sentinel", "namespace": "elsewhere"}}),
+        headers={"Content-Type": "application/apply-patch+yaml"},
+        params={"fieldManager": "me"},
+    )
+    body = _status(response, 400, "BadRequest")
+    assert body["message"] == (
+        "the namespace of the object (elsewhere) does not match the namespace on the request "
+        f"({api.namespace})"
+    )
