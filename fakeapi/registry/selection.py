@@ -32,12 +32,31 @@ _META_FIELDS = frozenset(("metadata.name", "metadata.namespace"))
 
 
 def check_field_selector(rt: ResourceType, selector: FieldSelector | None) -> None:
+    """Refuse a field selector on a field the kind does not serve, in upstream's words: a kind
+    without fields of its own converts with apimachinery's default (``metadata.name`` and
+    ``metadata.namespace``); a kind with them has its own conversion, which knows
+    ``metadata.namespace`` only when the kind is namespaced and names the kind outside the core
+    group."""
     if selector is None:
         return
     supported = rt.strategy.field_labels
     for name in sorted(selector.fields):
-        if name not in _META_FIELDS and name not in supported:
-            raise errors.bad_request(f"field label not supported: {name}")
+        if not supported:
+            if name not in _META_FIELDS:
+                raise errors.bad_request(
+                    f'"{name}" is not a known field selector: only "metadata.name", '
+                    '"metadata.namespace"'
+                )
+            continue
+        if name in supported or name == "metadata.name" or (
+            name == "metadata.namespace" and rt.namespaced
+        ):
+            continue
+        if rt.group:
+            raise errors.bad_request(
+                f"field label not supported for {rt.api_version}, Kind={rt.kind}: {name}"
+            )
+        raise errors.bad_request(f"field label not supported: {name}")
 
 
 def _meta_values(obj: dict[str, Any]) -> dict[str, str]:

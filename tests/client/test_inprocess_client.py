@@ -181,7 +181,7 @@ async def test_a_bad_selector_is_a_400(client: Client) -> None:
     with pytest.raises(StatusError) as caught:
         await client.list(WIDGETS, field_selector="spec.size=1")
     assert (caught.value.code, caught.value.message) == (
-        400, "field label not supported: spec.size"
+        400, "field label not supported for example.fakeapi.dev/v1, Kind=Widget: spec.size"
     )
 
 

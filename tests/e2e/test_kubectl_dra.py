@@ -302,7 +302,8 @@ def test_resourceslices_reject_an_unsupported_field_selector(kubectl, field):
     assert proc.stderr.strip() == (
         'Error from server (BadRequest): Unable to find "resource.k8s.io/v1, '
         'Resource=resourceslices" that match label selector "", field selector '
-        f'"{field}=x": field label not supported: {field}'
+        f'"{field}=x": field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: '
+        f"{field}"
     )
 
 
