@@ -209,9 +209,9 @@ async def test_pods_on_a_silent_node_are_marked_not_ready_with_events(cluster):
     assert {e["source"]["component"] for e in listed.items} == {"node-controller"}
 
 
-async def test_a_taint_written_without_time_added_evicts_after_the_toleration(cluster):
-    """``kubectl taint`` writes no ``timeAdded``: the toleration runs from when the controller
-    first saw the taint, not from every re-check (which would never come due)."""
+async def _patient_pod_on_a_node_tainted_for_maintenance(cluster) -> None:
+    """A pod that tolerates ``maintenance:NoExecute`` for 30 s, then that taint put on its node
+    as ``kubectl taint`` writes it (no ``timeAdded``)."""
     await _node(cluster)
     await cluster.start(["node-lifecycle-controller"])
     pod = cluster.pod("patient", node="node-1")
@@ -224,6 +224,12 @@ async def test_a_taint_written_without_time_added_evicts_after_the_toleration(cl
         {"key": "maintenance", "value": "1", "effect": "NoExecute"}
     ]
     await cluster.user.update(NODES, body=node)
+
+
+async def test_a_taint_written_without_time_added_evicts_after_the_toleration(cluster):
+    """``kubectl taint`` writes no ``timeAdded``: the toleration runs from when the controller
+    first saw the taint, not from every re-check (which would never come due)."""
+    await _patient_pod_on_a_node_tainted_for_maintenance(cluster)
     nodes = cluster.informers.informer(NODES)  # the controller's: it has seen the taint
     await cluster.eventually(lambda: (nodes.get("node-1") or {}).get("spec", {}).get("taints"))
 
@@ -274,16 +280,7 @@ async def test_a_cordoned_node_and_a_pressured_one_get_their_no_schedule_taints(
 
 
 async def test_a_pending_taint_eviction_is_cancelled_with_an_event_when_the_taint_goes(cluster):
-    await _node(cluster)
-    await cluster.start(["node-lifecycle-controller"])
-    pod = cluster.pod("patient", node="node-1")
-    pod["spec"]["tolerations"] = [
-        {"key": "maintenance", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}
-    ]
-    await cluster.user.create(PODS, body=pod)
-    node = await cluster.user.get(NODES, name="node-1")
-    node.setdefault("spec", {})["taints"] = [{"key": "maintenance", "effect": "NoExecute"}]
-    await cluster.user.update(NODES, body=node)
+    await _patient_pod_on_a_node_tainted_for_maintenance(cluster)
     await _renew(cluster)
     await cluster.advance(10)
     node = await cluster.user.get(NODES, name="node-1")
