@@ -36,20 +36,28 @@ class StatusError(Exception):
     """An API error: HTTP ``code``, machine ``reason``, human ``message`` and optional details."""
 
     def __init__(
-        self, code: int, reason: str, message: str, details: dict[str, Any] | None = None
+        self,
+        code: int,
+        reason: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        *,
+        list_meta: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
         self.details = details
+        #: the Status's own ``metadata`` (a ListMeta: the continue token of an expired page)
+        self.list_meta = list_meta
 
     def status(self) -> dict[str, Any]:
         """The ``meta/v1 Status`` body."""
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": dict(self.list_meta or {}),
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
@@ -130,8 +138,11 @@ def invalid(*, kind: str, group: str, name: str, causes: Sequence[FieldCause]) -
     )
 
 
-def expired(message: str) -> StatusError:
-    return StatusError(410, "Expired", message)
+def expired(message: str, *, continue_token: str = "") -> StatusError:
+    """410 Expired; ``continue_token``: one that continues the list at the newest version."""
+    return StatusError(
+        410, "Expired", message, list_meta={"continue": continue_token} if continue_token else None
+    )
 
 
 def gone(message: str) -> StatusError:

@@ -32,6 +32,8 @@ __all__ = [
     "list_objects",
 ]
 
+#: the resourceVersion of a continue token that reads the rest of a list at the newest version
+_CONTINUE_AT_NEWEST = -1
 #: upstream's words for a list at a resourceVersion the storage has compacted away
 _EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 _EXPIRED_CONTINUE = (
@@ -66,7 +68,7 @@ def decode_continue(token: str) -> tuple[int, str]:
             "continue key is not valid: incorrect encoded start resourceVersion (version "
             "meta.k8s.io/v1)"
         ) from None
-    if rv <= 0:
+    if rv <= 0 and rv != _CONTINUE_AT_NEWEST:
         raise errors.bad_request(
             "continue key is not valid: incorrect encoded start "
             "resourceVersion (version meta.k8s.io/v1)"
@@ -105,6 +107,8 @@ def list_objects(
                 "specifying resource version is not allowed when using continue"
             )
         snapshot_rv, after = decode_continue(options.continue_token)
+        if snapshot_rv == _CONTINUE_AT_NEWEST:  # handed out with an expired page's 410
+            snapshot_rv = None
     elif options.resource_version_match == "Exact" or (
         options.resource_version not in ("", "0")
         and options.limit
@@ -143,7 +147,10 @@ def list_objects(
         items = list(islice(source, limit + 1))
     except TooOldError:
         if options.continue_token:
-            raise errors.expired(_EXPIRED_CONTINUE) from None
+            # upstream's inconsistent continue: the rest of the list at the newest version
+            raise errors.expired(
+                _EXPIRED_CONTINUE, continue_token=encode_continue(_CONTINUE_AT_NEWEST, after or "")
+            ) from None
         raise errors.expired(_EXPIRED_LIST) from None
     if len(items) <= limit:
         return ListResult(items, str(list_rv))
