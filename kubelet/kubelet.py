@@ -229,8 +229,7 @@ class Kubelet:
         """The events a starting kubelet records about its node, in upstream's words: it starts,
         its node's conditions are set, its allocatable is enforced. They name the node with its
         name as uid, as upstream's kubelet does (and ``kubectl describe node`` looks them up)."""
-        node = {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": self.node_name, "uid": self.node_name}}
+        node = self._node_ref()
         status = f"Node {self.node_name} status is now: "
         for reason, note in (
             ("Starting", "Starting kubelet."),
@@ -242,6 +241,16 @@ class Kubelet:
         ):
             self.events.event(regarding=node, type="Normal", reason=reason, action=reason,
                               note=note)
+
+    def _node_ref(self) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": self.node_name, "uid": self.node_name}}
+
+    def _record_node_status(self, reason: str) -> None:
+        """``Node <name> status is now: <reason>``, as the kubelet's status setters record a
+        condition's change."""
+        self.events.event(regarding=self._node_ref(), type="Normal", reason=reason,
+                          action=reason, note=f"Node {self.node_name} status is now: {reason}")
 
     async def stop(self) -> None:
         """Stop everything (the node's slices stay, as when a real node goes down)."""
@@ -411,8 +420,11 @@ class Kubelet:
                 node = self._nodes.get(self.node_name)
                 due = self.clock.monotonic() - reported >= NODE_STATUS_REPORT_INTERVAL
                 if node is not None and (due or not NodeAgent.is_ready(node)):
+                    was_ready = NodeAgent.is_ready(node)
                     await self.node.mark_ready()
                     reported = self.clock.monotonic()
+                    if not was_ready:  # back (after a cut-off): as upstream's status setter
+                        self._record_node_status("NodeReady")
             except Exception as exc:
                 log.warning("node %s: heartbeat failed: %s", self.node_name, exc)
 

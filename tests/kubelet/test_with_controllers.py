@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from fakeapi.client import LEASES, NODES, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
+from fakeapi.client import (
+    EVENTS,
+    LEASES,
+    NODES,
+    PODS,
+    RESOURCE_CLAIM_TEMPLATES,
+    RESOURCE_CLAIMS,
+)
 from fakeapi.controllers import ControllerManager
 
 from .conftest import Cluster
@@ -139,3 +146,27 @@ async def test_lease_is_owned_by_the_recreated_node_and_survives_the_garbage_col
         "Node", "node-1", recreated["metadata"]["uid"])
     # renewed all along, never collected again: created once after the Node was deleted
     assert lease["metadata"]["creationTimestamp"] < recreated["metadata"]["creationTimestamp"]
+
+
+async def test_a_node_back_from_a_cut_off_records_node_ready(
+    cluster: Cluster, controllers: ControllerManager
+) -> None:
+    kubelet = await cluster.kubelet("node-1")
+    await kubelet.stop_node()
+
+    async def unknown() -> bool:
+        return _ready(await cluster.client.get(NODES, name="node-1")) == "Unknown"
+
+    await cluster.eventually(unknown, seconds=120, step=1)
+    await kubelet.stop_node(stopped=False)
+
+    async def ready_again() -> bool:
+        return _ready(await cluster.client.get(NODES, name="node-1")) == "True"
+
+    await cluster.eventually(ready_again, seconds=60, step=1)
+    await kubelet.events.flush()
+    events = (await cluster.client.list(EVENTS, namespace="default")).items
+    [ready] = [e for e in events
+               if e["reason"] == "NodeReady" and e["involvedObject"]["name"] == "node-1"]
+    # once at the start, once back: one event counted twice, as the kubelet's recorder does
+    assert (ready["count"], ready["message"]) == (2, "Node node-1 status is now: NodeReady")
