@@ -707,6 +707,31 @@ async def test_a_true_binding_failure_condition_undoes_the_allocation(
     assert not (await cluster.get_claim("gpu")).get("status", {}).get("allocation")
 
 
+async def test_binding_conditions_never_met_time_out_in_upstreams_words(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    cluster.feature_gates["SchedulerPopFromBackoffQ"] = False
+    await cluster.node("node-1")
+    await cluster.device_class()
+    await _fabric_slice(cluster, "node-1")
+    await cluster.claim("gpu")
+    await cluster.pod("app", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
+    await cluster.start_scheduler()
+
+    async def allocated() -> bool:
+        return bool((await cluster.get_claim("gpu")).get("status", {}).get("allocation"))
+
+    await eventually(allocated)
+    cluster.clock.advance(601.0)  # the driver never attaches: past the 600 s binding timeout
+
+    async def timed_out() -> list[str]:
+        events = await cluster.events_about("app", reason="FailedScheduling")
+        return [e["note"] for e in events if "binding timeout" in e["note"]]
+
+    [note, *_] = await eventually(timed_out)
+    assert note == 'running PreBind plugin "DynamicResources": claim gpu binding timeout'
+
+
 async def _fabric_slice(cluster: Cluster, node: str) -> None:
     """One device on ``node`` that must be attached before a pod may use it (KEP-5007)."""
     await cluster.slice(node, [{

@@ -32,7 +32,7 @@ from fakeapi.clock import Clock
 from fakeapi.selectors.errors import go_quote
 from fakeapi.timefmt import format_time, parse_time
 
-from ...framework.status import Code, Status, unschedulable
+from ...framework.status import Code, Status
 from ...framework.types import klog_name, object_meta
 from .claims import ClaimTracker
 from .features import AllocatorFeatures
@@ -299,11 +299,9 @@ class ClaimWriter:
                 if isinstance(verdict, str):  # an error, as upstream's PreBind returns it
                     return Status(Code.ERROR, (verdict,))
                 remaining = deadline - self.clock.monotonic()
-                if remaining <= 0:
-                    return unschedulable(
-                        f"claim {klog_name(claim)}: binding conditions not met within "
-                        f"{self.binding_timeout:g}s"
-                    )
+                if remaining <= 0:  # upstream's isPodReadyForBinding error
+                    name = object_meta(claim).get("name", "")
+                    return Status(Code.ERROR, (f"claim {name} binding timeout",))
                 waiter.clear()
                 timer = asyncio.ensure_future(self.clock.sleep(remaining))
                 changed = asyncio.ensure_future(waiter.wait())
