@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["format_time", "format_micro_time", "parse_time", "human_duration"]
+__all__ = ["format_time", "format_micro_time", "go_duration", "parse_time", "human_duration"]
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -49,6 +49,25 @@ def parse_time(text: str) -> datetime:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment
+
+
+def go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String()``: ``500ms``, ``1.5s``, ``5s``, ``1m0s``, ``1h2m3s`` (how
+    upstream's messages print a timeout or a back-off)."""
+    if seconds <= 0:
+        return "0s"
+    if seconds < 1:
+        return f"{seconds * 1000:g}ms"
+    whole = int(seconds)
+    fraction = seconds - whole
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = (f"{secs + fraction:.9f}".rstrip("0").rstrip(".") if fraction else str(secs)) + "s"
+    if hours or minutes:
+        text = f"{minutes}m{text}"
+    if hours:
+        text = f"{hours}h{text}"
+    return text
 
 
 def human_duration(elapsed: timedelta) -> str:

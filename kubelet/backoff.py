@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
+from fakeapi.timefmt import go_duration
+
 __all__ = [
     "INITIAL_BACK_OFF_SECONDS",
     "MAX_BACK_OFF_SECONDS",
@@ -93,23 +95,6 @@ class CrashLoopBackOff:
     def forget(self, keep: Callable[[Hashable], bool]) -> None:
         """Drop the entries whose key ``keep`` refuses (the pod is gone)."""
         self._entries = {k: v for k, v in self._entries.items() if keep(k)}
-
-
-def go_duration(seconds: float) -> str:
-    """Go's ``time.Duration.String()`` for whole or fractional seconds: ``10s``, ``1m20s``,
-    ``5m0s``, ``1h0m0s``, ``1.5s`` (how upstream prints the delay in its message)."""
-    if seconds <= 0:
-        return "0s"
-    whole = int(seconds)
-    fraction = seconds - whole
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    sec_text = f"{secs + fraction:.9f}".rstrip("0").rstrip(".") if fraction else str(secs)
-    if hours:
-        return f"{hours}h{minutes}m{sec_text}s"
-    if minutes:
-        return f"{minutes}m{sec_text}s"
-    return f"{sec_text}s"
 
 
 def message(delay: float, *, container: str, pod: str, namespace: str, uid: str) -> str:

@@ -15,26 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakeapi.clock import Clock
+from fakeapi.timefmt import go_duration
 
 from .status import Code, Status
 
 __all__ = ["WaitingPod", "go_duration"]
-
-
-def go_duration(seconds: float) -> str:
-    """``time.Duration.String()``: ``500ms``, ``5s``, ``1m0s``, ``1h2m3s``."""
-    if seconds < 1:
-        return f"{seconds * 1000:g}ms" if seconds else "0s"
-    whole = int(seconds)
-    fraction = seconds - whole
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    text = f"{secs + fraction:g}s"
-    if hours or minutes:
-        text = f"{minutes}m{text}"
-    if hours:
-        text = f"{hours}h{text}"
-    return text
 
 
 class WaitingPod:

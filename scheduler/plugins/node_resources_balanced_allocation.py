@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fakeapi.resource_requests import pod_requests
+
 from ..framework.cycle_state import CycleState
 from ..framework.events import ClusterEventWithHint
 from ..framework.interface import MAX_NODE_SCORE, Handle
 from ..framework.status import Status, skip
-from ..framework.types import NodeInfo, PodInfo
+from ..framework.types import NodeInfo
 
 __all__ = ["NAME", "NodeResourcesBalancedAllocation", "balanced_score"]
 
@@ -48,7 +50,7 @@ class NodeResourcesBalancedAllocation:
         return []  # a score plugin rejects no pod
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
-        requests = PodInfo(pod).requests
+        requests, _ = pod_requests(pod.get("spec") or {})
         if not requests.milli_cpu and not requests.memory:
             return skip()  # best effort as far as cpu and memory go
         state.write(_STATE, (requests.milli_cpu, requests.memory))
