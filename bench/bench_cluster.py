@@ -7,7 +7,7 @@ Prints what a test and a sandbox user wait for:
    server, the controllers and scheduler (their modules and the CEL library load with them), and
    4 simulated nodes Ready with their slices published — what ``fakeapi sandbox`` and the first
    test of a session pay once;
-1. per-test set-up and tear-down of an in-process cluster (``fakeapi.fixtures.cluster.Cluster``,
+1. per-test set-up and tear-down of an in-process cluster (``fakeapi.cluster.assembler.Cluster``,
    what ``fakeapi_cluster`` starts in an async test, HTTP included), for the API server alone, the
    control plane without nodes, and 4 simulated GPU nodes (Ready, slices published); the first
    cluster of the process (imports, schema compilation) is reported on its own;
@@ -41,8 +41,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.client import NODES, RESOURCE_SLICES, Client, HttpTransport
-from fakeapi.fixtures.cluster import Cluster
-from fakeapi.fixtures.sync import SyncCluster
+from fakeapi.cluster.assembler import Cluster
+from fakeapi.cluster.sync import SyncCluster
 from fakeapi.kubeconfig import load_kubeconfig
 
 SHAPES: dict[str, dict[str, Any]] = {
@@ -67,7 +67,7 @@ def lap(*, restart=False):
         laps.append(f"{now[0] - last[0]:.6f},{now[1] - last[1]:.6f}")
     last = now
 sys.path.insert(0, sys.argv[1])
-import fakeapi.fixtures.cluster, fakeapi.server.runner
+import fakeapi.cluster.assembler, fakeapi.server.runner
 lap()
 from fakeapi.bootstrap import new_registry
 new_registry()
@@ -75,7 +75,7 @@ lap()
 
 async def clusters():
     for options in ({"components": ()}, {}, {"nodes": 4}):
-        cluster = fakeapi.fixtures.cluster.Cluster(http=True, **options)
+        cluster = fakeapi.cluster.assembler.Cluster(http=True, **options)
         lap(restart=True)
         await cluster.start()
         lap()

@@ -46,7 +46,7 @@ from fakeapi.client import (
     strip_managed_fields,
 )
 from fakeapi.clock import RealClock
-from fakeapi.fixtures.profiles import load_profile
+from fakeapi.cluster.profiles import load_profile
 from fakeapi.kubelet import DEFAULT_STAGES_YAML, Kubelet, parse_stages
 from fakeapi.server.inprocess import InProcessTransport
 

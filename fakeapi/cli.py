@@ -6,7 +6,7 @@
 
 Start-up failures (a taken port, a bad manifest under ``--load``) are one line on stderr and exit
 status 1; bad flags exit 2, as argparse does. The sandbox assembles its cluster through
-``fakeapi.fixtures``, imported only when the command runs: the core package never depends on the
+``fakeapi.cluster``, imported only when the command runs: the core package never depends on the
 components.
 
 Both commands hold the cyclic garbage collector off until the server is ready: start-up allocates
@@ -201,8 +201,8 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
         nodes += f" ({', '.join(cluster.profiles)})"
     # kubectl takes no flag before a plugin's name (kubectl dra), so point KUBECONFIG at the file
     export = "" if default_config else f"  export KUBECONFIG={kubeconfig}\n"
+    from fakeapi.cluster import EXAMPLES
     from fakeapi.controllers import CONTROLLER_NAMES
-    from fakeapi.fixtures import EXAMPLES
 
     components = ", ".join(cluster.components) or "API server only"
     left_out = [c for c in CONTROLLER_NAMES if c not in (cluster.controllers or CONTROLLER_NAMES)]
@@ -240,8 +240,8 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         print("fakeapi sandbox: --nodes must be 0 or more", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    from fakeapi.fixtures.cluster import Cluster
-    from fakeapi.fixtures.manifests import ManifestError
+    from fakeapi.cluster.assembler import Cluster
+    from fakeapi.cluster.manifests import ManifestError
 
     try:
         cluster = Cluster(

@@ -6,6 +6,12 @@ published by a :class:`ClusterDriver`. docs/kubelet.md describes stages, profile
 fault injection.
 """
 
+import os as _os
+
+# The repository keeps this folder at its top and installs it as fakeapi.kubelet through a
+# symlink; the real path puts tracebacks and __file__ where grep finds the code.
+__path__[:] = [_os.path.realpath(entry) for entry in __path__]
+
 from fakeapi.kubelet.cluster_driver import ClusterDriver
 from fakeapi.kubelet.default_stages import DEFAULT_STAGES_YAML
 from fakeapi.kubelet.dra.profiles import DriverProfile, ProfileError

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .framework.types import AffinityNodes, NodeInfo, PodInfo
+from fakeapi.scheduler.framework.types import AffinityNodes, NodeInfo, PodInfo
 
 __all__ = ["Cache"]
 

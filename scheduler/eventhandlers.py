@@ -26,18 +26,17 @@ from fakeapi.client import (
     Resource,
 )
 from fakeapi.features import enabled
-
-from .cache import Cache
-from .framework.events import (
+from fakeapi.scheduler.cache import Cache
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     EventResource,
     node_update_actions,
     pod_update_actions,
 )
-from .framework.runtime import Framework
-from .framework.types import object_meta
-from .queue import SchedulingQueue
+from fakeapi.scheduler.framework.runtime import Framework
+from fakeapi.scheduler.framework.types import object_meta
+from fakeapi.scheduler.queue import SchedulingQueue
 
 __all__ = ["EventHandlers", "responsible_for"]
 

@@ -38,8 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakeapi.clock import Clock
-
-from .framework.events import (
+from fakeapi.scheduler.framework.events import (
     UNSCHEDULABLE_TIMEOUT,
     ActionType,
     ClusterEvent,
@@ -49,8 +48,8 @@ from .framework.events import (
     QueueingHint,
     pod_update_actions,
 )
-from .framework.runtime import Framework
-from .framework.types import PodInfo, QueuedPodInfo
+from fakeapi.scheduler.framework.runtime import Framework
+from fakeapi.scheduler.framework.types import PodInfo, QueuedPodInfo
 
 __all__ = [
     "BACKOFF_FLUSH_INTERVAL",

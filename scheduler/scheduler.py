@@ -40,22 +40,21 @@ from fakeapi.client import (
 from fakeapi.clock import Clock
 from fakeapi.features import default_gates
 from fakeapi.podgroups import pod_group_name
+from fakeapi.scheduler.cache import Cache
+from fakeapi.scheduler.eventhandlers import EventHandlers, responsible_for
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import ActionType, ClusterEvent, EventResource
+from fakeapi.scheduler.framework.interface import NodeToStatus
+from fakeapi.scheduler.framework.registry import Profile, Registry
+from fakeapi.scheduler.framework.runtime import Framework
+from fakeapi.scheduler.framework.status import Code, Status
+from fakeapi.scheduler.framework.types import NodeInfo, PodInfo, QueuedPodInfo, object_meta
+from fakeapi.scheduler.framework.waiting import WaitingPod
+from fakeapi.scheduler.metrics import SchedulerMetrics
+from fakeapi.scheduler.plugins import default_profile, in_tree_registry
+from fakeapi.scheduler.plugins.default_preemption import fit_error_message
+from fakeapi.scheduler.queue import SchedulingQueue
 from fakeapi.timefmt import format_time
-
-from .cache import Cache
-from .eventhandlers import EventHandlers, responsible_for
-from .framework.cycle_state import CycleState
-from .framework.events import ActionType, ClusterEvent, EventResource
-from .framework.interface import NodeToStatus
-from .framework.registry import Profile, Registry
-from .framework.runtime import Framework
-from .framework.status import Code, Status
-from .framework.types import NodeInfo, PodInfo, QueuedPodInfo, object_meta
-from .framework.waiting import WaitingPod
-from .metrics import SchedulerMetrics
-from .plugins import default_profile, in_tree_registry
-from .plugins.default_preemption import fit_error_message
-from .queue import SchedulingQueue
 
 __all__ = ["MIN_FEASIBLE_NODES_TO_FIND", "Scheduler", "num_feasible_nodes_to_find"]
 

@@ -1,6 +1,6 @@
 """The wheel installs cleanly: one top-level name, every package and data file, working scripts.
 
-The repository keeps the components as top-level folders (``scheduler/``, ``fixtures/``, …) and
+The repository keeps the components as top-level folders (``scheduler/``, ``cluster/``, …) and
 installs them under ``fakeapi`` through symlinks, so the wheel is what tells whether a user's
 site-packages gets only ``fakeapi``. The wheel is built once per module from a copy of the working
 tree (building in place would leave ``build/`` behind and race with other builds), without build
@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-COMPONENT_PACKAGES = ("controllers", "scheduler", "kubelet", "fixtures")
+COMPONENT_PACKAGES = ("controllers", "scheduler", "kubelet", "cluster")
 #: Modules meant only for test runs, which may import pytest.
-TEST_ONLY_MODULES = frozenset({"fakeapi.fixtures.plugin"})
+TEST_ONLY_MODULES = frozenset({"fakeapi.cluster.pytest_plugin"})
 _COPY_IGNORE = shutil.ignore_patterns(
     ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "tests", "bench"
 )
@@ -93,15 +93,15 @@ def test_component_folders_are_packaged_under_fakeapi(wheel: Path) -> None:
     assert "fakeapi/py.typed" in names
 
 
-def test_fixture_data_files_are_packaged(wheel: Path) -> None:
+def test_cluster_data_files_are_packaged(wheel: Path) -> None:
     names = set(_names(wheel))
     data = [
-        p.relative_to(REPO / "fixtures").as_posix()
-        for p in (REPO / "fixtures" / "data").rglob("*")
+        p.relative_to(REPO / "cluster").as_posix()
+        for p in (REPO / "cluster" / "data").rglob("*")
         if p.is_file()
     ]
-    assert "data/allocator_cases.yaml" in data
-    assert {f"fakeapi/fixtures/{d}" for d in data} <= names
+    assert "data/profiles/gpu.yaml" in data
+    assert {f"fakeapi/cluster/{d}" for d in data} <= names
 
 
 # -- what it needs at run time --------------------------------------------------------------------

@@ -8,10 +8,10 @@ and compiles to closures. :func:`compile_expression` offers the same language wi
 variables. docs/cel.md lists what the environment offers.
 """
 
-from .checker import Features
-from .environment import Program, compile_expression
-from .errors import CELCompileError, CELRuntimeError
-from .selectors import (
+from fakeapi.cel.checker import Features
+from fakeapi.cel.environment import Program, compile_expression
+from fakeapi.cel.errors import CELCompileError, CELRuntimeError
+from fakeapi.cel.selectors import (
     CEL_SELECTOR_MAX_COST,
     CelSelectorCompiler,
     CompiledSelector,
@@ -21,7 +21,7 @@ from .selectors import (
     get_compiler,
     selector_cost,
 )
-from .semver import Semver, SemverError, parse_semver
+from fakeapi.cel.semver import Semver, SemverError, parse_semver
 
 __all__ = [
     "CEL_SELECTOR_MAX_COST",

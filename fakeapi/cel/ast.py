@@ -167,6 +167,6 @@ class Bind(Node):
 
 def parse(expression: str) -> Node:
     """Parse and macro-expand; raises :class:`CELCompileError` with cel-go's text."""
-    from .parser import parse as parse_expression
+    from fakeapi.cel.parser import parse as parse_expression
 
     return parse_expression(expression)

@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from . import ast
-from .cost import (
+from fakeapi.cel import ast
+from fakeapi.cel.cost import (
     DEVICE_SIZES,
     LIST_CREATE,
     MAP_CREATE,
@@ -35,13 +35,18 @@ from .cost import (
     size_at,
     traversal,
 )
-from .errors import CELCompileError, EvalError
-from .format_library import check_format
-from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS, RESULT_TYPES
-from .positions import located
-from .program import TYPE_IDENTIFIERS, qualified_name
-from .time_library import parse_duration, parse_timestamp
-from .type_lattice import (
+from fakeapi.cel.errors import CELCompileError, EvalError
+from fakeapi.cel.format_library import check_format
+from fakeapi.cel.library import (
+    GLOBAL_FUNCTIONS,
+    LIST_ATTRIBUTE_FUNCTIONS,
+    MEMBER_FUNCTIONS,
+    RESULT_TYPES,
+)
+from fakeapi.cel.positions import located
+from fakeapi.cel.program import TYPE_IDENTIFIERS, qualified_name
+from fakeapi.cel.time_library import parse_duration, parse_timestamp
+from fakeapi.cel.type_lattice import (
     ANY,
     DYN,
     PARAM,

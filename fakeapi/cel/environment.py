@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from . import ast
-from .checker import Features, check
-from .errors import CELCompileError, CELRuntimeError, EvalError
-from .program import Activation, CostLimitExceededError, Evaluator, compile_program
-from .type_lattice import DYN, Type
+from fakeapi.cel import ast
+from fakeapi.cel.checker import Features, check
+from fakeapi.cel.errors import CELCompileError, CELRuntimeError, EvalError
+from fakeapi.cel.program import Activation, CostLimitExceededError, Evaluator, compile_program
+from fakeapi.cel.type_lattice import DYN, Type
 
 __all__ = ["Program", "compile_expression", "parse_type"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from .ast import UInt
-from .errors import EvalError
-from .standard_library import format_double, to_string
-from .time_values import Duration, Timestamp
-from .values import CelType, type_name
+from fakeapi.cel.ast import UInt
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.standard_library import format_double, to_string
+from fakeapi.cel.time_values import Duration, Timestamp
+from fakeapi.cel.values import CelType, type_name
 
 __all__ = ["FormatError", "check_format", "string_format"]
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.semver import Semver, SemverError, parse_semver
+from fakeapi.cel.values import no_overload
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity, quantity_from_int
-
-from .errors import EvalError
-from .semver import Semver, SemverError, parse_semver
-from .values import no_overload
 
 __all__ = ["KUBERNETES_GLOBALS", "KUBERNETES_MEMBERS"]
 

@@ -13,16 +13,21 @@ and the program look names up in, and the result types the checker knows.
 
 from __future__ import annotations
 
-from .kubernetes_library import KUBERNETES_GLOBALS, KUBERNETES_MEMBERS
-from .list_library import LIST_ATTRIBUTE_FUNCTIONS, LIST_GLOBALS, LIST_MEMBERS, MAX_LIST_VALUES
-from .named_format_library import NAMED_FORMAT_GLOBALS, NAMED_FORMAT_MEMBERS
-from .network_library import NETWORK_GLOBALS, NETWORK_MEMBERS
-from .optional_library import OPTIONAL_GLOBALS, OPTIONAL_MEMBERS
-from .overloads import Function
-from .standard_library import STANDARD_GLOBALS, STANDARD_MEMBERS
-from .string_library import STRING_GLOBALS, STRING_MEMBERS
-from .time_library import TIME_GETTERS, TIME_GLOBALS, TIME_MEMBERS
-from .values import type_name
+from fakeapi.cel.kubernetes_library import KUBERNETES_GLOBALS, KUBERNETES_MEMBERS
+from fakeapi.cel.list_library import (
+    LIST_ATTRIBUTE_FUNCTIONS,
+    LIST_GLOBALS,
+    LIST_MEMBERS,
+    MAX_LIST_VALUES,
+)
+from fakeapi.cel.named_format_library import NAMED_FORMAT_GLOBALS, NAMED_FORMAT_MEMBERS
+from fakeapi.cel.network_library import NETWORK_GLOBALS, NETWORK_MEMBERS
+from fakeapi.cel.optional_library import OPTIONAL_GLOBALS, OPTIONAL_MEMBERS
+from fakeapi.cel.overloads import Function
+from fakeapi.cel.standard_library import STANDARD_GLOBALS, STANDARD_MEMBERS
+from fakeapi.cel.string_library import STRING_GLOBALS, STRING_MEMBERS
+from fakeapi.cel.time_library import TIME_GETTERS, TIME_GLOBALS, TIME_MEMBERS
+from fakeapi.cel.values import type_name
 
 __all__ = [
     "GLOBAL_FUNCTIONS",

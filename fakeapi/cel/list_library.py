@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cmp_to_key
 
-from .errors import EvalError
-from .overloads import Function, arity, strict
-from .values import add, compare, equals, no_overload
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.overloads import Function, arity, strict
+from fakeapi.cel.values import add, compare, equals, no_overload
 
 __all__ = ["LIST_ATTRIBUTE_FUNCTIONS", "LIST_GLOBALS", "LIST_MEMBERS", "MAX_LIST_VALUES"]
 

@@ -13,6 +13,10 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.network_library import parse_url
+from fakeapi.cel.overloads import Function
+from fakeapi.cel.values import NONE, OptionalValue, no_overload
 from fakeapi.validation.names import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -22,11 +26,6 @@ from fakeapi.validation.names import (
     max_len_error,
     regex_error,
 )
-
-from .errors import EvalError
-from .network_library import parse_url
-from .overloads import Function
-from .values import NONE, OptionalValue, no_overload
 
 __all__ = ["NAMED_FORMAT_GLOBALS", "NAMED_FORMAT_MEMBERS", "NamedFormat"]
 

@@ -13,9 +13,9 @@ import ipaddress
 import re
 from urllib.parse import parse_qsl, quote, unquote
 
-from .errors import EvalError
-from .overloads import Function
-from .values import no_overload
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.overloads import Function
+from fakeapi.cel.values import no_overload
 
 __all__ = ["CIDR", "IP", "NETWORK_GLOBALS", "NETWORK_MEMBERS", "URL", "parse_url"]
 

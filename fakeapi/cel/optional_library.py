@@ -8,9 +8,9 @@ syntax that produces them (``a.?b``, ``m[?k]``, ``[?x]``, ``{?k: v}``) and the `
 
 from __future__ import annotations
 
-from .errors import EvalError
-from .overloads import Function, arity
-from .values import NONE, OptionalValue, no_overload
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.overloads import Function, arity
+from fakeapi.cel.values import NONE, OptionalValue, no_overload
 
 __all__ = ["OPTIONAL_GLOBALS", "OPTIONAL_MEMBERS"]
 

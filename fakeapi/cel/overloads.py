@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .values import no_overload
+from fakeapi.cel.values import no_overload
 
 __all__ = ["Function", "arity", "strict"]
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 
-from . import ast
-from .errors import CELCompileError
-from .lexer import Token, display, tokenize
-from .library import GLOBAL_FUNCTIONS
-from .positions import located
+from fakeapi.cel import ast
+from fakeapi.cel.errors import CELCompileError
+from fakeapi.cel.lexer import Token, display, tokenize
+from fakeapi.cel.library import GLOBAL_FUNCTIONS
+from fakeapi.cel.positions import located
 
 __all__ = ["parse"]
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import ast
-from .errors import EvalError
-from .library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS
-from .values import (
+from fakeapi.cel import ast
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.library import GLOBAL_FUNCTIONS, LIST_ATTRIBUTE_FUNCTIONS, MEMBER_FUNCTIONS
+from fakeapi.cel.values import (
     EMPTY_MAP,
     MISSING,
     NONE,

@@ -18,14 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
+from fakeapi.cel import ast
+from fakeapi.cel.checker import Features, check
+from fakeapi.cel.errors import CELCompileError, CELRuntimeError, EvalError, enhance_runtime_message
+from fakeapi.cel.program import Activation, CostLimitExceededError, Evaluator, compile_program
+from fakeapi.cel.semver import SemverError, parse_semver
+from fakeapi.cel.values import DomainMap, type_name
 from fakeapi.quantity import QuantityError, parse_quantity
-
-from . import ast
-from .checker import Features, check
-from .errors import CELCompileError, CELRuntimeError, EvalError, enhance_runtime_message
-from .program import Activation, CostLimitExceededError, Evaluator, compile_program
-from .semver import SemverError, parse_semver
-from .values import DomainMap, type_name
 
 __all__ = [
     "CEL_SELECTOR_MAX_COST",

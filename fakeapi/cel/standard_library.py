@@ -14,15 +14,14 @@ import math
 import re
 from decimal import Decimal
 
+from fakeapi.cel.ast import UInt
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.overloads import Function, arity
+from fakeapi.cel.semver import Semver
+from fakeapi.cel.time_library import format_duration, format_timestamp
+from fakeapi.cel.time_values import Duration, Timestamp
+from fakeapi.cel.values import CelType, no_overload, type_name
 from fakeapi.quantity import INT64_MAX, INT64_MIN, Quantity
-
-from .ast import UInt
-from .errors import EvalError
-from .overloads import Function, arity
-from .semver import Semver
-from .time_library import format_duration, format_timestamp
-from .time_values import Duration, Timestamp
-from .values import CelType, no_overload, type_name
 
 __all__ = ["STANDARD_GLOBALS", "STANDARD_MEMBERS", "format_double", "to_string"]
 

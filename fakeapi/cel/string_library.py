@@ -12,11 +12,11 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from .ast import UInt
-from .errors import EvalError
-from .format_library import string_format
-from .overloads import Function, arity
-from .values import equals, no_overload
+from fakeapi.cel.ast import UInt
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.format_library import string_format
+from fakeapi.cel.overloads import Function, arity
+from fakeapi.cel.values import equals, no_overload
 
 __all__ = ["STRING_GLOBALS", "STRING_MEMBERS"]
 

@@ -16,10 +16,10 @@ from decimal import Decimal
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .errors import EvalError
-from .overloads import Function
-from .time_values import NANOS, Duration, Timestamp
-from .values import no_overload
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.overloads import Function
+from fakeapi.cel.time_values import NANOS, Duration, Timestamp
+from fakeapi.cel.values import no_overload
 
 __all__ = [
     "TIME_GETTERS",

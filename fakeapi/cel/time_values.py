@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import total_ordering
 
-from .errors import EvalError
+from fakeapi.cel.errors import EvalError
 
 __all__ = ["Duration", "Timestamp", "add_time", "sub_time"]
 

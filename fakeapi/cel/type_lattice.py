@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from .values import type_name
+from fakeapi.cel.values import type_name
 
 __all__ = [
     "ANY",

@@ -14,12 +14,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from fakeapi.cel.ast import UInt
+from fakeapi.cel.errors import EvalError
+from fakeapi.cel.semver import Semver
+from fakeapi.cel.time_values import Duration, Timestamp, add_time, sub_time
 from fakeapi.quantity import Quantity
-
-from .ast import UInt
-from .errors import EvalError
-from .semver import Semver
-from .time_values import Duration, Timestamp, add_time, sub_time
 
 __all__ = [
     "MISSING",

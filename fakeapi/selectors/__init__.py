@@ -11,10 +11,10 @@ grammar and API-object conversion) and :mod:`.fields` (field selectors).
 
 from __future__ import annotations
 
-from .errors import SelectorError, label_key_errors, label_value_errors
-from .fields import FieldSelector, escape_field_value, parse_field_selector
-from .labels import label_selector_from_api, parse_label_selector
-from .requirements import LabelSelector, Requirement
+from fakeapi.selectors.errors import SelectorError, label_key_errors, label_value_errors
+from fakeapi.selectors.fields import FieldSelector, escape_field_value, parse_field_selector
+from fakeapi.selectors.labels import label_selector_from_api, parse_label_selector
+from fakeapi.selectors.requirements import LabelSelector, Requirement
 
 __all__ = [
     "FieldSelector",

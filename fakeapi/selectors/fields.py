@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .errors import SelectorError
+from fakeapi.selectors.errors import SelectorError
 
 __all__ = ["FieldSelector", "FieldTerm", "escape_field_value", "parse_field_selector"]
 

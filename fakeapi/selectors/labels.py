@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .errors import SelectorError, go_quote, invalid_value, label_key_errors
-from .requirements import (
+from fakeapi.selectors.errors import SelectorError, go_quote, invalid_value, label_key_errors
+from fakeapi.selectors.requirements import (
     BINARY_OPERATORS,
     DOES_NOT_EXIST,
     DOUBLE_EQUALS,

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .errors import (
+from fakeapi.selectors.errors import (
     SelectorError,
     aggregate_errors,
     invalid_value,

@@ -1,8 +1,8 @@
 """kube-scheduler's framework in small pieces: extension points, statuses, per-cycle state,
 cluster events with queueing hints, the plugin registry and the runtime that runs them."""
 
-from .cycle_state import CycleState
-from .events import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -11,16 +11,16 @@ from .events import (
     HintFn,
     QueueingHint,
 )
-from .interface import (
+from fakeapi.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     Handle,
     NodeToStatus,
     PostFilterResult,
     PreFilterResult,
 )
-from .registry import PluginFactory, Profile, Registry
-from .runtime import Framework
-from .status import (
+from fakeapi.scheduler.framework.registry import PluginFactory, Profile, Registry
+from fakeapi.scheduler.framework.runtime import Framework
+from fakeapi.scheduler.framework.status import (
     Code,
     Status,
     as_error,
@@ -30,8 +30,15 @@ from .status import (
     unresolvable,
     unschedulable,
 )
-from .types import NodeInfo, NodeScore, PodInfo, QueuedPodInfo, Resource, pod_key
-from .waiting import WaitingPod
+from fakeapi.scheduler.framework.types import (
+    NodeInfo,
+    NodeScore,
+    PodInfo,
+    QueuedPodInfo,
+    Resource,
+    pod_key,
+)
+from fakeapi.scheduler.framework.waiting import WaitingPod
 
 __all__ = [
     "MAX_NODE_SCORE",

@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fakeapi.client import Client, Informer
 from fakeapi.clock import Clock
-
-from .cycle_state import CycleState
-from .events import ClusterEventWithHint
-from .status import Status
-from .types import NodeInfo, NodeScore, QueuedPodInfo
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import ClusterEventWithHint
+from fakeapi.scheduler.framework.status import Status
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, QueuedPodInfo
 
 if TYPE_CHECKING:
-    from .waiting import WaitingPod
+    from fakeapi.scheduler.framework.waiting import WaitingPod
 
 __all__ = [
     "BatchFilterPlugin",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .types import PodInfo, object_meta
+from fakeapi.scheduler.framework.types import PodInfo, object_meta
 
 __all__ = ["Nominator", "pod_priority"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .interface import Handle
+from fakeapi.scheduler.framework.interface import Handle
 
 __all__ = ["PluginFactory", "Profile", "Registry"]
 

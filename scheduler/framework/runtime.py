@@ -13,9 +13,9 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .cycle_state import CycleState
-from .events import ClusterEventWithHint
-from .interface import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import ClusterEventWithHint
+from fakeapi.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     BatchFilterPlugin,
     BatchScorePlugin,
@@ -38,11 +38,11 @@ from .interface import (
     ScoreExtensions,
     ScorePlugin,
 )
-from .nominator import Nominator
-from .registry import Profile, Registry
-from .status import Code, Status, as_error
-from .types import NodeInfo, NodeScore
-from .waiting import WaitingPod
+from fakeapi.scheduler.framework.nominator import Nominator
+from fakeapi.scheduler.framework.registry import Profile, Registry
+from fakeapi.scheduler.framework.status import Code, Status, as_error
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
+from fakeapi.scheduler.framework.waiting import WaitingPod
 
 __all__ = ["Framework"]
 

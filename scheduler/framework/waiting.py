@@ -15,9 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakeapi.clock import Clock
+from fakeapi.scheduler.framework.status import Code, Status
 from fakeapi.timefmt import go_duration
-
-from .status import Code, Status
 
 __all__ = ["WaitingPod", "go_duration"]
 

@@ -8,8 +8,8 @@ before preemption is considered). Score weights are upstream's defaults.
 
 from __future__ import annotations
 
-from ..framework.registry import PluginFactory, Profile
-from . import (
+from fakeapi.scheduler.framework.registry import PluginFactory, Profile
+from fakeapi.scheduler.plugins import (
     default_binder,
     default_preemption,
     gang,
@@ -25,7 +25,7 @@ from . import (
     scheduling_gates,
     taint_toleration,
 )
-from .dynamic_resources import plugin as dra_plugin
+from fakeapi.scheduler.plugins.dynamic_resources import plugin as dra_plugin
 
 __all__ = ["DEFAULT_PLUGINS", "DEFAULT_SCORE_WEIGHTS", "default_profile", "in_tree_registry"]
 

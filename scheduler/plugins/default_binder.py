@@ -6,10 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakeapi.client import PODS, Client
-
-from ..framework.cycle_state import CycleState
-from ..framework.interface import Handle
-from ..framework.status import Status, as_error
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.interface import Handle
+from fakeapi.scheduler.framework.status import Status, as_error
 
 __all__ = ["DefaultBinder", "NAME"]
 

@@ -34,13 +34,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakeapi.client import PODS, is_not_found
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.interface import Handle, NodeToStatus, PostFilterResult
+from fakeapi.scheduler.framework.nominator import pod_priority
+from fakeapi.scheduler.framework.status import Code, Status, unschedulable
+from fakeapi.scheduler.framework.types import PodInfo
 from fakeapi.timefmt import format_time
-
-from ..framework.cycle_state import CycleState
-from ..framework.interface import Handle, NodeToStatus, PostFilterResult
-from ..framework.nominator import pod_priority
-from ..framework.status import Code, Status, unschedulable
-from ..framework.types import PodInfo
 
 __all__ = ["Candidate", "DefaultPreemption", "NAME", "fit_error_message", "pick_one_node"]
 

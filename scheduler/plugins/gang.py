@@ -24,10 +24,8 @@ from typing import Any
 
 from fakeapi.client import POD_GROUPS
 from fakeapi.podgroups import pod_group_name
-from fakeapi.selectors.errors import go_quote
-
-from ..framework.cycle_state import CycleState
-from ..framework.events import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -35,8 +33,9 @@ from ..framework.events import (
     EventResource,
     QueueingHint,
 )
-from ..framework.interface import Handle
-from ..framework.status import Code, Status, unschedulable
+from fakeapi.scheduler.framework.interface import Handle
+from fakeapi.scheduler.framework.status import Code, Status, unschedulable
+from fakeapi.selectors.errors import go_quote
 
 __all__ = ["GangScheduling", "NAME", "PERMIT_TIMEOUT"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..framework.interface import MAX_NODE_SCORE
-from ..framework.types import NodeInfo, NodeScore
-from .dynamic_resources.errors import AllocationError
-from .dynamic_resources.nodeaffinity import node_selector_term_matches
-from .dynamic_resources.search import toleration_tolerates
+from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
+from fakeapi.scheduler.plugins.dynamic_resources.errors import AllocationError
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import node_selector_term_matches
+from fakeapi.scheduler.plugins.dynamic_resources.search import toleration_tolerates
 
 __all__ = [
     "default_normalize_score",

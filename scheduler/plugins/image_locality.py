@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..framework.cycle_state import CycleState
-from ..framework.events import ClusterEventWithHint
-from ..framework.interface import MAX_NODE_SCORE, Handle
-from ..framework.status import Status, skip
-from ..framework.types import NodeInfo
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import ClusterEventWithHint
+from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle
+from fakeapi.scheduler.framework.status import Status, skip
+from fakeapi.scheduler.framework.types import NodeInfo
 
 __all__ = ["NAME", "ImageLocality", "normalized_image_name"]
 

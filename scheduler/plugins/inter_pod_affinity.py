@@ -44,18 +44,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fakeapi.client import NAMESPACES, Informer
-
-from ..framework.cycle_state import CycleState
-from ..framework.events import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
     QueueingHint,
 )
-from ..framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
-from ..framework.status import Status, skip, unresolvable, unschedulable
-from ..framework.types import (
+from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
+from fakeapi.scheduler.framework.status import Status, skip, unresolvable, unschedulable
+from fakeapi.scheduler.framework.types import (
     AffinityTerm,
     AffinityTerms,
     NodeInfo,

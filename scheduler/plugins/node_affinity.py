@@ -13,18 +13,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..framework.cycle_state import CycleState
-from ..framework.events import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
     QueueingHint,
 )
-from ..framework.interface import Handle, PreFilterResult
-from ..framework.status import Status, skip, unresolvable
-from ..framework.types import NodeInfo, NodeScore
-from .helpers import default_normalize_score, match_node_selector_term, match_node_selector_terms
+from fakeapi.scheduler.framework.interface import Handle, PreFilterResult
+from fakeapi.scheduler.framework.status import Status, skip, unresolvable
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
+from fakeapi.scheduler.plugins.helpers import (
+    default_normalize_score,
+    match_node_selector_term,
+    match_node_selector_terms,
+)
 
 __all__ = ["ERR_REASON", "NAME", "NodeAffinity"]
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..framework.cycle_state import CycleState
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from ..framework.interface import Handle, PreFilterResult
-from ..framework.status import Status, skip, unresolvable
-from ..framework.types import NodeInfo
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+)
+from fakeapi.scheduler.framework.interface import Handle, PreFilterResult
+from fakeapi.scheduler.framework.status import Status, skip, unresolvable
+from fakeapi.scheduler.framework.types import NodeInfo
 
 __all__ = ["ERR_REASON", "NAME", "NodeName"]
 

@@ -19,18 +19,17 @@ from typing import Any
 
 from fakeapi.client import DEVICE_CLASSES
 from fakeapi.features import enabled
-
-from ..framework.cycle_state import CycleState
-from ..framework.events import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
 )
-from ..framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
-from ..framework.status import Status, unschedulable
-from ..framework.types import NodeInfo, PodInfo
-from .dynamic_resources.extended import DeviceClassResolver
+from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
+from fakeapi.scheduler.framework.status import Status, unschedulable
+from fakeapi.scheduler.framework.types import NodeInfo, PodInfo
+from fakeapi.scheduler.plugins.dynamic_resources.extended import DeviceClassResolver
 
 __all__ = ["NAME", "NodeResourcesFit"]
 

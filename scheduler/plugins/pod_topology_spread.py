@@ -43,20 +43,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi.client import NAMESPACE_INDEX, SERVICES, Informer, namespace_index
-from fakeapi.selectors import LabelSelector, SelectorError, label_selector_from_api
-
-from ..framework.cycle_state import CycleState
-from ..framework.events import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
     QueueingHint,
 )
-from ..framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
-from ..framework.status import Status, as_error, skip, unresolvable, unschedulable
-from ..framework.types import NodeInfo, NodeScore, PodInfo, object_meta
-from .helpers import find_untolerated_taint, match_node_selector_terms
+from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
+from fakeapi.scheduler.framework.status import Status, as_error, skip, unresolvable, unschedulable
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, PodInfo, object_meta
+from fakeapi.scheduler.plugins.helpers import find_untolerated_taint, match_node_selector_terms
+from fakeapi.selectors import LabelSelector, SelectorError, label_selector_from_api
 
 __all__ = [
     "Constraint",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..framework.interface import Handle
-from ..framework.types import QueuedPodInfo
+from fakeapi.scheduler.framework.interface import Handle
+from fakeapi.scheduler.framework.types import QueuedPodInfo
 
 __all__ = ["NAME", "PrioritySort"]
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from ..framework.interface import Handle
-from ..framework.status import Status, unresolvable
+from fakeapi.scheduler.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+)
+from fakeapi.scheduler.framework.interface import Handle
+from fakeapi.scheduler.framework.status import Status, unresolvable
 
 __all__ = ["NAME", "SchedulingGates"]
 

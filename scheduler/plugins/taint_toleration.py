@@ -7,18 +7,22 @@ from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Any
 
-from ..framework.cycle_state import CycleState
-from ..framework.events import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
     QueueingHint,
 )
-from ..framework.interface import Handle
-from ..framework.status import Status, skip, unresolvable
-from ..framework.types import NodeInfo, NodeScore
-from .helpers import default_normalize_score, find_untolerated_taint, toleration_tolerates
+from fakeapi.scheduler.framework.interface import Handle
+from fakeapi.scheduler.framework.status import Status, skip, unresolvable
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
+from fakeapi.scheduler.plugins.helpers import (
+    default_normalize_score,
+    find_untolerated_taint,
+    toleration_tolerates,
+)
 
 __all__ = ["NAME", "TaintToleration"]
 

@@ -17,12 +17,13 @@ import pytest
 
 from fakeapi.client import Client, HttpTransport
 from fakeapi.clock import FakeClock
-from fakeapi.fixtures.testkinds import widget_table
 from fakeapi.registry.store import GenericStore
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.runner import ApiServer
 from fakeapi.storage.memory import MemoryStorage
+
+from ..support.testkinds import widget_table
 
 
 def _make_registry(*, history_size: int = 1000, watch_queue: int = 1000) -> GenericStore:

@@ -1,7 +1,7 @@
 """Reference objects validate cleanly and fit the schema exactly.
 
-Two sources: every slice, class and claim of ``fixtures/data/allocator_cases.yaml`` (expanded by
-``fixtures.allocator_cases`` following the file's header conventions), and example objects of the
+Two sources: every slice, class and claim of ``tests/support/allocator_cases.yaml`` (expanded
+following the file's header conventions), and example objects of the
 resource.k8s.io/v1 shapes and of the seed KEPs (docs/keps.md). Each object must pass its kind's
 validation with the features it uses switched on, decode with its model, and lose nothing when
 pruned with ``prune_unknown_fields(schema_for(Model), obj)``.
@@ -24,12 +24,6 @@ import yaml
 from pydantic import BaseModel
 
 from fakeapi.features import KNOWN_FEATURES
-from fakeapi.fixtures.allocator_cases import (
-    device_class,
-    load_allocator_cases,
-    resource_claim,
-    resource_slice,
-)
 from fakeapi.models.device_class import DeviceClass
 from fakeapi.models.device_taint_rule import DeviceTaintRule
 from fakeapi.models.resource_claim import ResourceClaim, ResourceClaimTemplate
@@ -39,6 +33,13 @@ from fakeapi.models.scheduling import PodGroup, Workload
 from fakeapi.schema import prune_unknown_fields, schema_for
 from fakeapi.validation import dra, dra_scheduling
 from fakeapi.validation.field import FieldError
+
+from ..support.allocator_cases import (
+    device_class,
+    load_allocator_cases,
+    resource_claim,
+    resource_slice,
+)
 
 ALL_ON = {name: (spec.default if spec.locked else True) for name, spec in KNOWN_FEATURES.items()}
 # milli-unit ranges change how ranges are checked; the cases use whole numbers either way

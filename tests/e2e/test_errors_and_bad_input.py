@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from fakeapi.fixtures.protobuf_wire import envelope, ld, vi
+from ..support.protobuf_wire import envelope, ld, vi
 
 pytestmark = pytest.mark.e2e
 

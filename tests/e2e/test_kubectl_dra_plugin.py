@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from fakeapi.client import RESOURCE_CLAIMS
-from fakeapi.fixtures.cluster import Cluster
+from fakeapi.cluster.assembler import Cluster
 
 pytestmark = pytest.mark.e2e
 KUBECTL = shutil.which("kubectl")

@@ -17,8 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from fakeapi.fixtures.protobuf_wire import envelope, ld, vi
-
+from ..support.protobuf_wire import envelope, ld, vi
 from .conftest import KUBECTL, Kubectl, Server, _start_server, _stop_server, wait_until
 
 pytestmark = pytest.mark.e2e

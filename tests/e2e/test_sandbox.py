@@ -22,7 +22,7 @@ import yaml
 pytestmark = pytest.mark.e2e
 KUBECTL = shutil.which("kubectl")
 BIN = str(Path(sys.executable).parent)
-EXAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "data" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "cluster" / "data" / "examples"
 
 OTHER_CONTEXT = {
     "apiVersion": "v1",

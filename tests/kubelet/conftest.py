@@ -18,7 +18,7 @@ import pytest
 from fakeapi.bootstrap import new_registry
 from fakeapi.client import PODS, RESOURCE_CLAIMS, Client, InformerFactory
 from fakeapi.clock import FakeClock
-from fakeapi.fixtures.profiles import load_profile
+from fakeapi.cluster.profiles import load_profile
 from fakeapi.kubelet import DriverProfile, Kubelet
 from fakeapi.server.inprocess import InProcessTransport
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from fakeapi.client import NODES, RESOURCE_CLAIMS
-from fakeapi.fixtures.profiles import load_profile
+from fakeapi.cluster.profiles import load_profile
 from fakeapi.kubelet import ClusterDriver, DriverProfile
 from fakeapi.kubelet.attacher import ANNOTATION_ATTACH_FAILED
 from fakeapi.kubelet.dra.profiles import ProfileError

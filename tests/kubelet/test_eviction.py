@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from fakeapi.client import PODS, StatusError
-from fakeapi.fixtures.protobuf_wire import envelope, ld, vi
 from fakeapi.server.protobuf import decode_kubernetes_protobuf
 
+from ..support.protobuf_wire import envelope, ld, vi
 from .conftest import Cluster
 from .helpers import bind, make_pod
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fakeapi.client import EVENTS, PODS, RESOURCE_CLAIMS
-from fakeapi.fixtures.profiles import load_profile
+from fakeapi.cluster.profiles import load_profile
 
 from .conftest import Cluster
 from .helpers import (

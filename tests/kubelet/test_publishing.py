@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from fakeapi.client import NODES, RESOURCE_SLICES
-from fakeapi.fixtures.profiles import PROFILE_NAMES, load_profile
+from fakeapi.cluster.profiles import PROFILE_NAMES, load_profile
 from fakeapi.kubelet import ClusterDriver, DriverProfile
 
 from .conftest import Cluster

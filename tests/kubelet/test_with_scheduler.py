@@ -98,7 +98,7 @@ async def test_template_claim_pod_is_scheduled_runs_and_releases_its_gpu(
 async def test_other_profiles_run_pods_through_the_scheduler(
     cluster: Cluster, control_plane: None, profile: str, driver: str, selector: str
 ) -> None:
-    from fakeapi.fixtures.profiles import load_profile
+    from fakeapi.cluster.profiles import load_profile
 
     await cluster.kubelet("node-1", drivers=[load_profile(profile)])
     await cluster.advance(1)

@@ -19,12 +19,13 @@ import pytest
 from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.fixtures.samples import SAMPLE_FIELD_MANAGERS, sample
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType, default_resources
 from fakeapi.server.patching import apply_patch_request
 from fakeapi.server.routing import Target
+
+from ..support.samples import SAMPLE_FIELD_MANAGERS, sample
 
 KINDS = list(default_resources())
 JUNK: tuple[Any, ...] = (None, 0, -1, 1.5, "", "x" * 300, True, [], [None], {}, {"$patch": "x"})

@@ -19,11 +19,12 @@ from fakeapi.client import (
     StatusError,
 )
 from fakeapi.clock import FakeClock
-from fakeapi.fixtures.protobuf_wire import envelope, ld
 from fakeapi.resources import default_resources
 from fakeapi.server import discovery, openapi
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.server.protobuf import decode_kubernetes_protobuf
+
+from ..support.protobuf_wire import envelope, ld
 
 
 @pytest.fixture

@@ -12,12 +12,13 @@ import pytest
 
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.fixtures.samples import SAMPLE_FIELD_MANAGERS, SAMPLE_KINDS, sample
 from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType, default_resources
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.server.printing import render_table
+
+from ..support.samples import SAMPLE_FIELD_MANAGERS, SAMPLE_KINDS, sample
 
 RESOURCES = default_resources()
 KINDS = list(RESOURCES)

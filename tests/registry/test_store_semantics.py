@@ -16,7 +16,6 @@ import pytest
 from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.fixtures.testkinds import WIDGETS
 from fakeapi.objects import deep_copy
 from fakeapi.registry.options import (
     DeleteOptions,
@@ -30,6 +29,8 @@ from fakeapi.resources import ResourceTable
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.storage.memory import MemoryStorage
 from fakeapi.timefmt import format_time
+
+from ..support.testkinds import WIDGETS
 
 W = WriteOptions()
 

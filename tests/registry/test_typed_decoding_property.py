@@ -42,12 +42,13 @@ from hypothesis import strategies as st
 from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.fixtures.samples import SAMPLE_FIELD_MANAGERS, sample
 from fakeapi.registry.options import DeleteOptions, WriteOptions
 from fakeapi.resources import ResourceType, default_resources
 from fakeapi.schema import SchemaNode
 from fakeapi.server.patching import apply_patch_request
 from fakeapi.server.routing import Target
+
+from ..support.samples import SAMPLE_FIELD_MANAGERS, sample
 
 KINDS = list(default_resources())
 STORED = [rt for rt in KINDS if not rt.strategy.create_only]

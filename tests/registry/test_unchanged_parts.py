@@ -14,13 +14,14 @@ import pytest
 
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.fixtures.testkinds import WIDGETS
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable
 from fakeapi.server.patching import MERGE_PATCH, apply_patch_request
 from fakeapi.server.routing import Target
 from fakeapi.storage.memory import MemoryStorage
+
+from ..support.testkinds import WIDGETS
 
 W = WriteOptions()
 
@@ -82,7 +83,8 @@ def test_a_status_merge_patch_that_also_breaks_the_spec_is_refused(
 @pytest.mark.parametrize("version", ["v1", "v1beta2"])
 def test_a_required_spec_sent_back_unchanged_survives_a_metadata_update(version: str) -> None:
     from fakeapi.bootstrap import new_registry
-    from fakeapi.fixtures.samples import sample
+
+    from ..support.samples import sample
 
     registry = new_registry(clock=FakeClock())
     rt = registry.resources.lookup("resource.k8s.io", version, "devicetaintrules")

@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi.clock import FakeClock
-from fakeapi.fixtures.testkinds import WIDGETS
 from fakeapi.registry.options import DeleteOptions, WatchOptions, WriteOptions
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 from fakeapi.storage.memory import MemoryStorage
 from fakeapi.storage.watch import Watcher
+
+from ..support.testkinds import WIDGETS
 
 W = WriteOptions()
 COLORS = ("red", "green", "blue")

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from fakeapi.bootstrap import new_registry
 from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
-from fakeapi.fixtures.samples import sample
 from fakeapi.objects import deep_copy
 from fakeapi.patch.fieldset import FieldSet
 from fakeapi.patch.typed import (
@@ -39,6 +38,8 @@ from fakeapi.registry import go_time
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.options import ListOptions, WriteOptions
 from fakeapi.resources import ResourceType, default_resources
+
+from ..support.samples import sample
 
 KINDS = list(default_resources())
 Path = tuple[str | int, ...]

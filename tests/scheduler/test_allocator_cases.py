@@ -1,7 +1,8 @@
-"""Every scenario of fixtures/data/allocator_cases.yaml, run through the functional allocator.
+"""Every scenario of tests/support/allocator_cases.yaml, run through the functional allocator.
 
-The YAML uses a compact notation (see its header); ``fixtures.allocator_cases`` expands it into the
-API objects the allocator takes (DeviceClass, ResourceSlice, ResourceClaim as JSON-shaped dicts).
+The YAML uses a compact notation (see its header); ``tests/support/allocator_cases.py`` expands
+it into the API objects the allocator takes (DeviceClass, ResourceSlice, ResourceClaim as
+JSON-shaped dicts).
 This module runs them and compares devices, node selectors, share IDs, consumed capacity, configs
 and error messages.
 """
@@ -15,18 +16,19 @@ from typing import Any
 import pytest
 import yaml
 
-from fakeapi.fixtures.allocator_cases import (
-    device_class,
-    load_allocator_cases,
-    resource_claim,
-    resource_slice,
-)
 from fakeapi.quantity import parse_quantity
 from fakeapi.scheduler.plugins.dynamic_resources import (
     AllocationError,
     AllocatorFeatures,
     Node,
     allocate,
+)
+
+from ..support.allocator_cases import (
+    device_class,
+    load_allocator_cases,
+    resource_claim,
+    resource_slice,
 )
 
 CASES = load_allocator_cases()

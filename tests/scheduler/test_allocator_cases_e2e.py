@@ -47,14 +47,14 @@ from fakeapi.client import (
     StatusError,
     is_invalid,
 )
-from fakeapi.fixtures.allocator_cases import (
+from fakeapi.cluster.assembler import Cluster
+
+from ..support.allocator_cases import (
     device_class,
     load_allocator_cases,
     resource_claim,
     resource_slice,
 )
-from fakeapi.fixtures.cluster import Cluster
-
 from .test_allocator_cases import (
     FEATURE_GATES,
     check_config,

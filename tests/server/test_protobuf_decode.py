@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from fakeapi.fixtures.protobuf_wire import envelope, ld, map_entry, tag, varint, vi
 from fakeapi.server.protobuf import ProtobufDecodeError, decode_kubernetes_protobuf
+
+from ..support.protobuf_wire import envelope, ld, map_entry, tag, varint, vi
 
 DATA = Path(__file__).parent / "data"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from fakeapi.client import DEVICE_TAINT_RULES, RESOURCE_CLAIMS, Client, Resource, StatusError
 from fakeapi.client.transport import ListParams, ObjectList
-from fakeapi.fixtures.cluster import Cluster
+from fakeapi.cluster.assembler import Cluster
 from fakeapi.server.inprocess import InProcessTransport
 from fakeapi.usage import UNAVAILABLE, UNKNOWN, resource_pool_name
 from fakeapi.usage.kubectl_plugin import format_table, read_cluster

@@ -28,9 +28,14 @@ encoded as gnostic protobuf for kubectl (:mod:`.swagger_protobuf`).
 
 from __future__ import annotations
 
-from .documents import document_bytes, document_path, openapi_document, openapi_index
-from .swagger import swagger_document
-from .swagger_protobuf import swagger_protobuf
+from fakeapi.server.openapi.documents import (
+    document_bytes,
+    document_path,
+    openapi_document,
+    openapi_index,
+)
+from fakeapi.server.openapi.swagger import swagger_document
+from fakeapi.server.openapi.swagger_protobuf import swagger_protobuf
 
 __all__ = [
     "document_bytes",

@@ -12,10 +12,9 @@ import orjson
 
 from fakeapi.features import EMULATED_VERSION
 from fakeapi.resources import ResourceTable
-
-from .paths import resource_paths
-from .refs import Doc
-from .schemas import DocumentBuilder
+from fakeapi.server.openapi.paths import resource_paths
+from fakeapi.server.openapi.refs import Doc
+from fakeapi.server.openapi.schemas import DocumentBuilder
 
 __all__ = ["document_bytes", "document_path", "openapi_document", "openapi_index"]
 

@@ -8,7 +8,7 @@ group-version where upstream tags them. List kinds are generated from the same t
 
 from __future__ import annotations
 
-from .refs import (
+from fakeapi.server.openapi.refs import (
     DELETE_OPTIONS,
     INT_OR_STRING,
     LIST_META,

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from fakeapi.models.core import Binding
 from fakeapi.resources import ResourceType
-
-from .refs import DELETE_OPTIONS, PATCH, STATUS, Doc, group_version_kind, ref
-from .schemas import DocumentBuilder
+from fakeapi.server.openapi.refs import DELETE_OPTIONS, PATCH, STATUS, Doc, group_version_kind, ref
+from fakeapi.server.openapi.schemas import DocumentBuilder
 
 __all__ = ["resource_paths"]
 

@@ -24,9 +24,8 @@ from fakeapi.models.core import Binding
 from fakeapi.models.meta import ObjectMeta, ObjectReference
 from fakeapi.resources import ResourceType
 from fakeapi.schema import SchemaNode, schema_for
-
-from .meta_schemas import fixed_schemas, list_schema
-from .refs import (
+from fakeapi.server.openapi.meta_schemas import fixed_schemas, list_schema
+from fakeapi.server.openapi.refs import (
     CORE,
     INT_OR_STRING,
     META,

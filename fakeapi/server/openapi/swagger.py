@@ -32,9 +32,8 @@ from typing import Any
 
 from fakeapi.features import EMULATED_VERSION
 from fakeapi.resources import ResourceTable
-
-from .documents import openapi_document
-from .refs import SCHEMA_REF, Doc
+from fakeapi.server.openapi.documents import openapi_document
+from fakeapi.server.openapi.refs import SCHEMA_REF, Doc
 
 __all__ = ["DEFINITION_REF", "swagger_document"]
 

@@ -10,12 +10,22 @@ Public surface:
   :class:`AllocationTimeoutError` — upstream's error cases.
 """
 
-from .allocator import AllocationStats, Allocator, PreparedClaims, allocate, as_node
-from .entries import device_id
-from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
-from .features import DEFAULT_GATES, AllocatorFeatures
-from .inventory import DeviceInventory
-from .nodeaffinity import Node, node_selector_matches
+from fakeapi.scheduler.plugins.dynamic_resources.allocator import (
+    AllocationStats,
+    Allocator,
+    PreparedClaims,
+    allocate,
+    as_node,
+)
+from fakeapi.scheduler.plugins.dynamic_resources.entries import device_id
+from fakeapi.scheduler.plugins.dynamic_resources.errors import (
+    AllocationError,
+    AllocationTimeoutError,
+    FailedAllocationOnNodeError,
+)
+from fakeapi.scheduler.plugins.dynamic_resources.features import DEFAULT_GATES, AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node, node_selector_matches
 
 __all__ = [
     "DEFAULT_GATES",

@@ -19,13 +19,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
-from .features import AllocatorFeatures
-from .inventory import DeviceInventory, NodeView
-from .nodeaffinity import Node
-from .requests import PreparedClaim, prepare_claim
-from .results import build_allocation
-from .search import MAX_RESULTS, RequestData, Search
+from fakeapi.scheduler.plugins.dynamic_resources.errors import (
+    AllocationError,
+    AllocationTimeoutError,
+    FailedAllocationOnNodeError,
+)
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory, NodeView
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node
+from fakeapi.scheduler.plugins.dynamic_resources.requests import PreparedClaim, prepare_claim
+from fakeapi.scheduler.plugins.dynamic_resources.results import build_allocation
+from fakeapi.scheduler.plugins.dynamic_resources.search import MAX_RESULTS, RequestData, Search
 
 __all__ = ["AllocationStats", "Allocator", "PreparedClaims", "allocate", "as_node"]
 

@@ -13,8 +13,7 @@ import math
 from collections.abc import Mapping
 
 from fakeapi.quantity import Quantity, QuantityFormat
-
-from .entries import CapacitySpec, DeviceEntry
+from fakeapi.scheduler.plugins.dynamic_resources.entries import CapacitySpec, DeviceEntry
 
 __all__ = ["consumed_capacity", "fits_capacity"]
 

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi.client import Informer
-
-from .inventory import DeviceInventory
+from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory
 
 __all__ = ["ClaimTracker", "PendingAllocation", "claim_key", "rv_int"]
 

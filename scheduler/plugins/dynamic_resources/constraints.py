@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .entries import DeviceEntry
+from fakeapi.scheduler.plugins.dynamic_resources.entries import DeviceEntry
 
 __all__ = ["Constraint", "DistinctAttribute", "MatchAttribute", "lookup_attribute"]
 

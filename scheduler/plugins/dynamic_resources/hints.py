@@ -13,8 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fakeapi.podgroups import pod_group_name
-
-from ...framework.events import (
+from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -22,9 +21,9 @@ from ...framework.events import (
     EventResource,
     QueueingHint,
 )
-from ...framework.types import object_meta
-from .extended import owner_index
-from .podclaims import ClaimNotReadyError, PodClaim
+from fakeapi.scheduler.framework.types import object_meta
+from fakeapi.scheduler.plugins.dynamic_resources.extended import owner_index
+from fakeapi.scheduler.plugins.dynamic_resources.podclaims import ClaimNotReadyError, PodClaim
 
 __all__ = ["QueueingHints"]
 

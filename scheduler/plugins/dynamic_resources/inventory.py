@@ -22,12 +22,11 @@ from typing import Any
 from fakeapi.cel import SelectorCompiler, get_compiler
 from fakeapi.models.device_taint_rule import rule_selects
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
-
-from .entries import DeviceEntry, SliceEntry
-from .features import AllocatorFeatures
-from .nodeaffinity import Node
-from .pools import Pool, gather_pools
-from .requests import ClassEntry, prepare_class
+from fakeapi.scheduler.plugins.dynamic_resources.entries import DeviceEntry, SliceEntry
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node
+from fakeapi.scheduler.plugins.dynamic_resources.pools import Pool, gather_pools
+from fakeapi.scheduler.plugins.dynamic_resources.requests import ClassEntry, prepare_class
 
 __all__ = ["DeviceInventory", "NodeView"]
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .errors import AllocationError
+from fakeapi.scheduler.plugins.dynamic_resources.errors import AllocationError
 
 __all__ = ["Node", "NodeLike", "node_selector_matches", "node_selector_term_matches"]
 

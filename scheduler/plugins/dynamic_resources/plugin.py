@@ -60,18 +60,33 @@ from fakeapi.client import (
 )
 from fakeapi.features import enabled
 from fakeapi.podgroups import pod_group_name
-
-from ...framework.cycle_state import CycleState
-from ...framework.events import (
+from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.events import (
     ClusterEventWithHint,
 )
-from ...framework.interface import Handle, NodeToStatus, PostFilterResult, PreFilterResult
-from ...framework.status import Code, Status, as_error, skip, unresolvable, unschedulable
-from ...framework.types import NodeInfo, NodeScore, klog_name, object_meta
-from .allocator import Allocator, PreparedClaims
-from .claims import ClaimTracker
-from .errors import AllocationError, AllocationTimeoutError, FailedAllocationOnNodeError
-from .extended import (
+from fakeapi.scheduler.framework.interface import (
+    Handle,
+    NodeToStatus,
+    PostFilterResult,
+    PreFilterResult,
+)
+from fakeapi.scheduler.framework.status import (
+    Code,
+    Status,
+    as_error,
+    skip,
+    unresolvable,
+    unschedulable,
+)
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, klog_name, object_meta
+from fakeapi.scheduler.plugins.dynamic_resources.allocator import Allocator, PreparedClaims
+from fakeapi.scheduler.plugins.dynamic_resources.claims import ClaimTracker
+from fakeapi.scheduler.plugins.dynamic_resources.errors import (
+    AllocationError,
+    AllocationTimeoutError,
+    FailedAllocationOnNodeError,
+)
+from fakeapi.scheduler.plugins.dynamic_resources.extended import (
     ANNOTATION,
     IN_MEMORY_NAME,
     OWNER_INDEX,
@@ -81,11 +96,11 @@ from .extended import (
     pod_extended_resources,
     requests_and_mappings,
 )
-from .features import AllocatorFeatures
-from .hints import QueueingHints
-from .inventory import DeviceInventory, NodeView
-from .nodeaffinity import Node, node_selector_matches
-from .podclaims import (
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.hints import QueueingHints
+from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory, NodeView
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node, node_selector_matches
+from fakeapi.scheduler.plugins.dynamic_resources.podclaims import (
     PODGROUPS_REF,
     ClaimNotReadyError,
     PodClaim,
@@ -93,7 +108,7 @@ from .podclaims import (
     is_reserved_for_pod,
     resolve_pod_claims,
 )
-from .writer import BindError, ClaimWriter
+from fakeapi.scheduler.plugins.dynamic_resources.writer import BindError, ClaimWriter
 
 __all__ = ["DEFAULT_FILTER_TIMEOUT", "DynamicResources", "NAME"]
 
@@ -699,7 +714,7 @@ class DynamicResources:
     def normalize_score(
         self, state: CycleState, pod: Obj, scores: list[NodeScore]
     ) -> Status | None:
-        from ..helpers import default_normalize_score
+        from fakeapi.scheduler.plugins.helpers import default_normalize_score
 
         default_normalize_score(scores)
         return None

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from .entries import DeviceEntry, SliceEntry
-from .errors import AllocationError
-from .features import AllocatorFeatures
-from .nodeaffinity import Node, node_selector_matches
+from fakeapi.scheduler.plugins.dynamic_resources.entries import DeviceEntry, SliceEntry
+from fakeapi.scheduler.plugins.dynamic_resources.errors import AllocationError
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node, node_selector_matches
 
 __all__ = ["Pool", "device_matches_node", "gather_pools"]
 

@@ -20,10 +20,13 @@ from typing import Any
 
 from fakeapi.cel import CELCompileError, CompiledSelector, SelectorCompiler
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
-
-from .constraints import Constraint, DistinctAttribute, MatchAttribute
-from .errors import AllocationError
-from .features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.constraints import (
+    Constraint,
+    DistinctAttribute,
+    MatchAttribute,
+)
+from fakeapi.scheduler.plugins.dynamic_resources.errors import AllocationError
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
 
 __all__ = [
     "ClassEntry",

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .features import AllocatorFeatures
-from .nodeaffinity import Node
-from .requests import PreparedClaim
-from .search import DeviceResult
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node
+from fakeapi.scheduler.plugins.dynamic_resources.requests import PreparedClaim
+from fakeapi.scheduler.plugins.dynamic_resources.search import DeviceResult
 
 __all__ = ["build_allocation"]
 

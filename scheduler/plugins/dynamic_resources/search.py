@@ -20,16 +20,18 @@ from typing import Any
 
 from fakeapi.cel import CELCompileError, CELRuntimeError
 from fakeapi.quantity import Quantity
-
-from .capacity import consumed_capacity, fits_capacity
-from .constraints import Constraint
-from .entries import DeviceEntry
-from .errors import AllocationError, AllocationTimeoutError
-from .features import AllocatorFeatures
-from .inventory import DeviceInventory, NodeView
-from .nodeaffinity import Node
-from .pools import Pool, device_matches_node
-from .requests import PreparedClaim, RequestSpec
+from fakeapi.scheduler.plugins.dynamic_resources.capacity import consumed_capacity, fits_capacity
+from fakeapi.scheduler.plugins.dynamic_resources.constraints import Constraint
+from fakeapi.scheduler.plugins.dynamic_resources.entries import DeviceEntry
+from fakeapi.scheduler.plugins.dynamic_resources.errors import (
+    AllocationError,
+    AllocationTimeoutError,
+)
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory, NodeView
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node
+from fakeapi.scheduler.plugins.dynamic_resources.pools import Pool, device_matches_node
+from fakeapi.scheduler.plugins.dynamic_resources.requests import PreparedClaim, RequestSpec
 
 __all__ = ["MAX_RESULTS", "DeviceResult", "RequestData", "Search", "toleration_tolerates"]
 

@@ -29,14 +29,17 @@ import orjson
 
 from fakeapi.client import RESOURCE_CLAIMS, Client, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
+from fakeapi.scheduler.framework.status import Code, Status
+from fakeapi.scheduler.framework.types import klog_name, object_meta
+from fakeapi.scheduler.plugins.dynamic_resources.claims import ClaimTracker
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.podclaims import (
+    PodClaim,
+    consumer_for,
+    is_reserved_for_pod,
+)
 from fakeapi.selectors.errors import go_quote
 from fakeapi.timefmt import format_time, parse_time
-
-from ...framework.status import Code, Status
-from ...framework.types import klog_name, object_meta
-from .claims import ClaimTracker
-from .features import AllocatorFeatures
-from .podclaims import PodClaim, consumer_for, is_reserved_for_pod
 
 __all__ = [
     "BINDING_TIMEOUT",
