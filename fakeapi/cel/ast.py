@@ -30,7 +30,6 @@ __all__ = [
     "Or",
     "Select",
     "UInt",
-    "parse",
 ]
 
 
@@ -164,9 +163,3 @@ class Bind(Node):
     init: Node
     body: Node
 
-
-def parse(expression: str) -> Node:
-    """Parse and macro-expand; raises :class:`CELCompileError` with cel-go's text."""
-    from fakeapi.cel.parser import parse as parse_expression
-
-    return parse_expression(expression)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from fakeapi.cel import ast
 from fakeapi.cel.checker import Features, check
 from fakeapi.cel.errors import CELCompileError, CELRuntimeError, EvalError
+from fakeapi.cel.parser import parse
 from fakeapi.cel.program import Activation, CostLimitExceededError, Evaluator, compile_program
 from fakeapi.cel.type_lattice import DYN, Type
 
@@ -60,7 +60,7 @@ def compile_expression(
     features = features or Features(list_type_attributes=True)
     declared = {name: parse_type(spelling) for name, spelling in (variables or {}).items()}
     try:
-        node = ast.parse(expression)
+        node = parse(expression)
     except CELCompileError as exc:
         raise CELCompileError("compilation failed: " + exc.message) from None
     except RecursionError:

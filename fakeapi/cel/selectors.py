@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from fakeapi.cel import ast
 from fakeapi.cel.checker import Features, check
 from fakeapi.cel.errors import CELCompileError, CELRuntimeError, EvalError, enhance_runtime_message
+from fakeapi.cel.parser import parse
 from fakeapi.cel.program import Activation, CostLimitExceededError, Evaluator, compile_program
 from fakeapi.cel.semver import SemverError, parse_semver
 from fakeapi.cel.values import DomainMap, type_name
@@ -204,7 +204,7 @@ class CelSelectorCompiler:
 
     def _compile(self, expression: str) -> _CelSelector:
         try:
-            node = ast.parse(expression)
+            node = parse(expression)
         except CELCompileError as exc:
             raise CELCompileError("compilation failed: " + exc.message) from None
         except RecursionError:

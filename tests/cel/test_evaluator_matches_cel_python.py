@@ -12,7 +12,7 @@ fakeapi must give that answer, and cel-python must still disagree (so a fixed ce
 the case back into the agreeing corpus). Cases where fakeapi itself still departs from cel-go
 are listed in ``FAKEAPI_GAPS`` and marked strict xfail.
 
-General expressions run on the program layer (``ast.parse`` + ``compile_program``) with plain
+General expressions run on the program layer (``parser.parse`` + ``compile_program``) with plain
 variables, bypassing the selector type checker (which only declares ``device``); the device
 shapes DRA uses run through the public selector API. Quantity and semver functions have no
 cel-python equivalent and are covered by test_selector_environment.py instead.
@@ -33,6 +33,7 @@ from celpy.evaluation import CELEvalError
 from fakeapi.cel import CELRuntimeError, CelSelectorCompiler, DeviceView
 from fakeapi.cel import ast as cel_ast
 from fakeapi.cel.errors import EvalError
+from fakeapi.cel.parser import parse
 from fakeapi.cel.program import Activation, CostLimitExceededError, compile_program
 
 UInt = cel_ast.UInt
@@ -649,7 +650,7 @@ def celpy_eval(expression: str, variables: Mapping[str, object]) -> object:
 
 
 def fakeapi_eval(expression: str) -> object:
-    program = compile_program(cel_ast.parse(expression), list_type_attributes=False)
+    program = compile_program(parse(expression), list_type_attributes=False)
     try:
         return program(Activation(dict(VARIABLES), 1_000_000))
     except (EvalError, CostLimitExceededError):
