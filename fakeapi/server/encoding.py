@@ -16,7 +16,8 @@ from aiohttp import web
 
 from fakeapi import errors
 from fakeapi.server.media import media_type
-from fakeapi.server.protobuf import ProtobufDecodeError, decode_kubernetes_protobuf
+from fakeapi.server.protobuf import decode_kubernetes_protobuf
+from fakeapi.server.protobuf_reader import ProtobufDecodeError
 
 __all__ = [
     "JSON",

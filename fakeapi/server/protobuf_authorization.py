@@ -10,10 +10,17 @@ server's answer, so whatever a request carries there is ignored, as upstream ign
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from fakeapi.server import protobuf as pb
+from fakeapi.server.protobuf_reader import (
+    Field,
+    FieldDecoder,
+    ProtobufDecodeError,
+    as_message,
+    as_text,
+    is_empty,
+    read_fields,
+)
 
 __all__ = ["review_decoder"]
 
@@ -24,51 +31,51 @@ _RESOURCE_STRINGS = {
 
 def _strings(data: bytes, names: dict[int, str], what: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for number, wire, value in pb._fields(data):
+    for number, wire, value in read_fields(data):
         if number in names:
-            if text := pb._text(value):
+            if text := as_text(value):
                 out[names[number]] = text
-        elif not pb._is_empty(wire, value):
-            raise pb.ProtobufDecodeError(f"{what} field {number} in protobuf is not supported")
+        elif not is_empty(wire, value):
+            raise ProtobufDecodeError(f"{what} field {number} in protobuf is not supported")
     return out
 
 
 def _requirement(data: bytes) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for number, _, value in pb._fields(data):
+    for number, _, value in read_fields(data):
         if number == 1:
-            out["key"] = pb._text(value)
+            out["key"] = as_text(value)
         elif number == 2:
-            out["operator"] = pb._text(value)
+            out["operator"] = as_text(value)
         elif number == 3:
-            out.setdefault("values", []).append(pb._text(value))
+            out.setdefault("values", []).append(as_text(value))
     return out
 
 
 def _selector(data: bytes) -> dict[str, Any]:
     """FieldSelectorAttributes and LabelSelectorAttributes share their shape."""
     out: dict[str, Any] = {}
-    for number, _, value in pb._fields(data):
+    for number, _, value in read_fields(data):
         if number == 1:
-            if raw := pb._text(value):
+            if raw := as_text(value):
                 out["rawSelector"] = raw
         elif number == 2:
-            out.setdefault("requirements", []).append(_requirement(pb._message(value)))
+            out.setdefault("requirements", []).append(_requirement(as_message(value)))
     return out
 
 
 def _resource_attributes(data: bytes) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for number, wire, value in pb._fields(data):
+    for number, wire, value in read_fields(data):
         if number in _RESOURCE_STRINGS:
-            if text := pb._text(value):
+            if text := as_text(value):
                 out[_RESOURCE_STRINGS[number]] = text
         elif number in (8, 9):
             out["fieldSelector" if number == 8 else "labelSelector"] = _selector(
-                pb._message(value)
+                as_message(value)
             )
-        elif not pb._is_empty(wire, value):
-            raise pb.ProtobufDecodeError(
+        elif not is_empty(wire, value):
+            raise ProtobufDecodeError(
                 f"ResourceAttributes field {number} in protobuf is not supported"
             )
     return out
@@ -77,50 +84,50 @@ def _resource_attributes(data: bytes) -> dict[str, Any]:
 def _access_spec(data: bytes) -> dict[str, Any]:
     """SubjectAccessReviewSpec (SelfSubjectAccessReviewSpec is its first two fields)."""
     spec: dict[str, Any] = {}
-    for number, wire, value in pb._fields(data):
+    for number, wire, value in read_fields(data):
         if number == 1:
-            spec["resourceAttributes"] = _resource_attributes(pb._message(value))
+            spec["resourceAttributes"] = _resource_attributes(as_message(value))
         elif number == 2:
             spec["nonResourceAttributes"] = _strings(
-                pb._message(value), {1: "path", 2: "verb"}, "NonResourceAttributes"
+                as_message(value), {1: "path", 2: "verb"}, "NonResourceAttributes"
             )
         elif number == 3:
-            if user := pb._text(value):
+            if user := as_text(value):
                 spec["user"] = user
         elif number == 4:
-            spec.setdefault("groups", []).append(pb._text(value))
+            spec.setdefault("groups", []).append(as_text(value))
         elif number == 5:
-            entry = {n: v for n, _, v in pb._fields(pb._message(value))}
-            items = [pb._text(v) for n, _, v in pb._fields(pb._message(entry.get(2, b"")))
+            entry = {n: v for n, _, v in read_fields(as_message(value))}
+            items = [as_text(v) for n, _, v in read_fields(as_message(entry.get(2, b"")))
                      if n == 1]
-            spec.setdefault("extra", {})[pb._text(entry.get(1, b""))] = items
+            spec.setdefault("extra", {})[as_text(entry.get(1, b""))] = items
         elif number == 6:
-            if uid := pb._text(value):
+            if uid := as_text(value):
                 spec["uid"] = uid
-        elif not pb._is_empty(wire, value):
-            raise pb.ProtobufDecodeError(f"access review spec field {number} is not supported")
+        elif not is_empty(wire, value):
+            raise ProtobufDecodeError(f"access review spec field {number} is not supported")
     return spec
 
 
-def _access_review(fields: list[pb.Field], obj: dict[str, Any]) -> None:
+def _access_review(fields: list[Field], obj: dict[str, Any]) -> None:
     obj["spec"] = {}
     for number, _, value in fields:
         if number == 2:
-            obj["spec"] = _access_spec(pb._message(value))
+            obj["spec"] = _access_spec(as_message(value))
 
 
-def _rules_review(fields: list[pb.Field], obj: dict[str, Any]) -> None:
+def _rules_review(fields: list[Field], obj: dict[str, Any]) -> None:
     obj["spec"] = {}
     for number, _, value in fields:
         if number == 2:
-            obj["spec"] = _strings(pb._message(value), {1: "namespace"}, "SelfSubjectRulesReview")
+            obj["spec"] = _strings(as_message(value), {1: "namespace"}, "SelfSubjectRulesReview")
 
 
-def _self_subject_review(fields: list[pb.Field], obj: dict[str, Any]) -> None:
+def _self_subject_review(fields: list[Field], obj: dict[str, Any]) -> None:
     """Only metadata and the (ignored) status."""
 
 
-_DECODERS: dict[tuple[str, str], Callable[[list[pb.Field], dict[str, Any]], None]] = {
+_DECODERS: dict[tuple[str, str], FieldDecoder] = {
     ("authorization.k8s.io", "SelfSubjectAccessReview"): _access_review,
     ("authorization.k8s.io", "SubjectAccessReview"): _access_review,
     ("authorization.k8s.io", "LocalSubjectAccessReview"): _access_review,
@@ -129,8 +136,6 @@ _DECODERS: dict[tuple[str, str], Callable[[list[pb.Field], dict[str, Any]], None
 }
 
 
-def review_decoder(
-    group: str, kind: str
-) -> Callable[[list[pb.Field], dict[str, Any]], None] | None:
+def review_decoder(group: str, kind: str) -> FieldDecoder | None:
     """The decoder of a review kind's fields after metadata, or None for other kinds."""
     return _DECODERS.get((group, kind))

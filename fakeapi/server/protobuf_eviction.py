@@ -11,50 +11,59 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.server import protobuf as pb
+from fakeapi.server.protobuf_reader import (
+    Field,
+    ProtobufDecodeError,
+    as_int64,
+    as_message,
+    as_number,
+    as_text,
+    is_empty,
+    read_fields,
+)
 
 __all__ = ["decode_eviction"]
 
 
 def _preconditions(data: bytes) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for number, _, value in pb._fields(data):
-        if number == 1 and (uid := pb._text(value)):
+    for number, _, value in read_fields(data):
+        if number == 1 and (uid := as_text(value)):
             out["uid"] = uid
-        elif number == 2 and (rv := pb._text(value)):
+        elif number == 2 and (rv := as_text(value)):
             out["resourceVersion"] = rv
     return out
 
 
 def _delete_options(data: bytes) -> dict[str, Any]:
     options: dict[str, Any] = {}
-    for number, wire, value in pb._fields(data):
+    for number, wire, value in read_fields(data):
         if number == 1:
-            options["gracePeriodSeconds"] = pb._int64(value)
+            options["gracePeriodSeconds"] = as_int64(value)
         elif number == 2:
-            if pre := _preconditions(pb._message(value)):
+            if pre := _preconditions(as_message(value)):
                 options["preconditions"] = pre
         elif number == 3:
-            options["orphanDependents"] = bool(pb._number(value))
+            options["orphanDependents"] = bool(as_number(value))
         elif number == 4:
-            if policy := pb._text(value):
+            if policy := as_text(value):
                 options["propagationPolicy"] = policy
         elif number == 5:
-            options.setdefault("dryRun", []).append(pb._text(value))
+            options.setdefault("dryRun", []).append(as_text(value))
         elif number == 6:
-            if pb._number(value):
+            if as_number(value):
                 options["ignoreStoreReadErrorWithClusterBreakingPotential"] = True
-        elif not pb._is_empty(wire, value):
-            raise pb.ProtobufDecodeError(
+        elif not is_empty(wire, value):
+            raise ProtobufDecodeError(
                 f"DeleteOptions field {number} in protobuf is not supported"
             )
     return options
 
 
-def decode_eviction(fields: list[pb.Field], obj: dict[str, Any]) -> None:
+def decode_eviction(fields: list[Field], obj: dict[str, Any]) -> None:
     """Fill ``obj`` (metadata already decoded) from the Eviction's remaining fields."""
     for number, wire, value in fields:
         if number == 2:
-            obj["deleteOptions"] = _delete_options(pb._message(value))
-        elif not pb._is_empty(wire, value):
-            raise pb.ProtobufDecodeError(f"Eviction field {number} in protobuf is not supported")
+            obj["deleteOptions"] = _delete_options(as_message(value))
+        elif not is_empty(wire, value):
+            raise ProtobufDecodeError(f"Eviction field {number} in protobuf is not supported")

@@ -4,8 +4,8 @@ kubectl reads ``/openapi/v2`` only as protobuf (gnostic's ``openapi_v2.Document`
 no protobuf library with those messages to lean on. What the server sends needs only a sliver of
 the format: varints, 64-bit doubles and length-delimited fields (strings and embedded
 messages), written in the order the caller chooses. So instead of a dependency and generated
-classes, :class:`MessageWriter` writes exactly that, and :mod:`fakeapi.server.protobuf` stays the
-reading side of the request bodies.
+classes, :class:`MessageWriter` writes exactly that, and :mod:`fakeapi.server.protobuf_reader` is
+the reading side, for request bodies.
 
 The writer follows proto3 as Go's ``proto.Marshal`` does, because the reader on the other end
 is Go: a singular scalar equal to its zero value (``""``, ``0``, ``False``) is left out, since a

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.server.protobuf import ProtobufDecodeError, decode_kubernetes_protobuf
+from fakeapi.server.protobuf import decode_kubernetes_protobuf
+from fakeapi.server.protobuf_reader import ProtobufDecodeError
 
 from ..support.protobuf_wire import envelope, ld, map_entry, tag, varint, vi
 
