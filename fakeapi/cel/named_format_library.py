@@ -17,7 +17,7 @@ from fakeapi.cel.errors import EvalError
 from fakeapi.cel.network_library import parse_url
 from fakeapi.cel.overloads import Function
 from fakeapi.cel.values import NONE, OptionalValue, no_overload
-from fakeapi.validation.names import (
+from fakeapi.name_syntax import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,

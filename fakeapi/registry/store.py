@@ -21,6 +21,7 @@ import orjson
 from fakeapi import errors
 from fakeapi.clock import Clock, RealClock
 from fakeapi.features import default_gates
+from fakeapi.name_syntax import is_dns1123_label, is_dns1123_subdomain
 from fakeapi.objects import deep_copy, key_for, object_key
 from fakeapi.registry import metadata as md
 from fakeapi.registry.admission import default_admission
@@ -46,7 +47,6 @@ from fakeapi.storage.watch import Watcher
 from fakeapi.timefmt import format_time
 from fakeapi.validation import field as fe
 from fakeapi.validation.meta import validate_object_meta, validate_object_meta_update
-from fakeapi.validation.names import is_dns1123_label, is_dns1123_subdomain
 
 __all__ = ["GenericStore", "WriteResult", "DeleteResult"]
 

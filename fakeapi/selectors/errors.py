@@ -3,7 +3,7 @@
 Clients show the server's error text verbatim (a malformed ``kubectl get -l`` prints our
 message), so this module renders errors the way apimachinery does: ``field.Invalid`` lines with
 Go-quoted values, aggregated in brackets when there are several. Label key and value rules are
-the same checks (and messages) as object metadata, from :mod:`fakeapi.validation.names`, under
+the same checks (and messages) as object metadata, from :mod:`fakeapi.name_syntax`, under
 the names this package has always exported.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import orjson
 
-from fakeapi.validation.names import is_qualified_name, is_valid_label_value
+from fakeapi.name_syntax import is_qualified_name, is_valid_label_value
 
 __all__ = [
     "SelectorError",

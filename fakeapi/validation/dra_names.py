@@ -5,7 +5,7 @@ return lists of upstream-worded messages; the ``validate_*`` functions wrap them
 the way ``pkg/apis/resource/validation`` does for drivers, pools, devices, requests and attribute
 names.
 
-The string checks themselves come from the shared :mod:`fakeapi.validation.names`; this module
+The string checks themselves come from the shared :mod:`fakeapi.name_syntax`; this module
 adds the DRA-specific compositions (driver names, pool names, qualified attribute names, share IDs).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 
-from fakeapi.validation import names
+from fakeapi import name_syntax
 from fakeapi.validation.field import FieldError, Path, invalid, required, too_long
 
 __all__ = [
@@ -42,11 +42,11 @@ POOL_NAME_MAX_LENGTH = 253
 DEVICE_MAX_DOMAIN_LENGTH = 63
 DEVICE_MAX_ID_LENGTH = 32
 
-dns1123_label_errors = names.is_dns1123_label
-dns1123_subdomain_errors = names.is_dns1123_subdomain
-qualified_name_errors = names.is_qualified_name
-label_value_errors = names.is_valid_label_value
-c_identifier_errors = names.is_c_identifier
+dns1123_label_errors = name_syntax.is_dns1123_label
+dns1123_subdomain_errors = name_syntax.is_dns1123_subdomain
+qualified_name_errors = name_syntax.is_qualified_name
+label_value_errors = name_syntax.is_valid_label_value
+c_identifier_errors = name_syntax.is_c_identifier
 
 
 # --- field-level wrappers ----------------------------------------------------------------------

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi.name_syntax import is_dns1123_subdomain, is_qualified_name
 from fakeapi.validation.field import FieldError, Path, invalid, required
 from fakeapi.validation.meta import validate_immutable
-from fakeapi.validation.names import is_dns1123_subdomain, is_qualified_name
 
 __all__ = ["CORE_EVENT", "EVENTS_EVENT", "EventShape", "event_errors", "event_update_errors"]
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from fakeapi.validation.field import FieldError, Path, forbidden, invalid, required, too_long
-from fakeapi.validation.names import (
+from fakeapi.name_syntax import (
     is_dns1123_label,
     is_qualified_name,
     is_valid_label_value,
     mask_trailing_dash,
 )
+from fakeapi.validation.field import FieldError, Path, forbidden, invalid, required, too_long
 
 __all__ = [
     "FIELD_IMMUTABLE",

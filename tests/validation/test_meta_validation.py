@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from fakeapi.validation.field import FieldError, Path
-from fakeapi.validation.meta import validate_object_meta, validate_object_meta_update
-from fakeapi.validation.names import (
+from fakeapi.name_syntax import (
     is_config_map_key,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
     is_valid_label_value,
 )
+from fakeapi.validation.field import FieldError, Path
+from fakeapi.validation.meta import validate_object_meta, validate_object_meta_update
 
 SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from fakeapi import errors
+from fakeapi.name_syntax import is_qualified_name
 from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, invalid
-from fakeapi.validation.names import is_qualified_name
 
 __all__ = [
     "IMMORTAL_NAMESPACES",

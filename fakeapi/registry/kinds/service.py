@@ -21,6 +21,11 @@ import ipaddress
 from datetime import datetime
 from typing import Any, ClassVar
 
+from fakeapi.name_syntax import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_valid_port_name,
+)
 from fakeapi.registry.kinds.common import as_dict, as_list, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import (
@@ -33,11 +38,6 @@ from fakeapi.validation.field import (
     required,
 )
 from fakeapi.validation.meta import validate_labels
-from fakeapi.validation.names import (
-    is_dns1123_label,
-    is_dns1123_subdomain,
-    is_valid_port_name,
-)
 
 __all__ = ["NODE_PORTS", "SERVICE_CIDR", "ServiceStrategy", "service_ports_cell"]
 
