@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -37,6 +36,7 @@ from fakeapi.registry.options import (
     WriteOptions,
 )
 from fakeapi.registry.resource_table import ResourceTable, ResourceType
+from fakeapi.registry.results import DeleteResult, WriteResult
 from fakeapi.registry.strategy import Obj, WriteContext
 from fakeapi.registry.watching import open_watch
 from fakeapi.selectors import parse_field_selector
@@ -48,28 +48,12 @@ from fakeapi.timefmt import format_time
 from fakeapi.validation import field as fe
 from fakeapi.validation.meta import validate_object_meta, validate_object_meta_update
 
-__all__ = ["GenericStore", "WriteResult", "DeleteResult"]
+__all__ = ["GenericStore"]
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_ATTEMPTS = 8
 #: upstream's maxGeneratedNameLength: 63 characters of a name less the 5 random ones
 _GENERATED_PREFIX = 58
-
-
-@dataclass(slots=True)
-class WriteResult:
-    obj: Obj
-    raw: bytes
-    warnings: builtins.list[str] = field(default_factory=list)
-    created: bool = False
-
-
-@dataclass(slots=True)
-class DeleteResult:
-    obj: Obj
-    raw: bytes
-    #: the object is gone (False: deletion is pending on finalizers or a grace period)
-    deleted: bool
 
 
 class GenericStore:

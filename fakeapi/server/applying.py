@@ -17,7 +17,8 @@ from fakeapi.patch.apply import apply_patch
 from fakeapi.registry.decode import decode_object
 from fakeapi.registry.fields import reset_fields
 from fakeapi.registry.options import WriteOptions
-from fakeapi.registry.store import GenericStore, WriteResult
+from fakeapi.registry.results import WriteResult
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.routing import Target
 from fakeapi.timefmt import format_time
 

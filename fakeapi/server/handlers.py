@@ -18,7 +18,8 @@ from aiohttp import web
 
 from fakeapi import errors
 from fakeapi.registry.options import WatchOptions, WriteOptions
-from fakeapi.registry.store import DeleteResult, GenericStore, WriteResult
+from fakeapi.registry.results import DeleteResult, WriteResult
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q

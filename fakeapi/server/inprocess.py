@@ -49,7 +49,8 @@ from fakeapi.client.transport import (
 )
 from fakeapi.clock import Clock
 from fakeapi.objects import deep_copy, object_key
-from fakeapi.registry.store import DeleteResult, GenericStore
+from fakeapi.registry.results import DeleteResult
+from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType
 from fakeapi.server import query
 from fakeapi.server.patching import apply_patch_request

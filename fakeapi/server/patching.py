@@ -15,7 +15,8 @@ from fakeapi import errors
 from fakeapi.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
 from fakeapi.registry.decode import decode_patched
 from fakeapi.registry.options import WriteOptions
-from fakeapi.registry.store import GenericStore, WriteResult
+from fakeapi.registry.results import WriteResult
+from fakeapi.registry.store import GenericStore
 from fakeapi.server.media import media_type
 from fakeapi.server.routing import Target
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi import errors
-from fakeapi.registry.store import DeleteResult
+from fakeapi.registry.results import DeleteResult
 from fakeapi.resources import ResourceType
 
 __all__ = ["url_not_found", "method_not_allowed", "success_status", "delete_reply"]

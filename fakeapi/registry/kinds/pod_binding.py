@@ -36,7 +36,8 @@ from fakeapi.validation.field import FieldError, Path, not_supported, required
 
 if TYPE_CHECKING:
     from fakeapi.registry.resource_table import ResourceType
-    from fakeapi.registry.store import GenericStore, WriteResult
+    from fakeapi.registry.results import WriteResult
+    from fakeapi.registry.store import GenericStore
 
 __all__ = ["bind_pod", "mark_scheduled", "write_binding"]
 

@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from fakeapi import errors
 from fakeapi.registry.options import DeleteOptions, Preconditions, WriteOptions
+from fakeapi.registry.results import WriteResult
 from fakeapi.timefmt import format_time
 
 if TYPE_CHECKING:
     from fakeapi.registry.resource_table import ResourceType
-    from fakeapi.registry.store import GenericStore, WriteResult
+    from fakeapi.registry.store import GenericStore
 
 __all__ = ["EVICTION_GROUP_VERSIONS", "delete_options_of", "evict_pod"]
 
@@ -126,8 +127,6 @@ def evict_pod(
     options: WriteOptions,
 ) -> WriteResult:
     """Evict the pod ``name``; returns the pod as the deletion left it."""
-    from fakeapi.registry.store import WriteResult
-
     _check_eviction(body, name)
     delete = delete_options_of(body)
     dry_run = options.dry_run or delete.dry_run
