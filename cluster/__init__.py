@@ -51,6 +51,7 @@ __all__ = [
 #: the example manifests (``cluster.apply_yaml(EXAMPLES / "template-claim-pod.yaml")``)
 EXAMPLES = Path(__file__).parent / "data" / "examples"
 
+# loaded on first use, for start-up time: the pytest plugin imports this package in every run
 _LAZY = {
     "Cluster": "fakeapi.cluster.assembler",
     "ClusterHandle": "fakeapi.cluster.handle",

@@ -105,6 +105,7 @@ _NODE_LIFECYCLE = "node-lifecycle-controller"
 
 def _controllers(spec: str | None, *, nodes: int) -> tuple[str, ...]:
     """The controllers the sandbox runs (raises ValueError for an unknown name)."""
+    # this module's imports are late, for start-up time: `fakeapi --help` loads almost nothing
     from fakeapi.controllers import select_controllers
 
     if spec is None:
@@ -113,7 +114,7 @@ def _controllers(spec: str | None, *, nodes: int) -> tuple[str, ...]:
 
 
 def _feature_gates(text: str) -> dict[str, bool] | None:
-    from fakeapi.features import parse_feature_gates
+    from fakeapi.features import parse_feature_gates  # late for start-up time, as above
 
     try:
         return parse_feature_gates(text)
@@ -170,6 +171,7 @@ def _listen_error(exc: OSError, host: str, port: int) -> str:
 
 
 async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
+    # late for start-up time: only the command that runs loads its part
     from fakeapi.bootstrap import new_registry
     from fakeapi.server.runner import ApiServer
 
@@ -201,6 +203,7 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
         nodes += f" ({', '.join(cluster.profiles)})"
     # kubectl takes no flag before a plugin's name (kubectl dra), so point KUBECONFIG at the file
     export = "" if default_config else f"  export KUBECONFIG={kubeconfig}\n"
+    # late for start-up time, like the other imports of this module
     from fakeapi.cluster import EXAMPLES
     from fakeapi.controllers import CONTROLLER_NAMES
 
@@ -240,6 +243,7 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         print("fakeapi sandbox: --nodes must be 0 or more", file=sys.stderr)
         return 2
     started = time.perf_counter()
+    # late for start-up time: only the command that runs loads its part
     from fakeapi.cluster.assembler import Cluster
     from fakeapi.cluster.manifests import ManifestError
 
@@ -269,7 +273,7 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:
-        from fakeapi.errors import StatusError
+        from fakeapi.errors import StatusError  # late for start-up time, as above
 
         if not isinstance(exc, StatusError):
             raise

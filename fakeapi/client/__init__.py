@@ -167,6 +167,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "HttpTransport":
+        # loaded on first use, for start-up time (httpx costs ~0.1 s an in-process cluster skips)
         from fakeapi.client.http import HttpTransport
 
         return HttpTransport
