@@ -136,11 +136,36 @@ def _describe_check(check: Callable[..., object]) -> str:
         source = " ".join(inspect.getsource(check).split())
     except (OSError, TypeError):  # no source file (an interactive session)
         return "a condition"
-    text = source[source.find("lambda"):] if "lambda" in source else source
-    # the source line also holds the call the lambda was given to: drop its closing brackets
-    while text and (text[-1] in ",;" or (text[-1] == ")" and text.count(")") > text.count("("))):
-        text = text[:-1].rstrip()
-    return text
+    return _lambda_text(source)
+
+
+def _lambda_text(source: str) -> str:
+    """The lambda expression in a line of source: from ``lambda`` to the end of its body (a
+    comma or closing bracket of the call it is passed to)."""
+    start = source.find("lambda")
+    if start < 0:
+        return source
+    depth = 0
+    quote = ""
+    in_body = False
+    for i in range(start, len(source)):
+        char = source[i]
+        if quote:
+            if char == quote and source[i - 1] != "\\":
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return source[start:i].rstrip()
+            depth -= 1
+        elif depth == 0 and char == ":":
+            in_body = True
+        elif depth == 0 and in_body and char == ",":
+            return source[start:i].rstrip()
+    return source[start:].rstrip()
 
 
 def _short(value: object) -> str:
