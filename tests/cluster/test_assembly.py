@@ -106,7 +106,7 @@ async def test_a_component_runs_once_and_only_on_a_started_cluster() -> None:
         await cluster.start_component("scheduler")
         with pytest.raises(RuntimeError, match="scheduler already runs"):
             await cluster.start_component("scheduler")
-        with pytest.raises(ValueError, match="component.s. gizmo not available"):
+        with pytest.raises(ValueError, match=r"component\(s\) gizmo not available"):
             await cluster.start_component("gizmo")
 
 
@@ -167,7 +167,7 @@ async def test_informers_start_over_only_when_no_component_uses_them() -> None:
 def test_an_unknown_transport_or_component_option_is_an_error() -> None:
     with pytest.raises(ValueError, match="transport must be 'inprocess' or 'http', not 'grpc'"):
         Cluster(transport="grpc")
-    with pytest.raises(ValueError, match="component_options names unknown component.s. gizmo"):
+    with pytest.raises(ValueError, match=r"component_options names unknown component\(s\) gizmo"):
         Cluster(component_options={"gizmo": {}})
 
 

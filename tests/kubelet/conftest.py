@@ -51,10 +51,15 @@ class Cluster:
         await advance(self.clock, seconds, step=step)
 
     async def eventually(
-        self, check: Callable[[], Awaitable[Any]], *, seconds: float = 60, step: float = STEP
+        self,
+        check: Callable[[], Awaitable[Any]],
+        *,
+        seconds: float = 60,
+        step: float = STEP,
+        what: str | None = None,
     ) -> Any:
         """Advance the clock until ``check`` holds (at most ``seconds`` of fake time)."""
-        return await eventually(check, clock=self.clock, step=step, timeout=seconds)
+        return await eventually(check, clock=self.clock, step=step, timeout=seconds, what=what)
 
     async def kubelet(
         self, node: str, *, drivers: Sequence[DriverProfile] | None = None, **options: Any
@@ -91,7 +96,7 @@ class Cluster:
         async def reached() -> bool:
             return all([await self.phase(name) == phase for name in names])
 
-        await self.eventually(reached, seconds=seconds)
+        await self.eventually(reached, seconds=seconds, what=f"{', '.join(names)} in {phase}")
 
     async def until_gone(self, *names: str, seconds: float = 5) -> None:
         """Advance the clock until no pod named exists any more."""
@@ -99,7 +104,7 @@ class Cluster:
         async def gone() -> bool:
             return all([await self.pod(name) is None for name in names])
 
-        await self.eventually(gone, seconds=seconds)
+        await self.eventually(gone, seconds=seconds, what=f"{', '.join(names)} to be gone")
 
 
 @pytest.fixture
