@@ -8,6 +8,8 @@ This is one of fakeapi's public package roots (with :mod:`fakeapi.client`); what
   the pytest plugin start one. ``async with Cluster(nodes=2) as cluster: ...``
 - :class:`SyncCluster` — the same cluster driven from synchronous code (a private loop thread);
   :class:`RemoteCluster` — the same handle over any cluster's kubeconfig.
+- :func:`eventually` — wait in a test until a condition holds, letting the loop run (and moving a
+  fake clock, if asked); a bounded guard that says what it waited for, never a sleep.
 - :data:`EXAMPLES` — the example manifests; :func:`load_profile` and :data:`PROFILE_NAMES` — the
   shipped driver profiles.
 - :mod:`fakeapi.cluster.pytest_plugin` — the pytest plugin (entry point ``pytest11``), which
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from fakeapi.cluster.profiles import PROFILE_NAMES, load_profile
     from fakeapi.cluster.remote import RemoteCluster
     from fakeapi.cluster.sync import SyncCluster
+    from fakeapi.cluster.waiting import eventually
 
 __all__ = [
     "EXAMPLES",
@@ -45,6 +48,7 @@ __all__ = [
     "ManifestError",
     "RemoteCluster",
     "SyncCluster",
+    "eventually",
     "load_profile",
 ]
 
@@ -59,6 +63,7 @@ _LAZY = {
     "PROFILE_NAMES": "fakeapi.cluster.profiles",
     "RemoteCluster": "fakeapi.cluster.remote",
     "SyncCluster": "fakeapi.cluster.sync",
+    "eventually": "fakeapi.cluster.waiting",
     "load_profile": "fakeapi.cluster.profiles",
 }
 

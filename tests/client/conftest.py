@@ -9,12 +9,12 @@ that must be identical in-process and over HTTP.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
+import fakeapi.cluster
 from fakeapi.client import Client, HttpTransport
 from fakeapi.clock import FakeClock
 from fakeapi.registry.store import GenericStore
@@ -34,16 +34,6 @@ def _make_registry(*, history_size: int = 1000, watch_queue: int = 1000) -> Gene
     )
 
 
-async def _eventually(check: Callable[[], bool], *, timeout: float = 5.0) -> None:
-    """Let the loop run until ``check()`` holds (a guard against hanging, not a delay)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.001)
-
-
 @pytest.fixture
 def make_registry() -> Callable[..., GenericStore]:
     """A registry over the widget table; ``history_size``/``watch_queue`` shrink the storage."""
@@ -52,8 +42,9 @@ def make_registry() -> Callable[..., GenericStore]:
 
 @pytest.fixture
 def eventually() -> Callable[..., Any]:
-    """``await eventually(lambda: ...)``: run the loop until the condition holds."""
-    return _eventually
+    """``await eventually(lambda: ...)``: run the loop until the condition holds
+    (:func:`fakeapi.cluster.eventually`)."""
+    return fakeapi.cluster.eventually
 
 
 @pytest.fixture

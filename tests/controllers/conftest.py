@@ -1,119 +1,94 @@
-"""A small in-process cluster for controller tests: registry, client, informers, controllers.
+"""Controller tests' cluster: the assembler's API server on a FakeClock, and the controllers.
 
-``cluster`` is a fresh registry on a FakeClock with a client and an informer factory; tests
-start the controllers they want with ``await cluster.start(...)``, act through the client (the
-scheduler and kubelets are not running: tests write what they would write), and wait for the
-outcome with ``await cluster.eventually(...)`` — a bounded guard that lets the event loop run,
-never a timed assertion.
+``cluster`` is an API-server-only :class:`fakeapi.cluster.assembler.Cluster` (no scheduler, no
+kubelets); a test starts the controllers it wants with ``await cluster.start(...)`` — the
+assembler's controller manager, with its own client and the shared informers — acts through
+``cluster.user`` (the scheduler and kubelets are not running: tests write what they would write),
+and waits for the outcome with ``await cluster.eventually(...)``
+(:func:`fakeapi.cluster.eventually`: a bounded guard that lets the event loop run, never a timed
+assertion). The fixture runs every test twice: with the controllers on the in-process transport
+and talking HTTP to the cluster's server.
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 import pytest
-from prometheus_client import CollectorRegistry
 
-from fakeapi.bootstrap import new_registry
-from fakeapi.client import (
-    NAMESPACES,
-    RESOURCE_CLAIMS,
-    Client,
-    HttpTransport,
-    InformerFactory,
-)
+from fakeapi.client import NAMESPACES, RESOURCE_CLAIMS, Client, InformerFactory
 from fakeapi.clock import FakeClock
+from fakeapi.cluster import eventually
+from fakeapi.cluster.assembler import Cluster as AssembledCluster
+from fakeapi.cluster.waiting import advance, settle
 from fakeapi.controllers import ControllerManager
-from fakeapi.registry.store import GenericStore
-from fakeapi.server.inprocess import InProcessTransport
-from fakeapi.server.runner import ApiServer
 
 DRIVER = "gpu.example.com"
 
-Check = Callable[[], bool | Awaitable[bool]]
+Check = Callable[[], Any | Awaitable[Any]]
+#: over HTTP a request takes real time: let the loop wait a millisecond at each turn
+SETTLE_INTERVAL = 0.001
 
 
 class Cluster:
-    def __init__(self, *, feature_gates: Mapping[str, bool] | None = None) -> None:
+    def __init__(
+        self, *, feature_gates: Mapping[str, bool] | None = None, transport: str = "inprocess"
+    ) -> None:
         self.clock = FakeClock()
-        self.gates = dict(feature_gates or {})
-        self.registry: GenericStore = new_registry(
-            clock=self.clock, feature_gates=self.gates or None
+        self.assembler = AssembledCluster(
+            components=(), profiles=(), clock=self.clock, feature_gates=feature_gates,
+            transport=transport,
         )
-        self.client = Client(
-            InProcessTransport(self.registry), field_manager="kube-controller-manager"
-        )
-        #: what a test writes as a user or as the (absent) scheduler
-        self.user = Client(InProcessTransport(self.registry), field_manager="test-user")
-        self.informers = InformerFactory(self.client, clock=self.clock)
-        self.metrics = CollectorRegistry()
-        self.manager: ControllerManager | None = None
-        self.server: ApiServer | None = None
 
-    async def over_http(self) -> None:
-        """Serve the registry over HTTP and give the controllers an HTTP client (call before
-        :meth:`start`): the controllers must behave the same over either transport."""
-        self.server = ApiServer(registry=self.registry, port=0, metrics=self.metrics)
-        await self.server.start()
-        await self.informers.stop()
-        self.client = Client(
-            HttpTransport(self.server.url), field_manager="kube-controller-manager"
-        )
-        self.informers = InformerFactory(self.client, clock=self.clock)
+    async def open(self) -> Cluster:
+        if not self.assembler.started:
+            await self.assembler.start()
+        return self
+
+    @property
+    def user(self) -> Client:
+        """What a test writes with, as a user or as the (absent) scheduler."""
+        return self.assembler.client
+
+    @property
+    def informers(self) -> InformerFactory:
+        """The informers the controllers share."""
+        return self.assembler.informers
+
+    @property
+    def metrics(self) -> Any:
+        return self.assembler.metrics
+
+    @property
+    def manager(self) -> ControllerManager | None:
+        return self.assembler.controller_manager
 
     async def start(self, controllers: Collection[str] | None = None) -> ControllerManager:
-        self.manager = ControllerManager(
-            client=self.client,
-            informers=self.informers,
-            clock=self.clock,
-            rng=random.Random(7),
-            feature_gates=self.gates,
-            metrics=self.metrics,
-            controllers=controllers,
-        )
-        await self.manager.start()
+        """Start the controller manager with ``controllers`` (None: all of them)."""
+        await self.open()
+        await self.assembler.start_component("controllers", controllers=controllers)
+        assert self.manager is not None
         return self.manager
 
     async def stop(self) -> None:
-        if self.manager is not None:
-            await self.manager.stop()
-            self.manager = None
+        """Stop the controllers; the cluster and the informers' caches stay."""
+        await self.assembler.stop_component("controllers")
 
     async def close(self) -> None:
-        await self.stop()
-        await self.informers.stop()
-        if self.server is not None:
-            await self.client.close()
-            await self.server.stop()
+        await self.assembler.stop()
 
-    async def eventually(self, check: Check, *, timeout: float = 10.0, message: str = "") -> None:
+    async def eventually(self, check: Check, *, timeout: float = 10.0, message: str = "") -> Any:
         """Run the loop until ``check()`` holds (a guard against hanging, not a delay)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            result = check()
-            if inspect.isawaitable(result):
-                result = await result
-            if result:
-                return
-            if loop.time() > deadline:
-                raise AssertionError(message or "condition not reached")
-            await asyncio.sleep(0.002)
+        return await eventually(check, timeout=timeout, what=message or None)
 
     async def settle(self, rounds: int = 50) -> None:
         """Let queued work run (for checks that something did *not* happen)."""
-        for _ in range(rounds):
-            await asyncio.sleep(0.001)
+        await settle(rounds, interval=SETTLE_INTERVAL)
 
     async def advance(self, seconds: float) -> None:
         """Move the fake clock and let the woken tasks run."""
-        await asyncio.sleep(0)
-        self.clock.advance(seconds)
-        await self.settle(5)
+        await advance(self.clock, seconds, rounds=5, interval=SETTLE_INTERVAL)
 
     # --- objects ------------------------------------------------------------------------------
     async def namespace(self, name: str) -> None:
@@ -248,17 +223,16 @@ class Cluster:
 
 @pytest.fixture
 def make_cluster() -> Callable[..., Cluster]:
+    """``make_cluster(feature_gates=...)``: a cluster the test starts (``start``) and closes."""
     return Cluster
 
 
-@pytest.fixture(params=["in-process", "http"])
+@pytest.fixture(params=["inprocess", "http"], ids=["in-process", "http"])
 async def cluster(request: pytest.FixtureRequest) -> AsyncIterator[Cluster]:
     """A cluster whose controllers use the in-process transport or HTTP (each test runs
     with both: a controller must not depend on which one carries its requests)."""
-    c = Cluster()
+    made = Cluster(transport=request.param)
     try:
-        if request.param == "http":
-            await c.over_http()
-        yield c
+        yield await made.open()
     finally:
-        await c.close()
+        await made.close()

@@ -1,15 +1,14 @@
 """Over HTTP with real kubectl: cascading deletes and namespace deletion complete, /metrics serves.
 
-The API server and the controller manager run in the test's event loop (the controllers over the
-in-process client, kubectl over HTTP), on the real clock; kubectl runs as a subprocess without
-blocking the loop, with a private kubeconfig and discovery cache.
+The assembler's API server and controller manager run in the test's event loop (the controllers
+over the in-process client, kubectl over HTTP), on the real clock; kubectl runs as a subprocess
+without blocking the loop, with a private kubeconfig and discovery cache.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import random
 import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -19,15 +18,9 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from prometheus_client import CollectorRegistry
 
-from fakeapi.bootstrap import new_registry
-from fakeapi.client import Client, InformerFactory
-from fakeapi.clock import RealClock
-from fakeapi.controllers import ControllerManager
-from fakeapi.kubeconfig import write_kubeconfig
-from fakeapi.server.inprocess import InProcessTransport
-from fakeapi.server.runner import ApiServer
+from fakeapi.cluster import eventually
+from fakeapi.cluster.assembler import Cluster
 
 KUBECTL = shutil.which("kubectl")
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
@@ -78,26 +71,14 @@ class Live:
 
 @pytest.fixture
 async def live(tmp_path: Path) -> AsyncIterator[Live]:
-    clock = RealClock()
-    registry = new_registry(clock=clock)
-    metrics = CollectorRegistry()
-    server = ApiServer(registry=registry, port=0, metrics=metrics)
-    await server.start()
-    client = Client(InProcessTransport(registry), field_manager="kube-controller-manager")
-    informers = InformerFactory(client, clock=clock)
-    manager = ControllerManager(
-        client=client, informers=informers, clock=clock, rng=random.Random(1), metrics=metrics
-    )
-    await manager.start()
-    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server=server.url)
-    try:
+    async with Cluster(
+        components=("controllers",), profiles=(), clock="real", http=True,
+        kubeconfig=tmp_path / "kubeconfig",
+    ) as cluster:
         yield Live(
-            url=server.url, kubeconfig=kubeconfig, cache_dir=tmp_path / "cache", workdir=tmp_path
+            url=cluster.url, kubeconfig=cluster.kubeconfig, cache_dir=tmp_path / "cache",
+            workdir=tmp_path,
         )
-    finally:
-        await manager.stop()
-        await informers.stop()
-        await server.stop()
 
 
 def _cm(
@@ -115,15 +96,6 @@ def _cm(
             ref["blockOwnerDeletion"] = True
         meta["ownerReferences"] = [ref]
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}}
-
-
-async def _eventually(check: Any, timeout: float = 15.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await check():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.05)
 
 
 async def test_kubectl_cascading_deletes_in_all_three_modes(live):
@@ -150,7 +122,7 @@ async def test_kubectl_cascading_deletes_in_all_three_modes(live):
     async def background_child_gone() -> bool:
         return "background-child" not in await live.names("configmaps", ns)
 
-    await _eventually(background_child_gone)
+    await eventually(background_child_gone, timeout=15)
     assert "orphan-child" in await live.names("configmaps", ns)
 
 

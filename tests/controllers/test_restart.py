@@ -10,7 +10,6 @@ from fakeapi.client import (
     POD_GROUPS,
     PODS,
     RESOURCE_CLAIM_TEMPLATES,
-    InformerFactory,
 )
 
 TEMPLATE_POD = [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
@@ -31,9 +30,8 @@ async def test_restarted_controllers_converge_on_changes_made_while_they_were_do
 
     await cluster.eventually(lambda: claim_for("before"))
     await cluster.stop()
-    if fresh_informers:
-        await cluster.informers.stop()
-        cluster.informers = InformerFactory(cluster.client, clock=cluster.clock)
+    if fresh_informers:  # as a restarted process: empty caches, everything listed again
+        await cluster.assembler.reset_informers()
 
     # while the controllers are down
     await cluster.user.delete(PODS, namespace="default", name="before")

@@ -1,75 +1,75 @@
-"""An in-process cluster on a FakeClock for kubelet tests: registry, client, informer factory.
+"""Kubelet tests' cluster: the assembler's API server on a FakeClock, kubelets started one by one.
+
+``cluster`` is an API-server-only :class:`fakeapi.cluster.assembler.Cluster` (no controllers, no
+scheduler, no device classes); a test starts the kubelets it wants with
+:meth:`Cluster.kubelet` (the assembler's ``add_kubelet``: a named node, chosen driver profiles and
+kubelet options) and writes what the scheduler and controllers would write through the client.
 
 Time only moves when a test calls :meth:`Cluster.advance`, which moves the clock in small steps
 and lets every task woken by a step run before the next one, so a test says "five seconds later"
-without ever sleeping.
+without ever sleeping; :meth:`Cluster.eventually` moves it the same way until a condition holds
+(:func:`fakeapi.cluster.eventually`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from fakeapi.bootstrap import new_registry
-from fakeapi.client import PODS, RESOURCE_CLAIMS, Client, InformerFactory
+from fakeapi.client import PODS, RESOURCE_CLAIMS, Client, InformerFactory, StatusError
 from fakeapi.clock import FakeClock
+from fakeapi.cluster import eventually
+from fakeapi.cluster.assembler import Cluster as AssembledCluster
 from fakeapi.cluster.profiles import load_profile
+from fakeapi.cluster.waiting import advance, settle
 from fakeapi.kubelet import DriverProfile, Kubelet
-from fakeapi.server.inprocess import InProcessTransport
 
 Obj = dict[str, Any]
+#: how far the fake clock moves between checks of a condition
+STEP = 0.25
 
 
-async def settle(rounds: int = 30) -> None:
-    """Let ready tasks run (in-process requests finish within a few loop turns)."""
-    for _ in range(rounds):
-        await asyncio.sleep(0)
-
-
-@dataclass
 class Cluster:
-    clock: FakeClock
-    client: Client
-    informers: InformerFactory
-    kubelets: list[Kubelet] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.clock = FakeClock()
+        self.assembler = AssembledCluster(components=(), profiles=(), clock=self.clock)
+        #: the kubelets this test started (a test removes one it stopped itself)
+        self.kubelets: list[Kubelet] = []
 
-    async def advance(self, seconds: float, *, step: float = 0.25) -> None:
-        moved = 0.0
-        while moved < seconds:
-            delta = min(step, seconds - moved)
-            self.clock.advance(delta)
-            moved += delta
-            await settle()
+    @property
+    def client(self) -> Client:
+        return self.assembler.client
+
+    @property
+    def informers(self) -> InformerFactory:
+        """The informers the kubelets share (and any component a test makes itself)."""
+        return self.assembler.informers
+
+    async def advance(self, seconds: float, *, step: float = STEP) -> None:
+        await advance(self.clock, seconds, step=step)
 
     async def eventually(
-        self, check: Callable[[], Awaitable[bool]], *, seconds: float = 60, step: float = 0.25
-    ) -> None:
+        self,
+        check: Callable[[], Awaitable[Any]],
+        *,
+        seconds: float = 60,
+        step: float = STEP,
+        what: str | None = None,
+    ) -> Any:
         """Advance the clock until ``check`` holds (at most ``seconds`` of fake time)."""
-        moved = 0.0
-        while not await check():
-            if moved >= seconds:
-                raise AssertionError(f"condition not met within {seconds}s of clock time")
-            await self.advance(step, step=step)
-            moved += step
+        return await eventually(check, clock=self.clock, step=step, timeout=seconds, what=what)
 
     async def kubelet(
-        self, node: str, *, drivers: Sequence[DriverProfile] | None = None, **kw: Any
+        self, node: str, *, drivers: Sequence[DriverProfile] | None = None, **options: Any
     ) -> Kubelet:
-        kubelet = Kubelet(
-            client=self.client,
-            informers=self.informers,
-            clock=self.clock,
-            rng=random.Random(7),
-            node_name=node,
-            drivers=[load_profile("gpu")] if drivers is None else drivers,
-            **kw,
+        """Start a kubelet for ``node`` (drivers: the gpu profile unless given) and let it
+        register; the test moves the clock from there."""
+        kubelet = await self.assembler.add_kubelet(
+            node, drivers=[load_profile("gpu")] if drivers is None else drivers, wait=False,
+            **options,
         )
-        await kubelet.start()
         self.kubelets.append(kubelet)
         await settle()
         return kubelet
@@ -77,8 +77,10 @@ class Cluster:
     async def pod(self, name: str, namespace: str = "default") -> Obj | None:
         try:
             return await self.client.get(PODS, namespace=namespace, name=name)
-        except Exception:
-            return None
+        except StatusError as exc:
+            if exc.code == 404:
+                return None
+            raise
 
     async def claim(self, name: str, namespace: str = "default") -> Obj:
         return await self.client.get(RESOURCE_CLAIMS, namespace=namespace, name=name)
@@ -94,7 +96,7 @@ class Cluster:
         async def reached() -> bool:
             return all([await self.phase(name) == phase for name in names])
 
-        await self.eventually(reached, seconds=seconds)
+        await self.eventually(reached, seconds=seconds, what=f"{', '.join(names)} in {phase}")
 
     async def until_gone(self, *names: str, seconds: float = 5) -> None:
         """Advance the clock until no pod named exists any more."""
@@ -102,17 +104,14 @@ class Cluster:
         async def gone() -> bool:
             return all([await self.pod(name) is None for name in names])
 
-        await self.eventually(gone, seconds=seconds)
+        await self.eventually(gone, seconds=seconds, what=f"{', '.join(names)} to be gone")
 
 
 @pytest.fixture
 async def cluster() -> AsyncIterator[Cluster]:
-    clock = FakeClock()
-    registry = new_registry(clock=clock)
-    client = Client(InProcessTransport(registry), field_manager="tests")
-    informers = InformerFactory(client, clock=clock)
-    c = Cluster(clock=clock, client=client, informers=informers)
-    yield c
-    for kubelet in c.kubelets:
-        await kubelet.stop()
-    await informers.stop()
+    made = Cluster()
+    await made.assembler.start()
+    try:
+        yield made
+    finally:
+        await made.assembler.stop()

@@ -3,7 +3,6 @@ and die with their pods. The scheduler's part (allocation) is written by hand, a
 
 from __future__ import annotations
 
-import random
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,15 +24,14 @@ from .helpers import allocate, bind
 
 @pytest.fixture
 async def controllers(cluster: Cluster) -> AsyncIterator[ControllerManager]:
-    manager = ControllerManager(
-        client=cluster.client, informers=cluster.informers, clock=cluster.clock,
-        rng=random.Random(1),
+    await cluster.assembler.start_component(
+        "controllers",
         controllers=["node-lifecycle-controller", "resourceclaim-controller",
                      "garbage-collector-controller"],
     )
-    await manager.start()
-    yield manager
-    await manager.stop()
+    assert cluster.assembler.controller_manager is not None
+    yield cluster.assembler.controller_manager
+    await cluster.assembler.stop_component("controllers")
 
 
 def _ready(node: dict[str, Any]) -> str:

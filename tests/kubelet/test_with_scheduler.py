@@ -3,15 +3,12 @@ kubelet. A pod asks for a GPU, runs with the prepared device, and gives it back 
 
 from __future__ import annotations
 
-import random
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from fakeapi.client import DEVICE_CLASSES, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
-from fakeapi.controllers import ControllerManager
-from fakeapi.scheduler import Scheduler
 
 from .conftest import Cluster
 
@@ -22,18 +19,13 @@ async def control_plane(cluster: Cluster) -> AsyncIterator[None]:
         "metadata": {"name": "gpu.example.com"},
         "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
     })
-    controllers = ControllerManager(
-        client=cluster.client, informers=cluster.informers, clock=cluster.clock,
-        rng=random.Random(1), controllers=["resourceclaim-controller",
-                                           "garbage-collector-controller"],
+    await cluster.assembler.start_component(
+        "controllers", controllers=["resourceclaim-controller", "garbage-collector-controller"]
     )
-    scheduler = Scheduler(client=cluster.client, informers=cluster.informers,
-                          clock=cluster.clock, rng=random.Random(2))
-    await controllers.start()
-    await scheduler.start()
+    await cluster.assembler.start_component("scheduler")
     yield
-    await scheduler.stop()
-    await controllers.stop()
+    await cluster.assembler.stop_component("scheduler")
+    await cluster.assembler.stop_component("controllers")
 
 
 def _pod(name: str) -> dict[str, Any]:

@@ -1,22 +1,22 @@
-"""An in-process cluster for scheduler tests: registry, client, FakeClock, and a Scheduler.
+"""Scheduler tests' cluster: the assembler's API server on a FakeClock, and one scheduler.
 
-Objects are made through the API with the client, as a user would (nodes, slices, classes,
-claims, pods); the scheduler sees them only through its informers. Template claims are made by
-the tests the way the resourceclaim controller would (owned by the pod, recorded in the pod's
-``status.resourceClaimStatuses``).
+``cluster`` is an API-server-only :class:`fakeapi.cluster.assembler.Cluster` (no controllers, no
+kubelets, no device classes); a test makes its objects through the client, as a user would
+(nodes, slices, classes, claims, pods), and then starts the scheduler with
+:meth:`Cluster.start_scheduler` — the assembler starts it as in a whole cluster, with its own
+client and the shared informers, so it sees those objects only through its informers.
+``cluster_over_http`` is the same with the scheduler talking HTTP to the cluster's server.
+Template claims are made by the tests the way the resourceclaim controller would (owned by the
+pod, recorded in the pod's ``status.resourceClaimStatuses``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import random
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import pytest
-from prometheus_client import CollectorRegistry
 
-from fakeapi.bootstrap import new_registry
 from fakeapi.client import (
     DEVICE_CLASSES,
     EVENTS_K8S_IO,
@@ -25,58 +25,63 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
     Client,
-    HttpTransport,
     InformerFactory,
 )
 from fakeapi.clock import FakeClock
+from fakeapi.cluster import eventually as _eventually
+from fakeapi.cluster.assembler import Cluster as AssembledCluster
 from fakeapi.scheduler import Scheduler
-from fakeapi.server.inprocess import InProcessTransport
-from fakeapi.server.runner import ApiServer
 
 Obj = dict[str, Any]
 DRIVER = "gpu.example.com"
 
 
 class Cluster:
-    """One API server (in-process), a client, a fake clock and at most one scheduler."""
+    """The assembler's API server on a fake clock, a client, and at most one scheduler."""
 
-    def __init__(self, *, feature_gates: Mapping[str, bool] | None = None) -> None:
+    def __init__(
+        self, *, feature_gates: Mapping[str, bool] | None = None, transport: str = "inprocess"
+    ) -> None:
         self.clock = FakeClock()
+        #: the scheduler's gates: a test may change them before :meth:`start_scheduler`
         self.feature_gates = dict(feature_gates or {})
-        self.registry = new_registry(clock=self.clock, feature_gates=feature_gates)
-        self.client = Client(InProcessTransport(self.registry), field_manager="test")
-        self.metrics = CollectorRegistry()
-        self.scheduler: Scheduler | None = None
-        self.server: ApiServer | None = None
-
-    async def start_scheduler(self, *, http: bool = False, **kwargs: Any) -> Scheduler:
-        """Start the scheduler, in-process or (``http``) talking to an API server over HTTP."""
-        if http:
-            self.server = ApiServer(registry=self.registry, port=0)
-            await self.server.start()
-            client = Client(HttpTransport(self.server.url), field_manager="scheduler")
-        else:
-            client = Client(InProcessTransport(self.registry), field_manager="scheduler")
-        informers = InformerFactory(client, clock=self.clock)
-        self.scheduler = Scheduler(
-            client=client,
-            informers=informers,
-            clock=self.clock,
-            rng=random.Random(1),
-            feature_gates=self.feature_gates or None,
-            metrics=self.metrics,
-            **kwargs,
+        self.assembler = AssembledCluster(
+            components=(), profiles=(), clock=self.clock, feature_gates=feature_gates,
+            transport=transport,
         )
-        await self.scheduler.start()
-        return self.scheduler
+
+    async def open(self) -> Cluster:
+        if not self.assembler.started:
+            await self.assembler.start()
+        return self
+
+    @property
+    def client(self) -> Client:
+        return self.assembler.client
+
+    @property
+    def metrics(self) -> Any:
+        return self.assembler.metrics
+
+    @property
+    def informers(self) -> InformerFactory:
+        return self.assembler.informers
+
+    @property
+    def scheduler(self) -> Scheduler | None:
+        return self.assembler.scheduler
+
+    async def start_scheduler(self, **options: Any) -> Scheduler:
+        """Start the scheduler (``options``: more Scheduler arguments) on the objects so far."""
+        await self.open()
+        await self.assembler.start_component(
+            "scheduler", feature_gates=self.feature_gates, **options
+        )
+        assert self.assembler.scheduler is not None
+        return self.assembler.scheduler
 
     async def stop(self) -> None:
-        if self.scheduler is not None:
-            await self.scheduler.stop()
-            await self.scheduler.informers.stop()
-            await self.scheduler.client.close()
-        if self.server is not None:
-            await self.server.stop()
+        await self.assembler.stop()
 
     # -- making objects ---------------------------------------------------------------------------
     async def node(
@@ -251,23 +256,9 @@ class Cluster:
         ]
 
 
-async def _eventually(check: Callable[[], Any], *, timeout: float = 10.0) -> Any:
-    """Let the loop run until ``await check()`` (or ``check()``) is truthy; a guard, not a delay."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = check()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return value
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.002)
-
-
 @pytest.fixture
 def eventually() -> Callable[..., Any]:
+    """``await eventually(check)``: the value ``check`` returns once it is truthy."""
     return _eventually
 
 
@@ -275,6 +266,16 @@ def eventually() -> Callable[..., Any]:
 async def cluster() -> AsyncIterator[Cluster]:
     made = Cluster()
     try:
-        yield made
+        yield await made.open()
+    finally:
+        await made.stop()
+
+
+@pytest.fixture
+async def cluster_over_http() -> AsyncIterator[Cluster]:
+    """The same, with the scheduler reaching the API server over HTTP."""
+    made = Cluster(transport="http")
+    try:
+        yield await made.open()
     finally:
         await made.stop()

@@ -600,8 +600,9 @@ async def test_post_filter_deallocates_a_claim_allocated_elsewhere_and_unreserve
 
 
 async def test_scheduler_over_http_places_claims_and_reports_failures(
-    cluster: Cluster, eventually: Eventually
+    cluster_over_http: Cluster, eventually: Eventually
 ) -> None:
+    cluster = cluster_over_http
     await cluster.node("node-1")
     await cluster.node("node-2")
     await cluster.device_class()
@@ -610,7 +611,7 @@ async def test_scheduler_over_http_places_claims_and_reports_failures(
     await cluster.claim("too-many", count=2)
     await cluster.pod("fits", claims=[{"name": "gpu", "resourceClaimName": "gpu"}])
     await cluster.pod("impossible", claims=[{"name": "gpu", "resourceClaimName": "too-many"}])
-    await cluster.start_scheduler(http=True)
+    await cluster.start_scheduler()
 
     assert await eventually(lambda: cluster.node_of("fits")) == "node-2"
     events = await eventually(lambda: cluster.events_about("impossible", reason="FailedScheduling"))
@@ -722,13 +723,14 @@ async def test_binding_conditions_never_met_time_out_in_upstreams_words(
         return bool((await cluster.get_claim("gpu")).get("status", {}).get("allocation"))
 
     await eventually(allocated)
-    cluster.clock.advance(601.0)  # the driver never attaches: past the 600 s binding timeout
 
     async def timed_out() -> list[str]:
         events = await cluster.events_about("app", reason="FailedScheduling")
         return [e["note"] for e in events if "binding timeout" in e["note"]]
 
-    [note, *_] = await eventually(timed_out)
+    # the driver never attaches: the clock moves past the 600 s binding timeout (in two steps
+    # if the scheduler's wait had not begun yet when the first was taken)
+    [note, *_] = await eventually(timed_out, clock=cluster.clock, step=601.0, timeout=1202.0)
     assert note == 'running PreBind plugin "DynamicResources": claim gpu binding timeout'
 
 
