@@ -47,7 +47,7 @@ from fakeapi.client import (
 )
 from fakeapi.clock import RealClock
 from fakeapi.cluster.profiles import load_profile
-from fakeapi.kubelet import DEFAULT_STAGES_YAML, Kubelet, parse_stages
+from fakeapi.kubelet import Kubelet, default_stages
 from fakeapi.server.inprocess import InProcessTransport
 
 GPUS_PER_NODE = 8
@@ -62,12 +62,11 @@ def rss_bytes() -> int:
 
 
 def zero_delay_stages() -> Any:
-    import yaml
+    import dataclasses
 
-    data = yaml.safe_load(DEFAULT_STAGES_YAML)
-    for stage in data["stages"]:
-        stage["delay"] = {}
-    return parse_stages(data["stages"])
+    from fakeapi.kubelet.stages import Delay
+
+    return tuple(dataclasses.replace(stage, delay=Delay()) for stage in default_stages())
 
 
 def claim_body(name: str, node: str, device: str) -> dict[str, Any]:

@@ -13,18 +13,19 @@ import os as _os
 __path__[:] = [_os.path.realpath(entry) for entry in __path__]
 
 from fakeapi.kubelet.cluster_driver import ClusterDriver
-from fakeapi.kubelet.default_stages import DEFAULT_STAGES_YAML
+from fakeapi.kubelet.default_stages import default_stages
 from fakeapi.kubelet.dra.profiles import DriverProfile, ProfileError
 from fakeapi.kubelet.kubelet import Kubelet
-from fakeapi.kubelet.stages import Stage, StageError, parse_stages
+from fakeapi.kubelet.stages import Stage, StageError, load_stages, parse_stages
 
 __all__ = [
-    "DEFAULT_STAGES_YAML",
     "ClusterDriver",
     "DriverProfile",
     "Kubelet",
     "ProfileError",
     "Stage",
     "StageError",
+    "default_stages",
+    "load_stages",
     "parse_stages",
 ]

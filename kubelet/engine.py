@@ -3,7 +3,7 @@
 The engine is the timing half of :mod:`fakeapi.kubelet.stages`: it remembers, per pod, which
 stage was chosen and when it becomes due, and answers one question for the kubelet's reconcile —
 "apply a stage now, or check again in how many seconds?". It never writes anything; the kubelet
-applies the stage's :class:`~fakeapi.kubelet.stages.StageOutcome` through the API and
+applies the stage's :class:`~fakeapi.kubelet.steps.StageOutcome` through the API and
 reconciles again when the pod changes or the returned delay has passed (a ``WorkQueue.add_after``
 on the same clock), so a restarted or delayed kubelet simply decides again from the pod's state.
 """

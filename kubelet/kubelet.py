@@ -58,7 +58,7 @@ from fakeapi.client import (
 )
 from fakeapi.clock import Clock
 from fakeapi.features import enabled
-from fakeapi.kubelet.default_stages import DEFAULT_STAGES_YAML
+from fakeapi.kubelet.default_stages import default_stages
 from fakeapi.kubelet.dispatch import Dispatcher, field_key
 from fakeapi.kubelet.dra.driver import DeviceHealthReport, SimulatedDriver
 from fakeapi.kubelet.dra.health import DEFAULT_HEALTH_TIMEOUT_SECONDS, HealthCache
@@ -68,7 +68,7 @@ from fakeapi.kubelet.engine import StageEngine
 from fakeapi.kubelet.faults import NodeFaults, faults_from_node
 from fakeapi.kubelet.node import LEASE_RENEW_INTERVAL, NODE_STATUS_REPORT_INTERVAL, NodeAgent
 from fakeapi.kubelet.pods import CLAIM_INDEX, PodSync, claim_index
-from fakeapi.kubelet.stages import Stage, parse_stages
+from fakeapi.kubelet.stages import Stage
 
 __all__ = ["Kubelet"]
 
@@ -120,7 +120,7 @@ class Kubelet:
         self.metrics = metrics
         self.workers = workers
         self.engine = StageEngine(
-            stages=stages if stages is not None else parse_stages(DEFAULT_STAGES_YAML), rng=rng
+            stages=stages if stages is not None else default_stages(), rng=rng
         )
         profile_labels = {k: v for profile in drivers for k, v in profile.node_labels.items()}
         self.node = NodeAgent(

@@ -2,13 +2,13 @@
 
 For each pod bound to the node, :meth:`PodSync.sync` decides what to do now: release and forget a
 pod that is gone, admit and prepare a new one (:class:`~.dra.manager.DRAManager`), apply the
-lifecycle stage that is due (:class:`~.engine.StageEngine`, :func:`~.stages.apply_steps`) or
+lifecycle stage that is due (:class:`~.engine.StageEngine`, :func:`~.steps.apply_steps`) or
 refresh its device health. Whatever waits — a stage's delay, admission back-off, a crash-loop
 back-off, an unprepare that failed — is a ``WorkQueue.add_after`` on the injected clock, so the
 pod is simply looked at again later.
 
 As upstream's kubelet, it shows a pod it cannot start yet (devices not prepared, a stage's delay)
-as ``ContainerCreating`` (:func:`~.stages.pending_status`), unprepares a pod's claims after its
+as ``ContainerCreating`` (:func:`~.podstatus.pending_status`), unprepares a pod's claims after its
 containers stopped and *before* reporting it Succeeded or Failed or deleting it — when that fails
 (a stopped DRA driver) the terminal phase is held and the pod is not deleted until it succeeds —
 and writes nothing at all while its node is cut off from the API (``fault-node-stopped``).
@@ -46,22 +46,25 @@ from fakeapi.kubelet.dra.health import HealthCache, overlay_health
 from fakeapi.kubelet.dra.manager import DRAManager, PodResources
 from fakeapi.kubelet.engine import StageEngine
 from fakeapi.kubelet.node import NodeAgent
-from fakeapi.kubelet.stages import (
+from fakeapi.kubelet.podstatus import (
     CRASH_LOOP_BACK_OFF,
     KUBELET_CONDITIONS,
+    READY_CONDITIONS,
     TERMINAL_PHASES,
-    Stage,
-    StageContext,
-    apply_steps,
+    conditions_while_held,
+    hold_terminal_phase,
     kubelet_conditions,
     pending_status,
     pod_phase,
     state_kind,
+    status_patch,
 )
+from fakeapi.kubelet.stages import Stage
+from fakeapi.kubelet.steps import StageContext, apply_steps
 from fakeapi.resource_requests import Resource, pod_requests
 from fakeapi.timefmt import format_time, parse_time
 
-__all__ = ["CLAIM_INDEX", "PodSync", "claim_index", "status_patch"]
+__all__ = ["CLAIM_INDEX", "PodSync", "claim_index"]
 
 log = logging.getLogger("fakeapi.kubelet")
 
@@ -71,23 +74,6 @@ CLAIM_INDEX = "resourceClaimNames"
 #: admission and unprepare retries
 _ADMISSION_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
 _TERMINAL = TERMINAL_PHASES
-#: the pod conditions that follow container readiness
-_READY_CONDITIONS = ("Ready", "ContainersReady")
-#: the status fields a kubelet owns and writes
-_STATUS_KEYS = (
-    "phase",
-    "reason",
-    "message",
-    "conditions",
-    "containerStatuses",
-    "initContainerStatuses",
-    "hostIP",
-    "hostIPs",
-    "podIP",
-    "podIPs",
-    "startTime",
-    "allocatedResourcesStatus",
-)
 
 
 def claim_index(pod: Obj) -> list[str]:
@@ -102,44 +88,6 @@ def claim_index(pod: Obj) -> list[str]:
     ]
     names.append(extended_claim_name(pod))
     return [f"{namespace}/{n}" for n in names if n]
-
-
-def _conditions_patch(current: list[Obj], new: list[Obj]) -> list[Obj]:
-    """The changed conditions (merged by ``type``), each with ``null`` for the fields it lost:
-    a strategic merge of ``{type: Ready, status: "True"}`` would keep a stale reason."""
-    old = {c.get("type"): c for c in current}
-    out = []
-    for condition in new:
-        previous = old.get(condition.get("type"))
-        if previous == condition:
-            continue
-        item = dict(condition)
-        for gone in set(previous or {}) - set(condition):
-            item[gone] = None
-        out.append(item)
-    return out
-
-
-def status_patch(current: Obj, new: Obj) -> Obj:
-    """The strategic-merge patch of the kubelet's status fields that turns ``current`` into
-    ``new`` (upstream's status manager sends a two-way merge patch too): changed fields, ``null``
-    for fields ``new`` dropped, and for conditions only the changed ones, with ``null`` for the
-    fields they lost."""
-    patch: Obj = {}
-    for key in _STATUS_KEYS:
-        if key not in new:
-            if current.get(key) is not None:
-                patch[key] = None
-            continue
-        if new[key] == current.get(key):
-            continue
-        if key == "conditions" and isinstance(new[key], list):
-            changed = _conditions_patch(list(current.get(key) or []), new[key])
-            if changed:
-                patch[key] = changed
-            continue
-        patch[key] = new[key]
-    return patch
 
 
 def _exited_at(entry: Obj) -> float | None:
@@ -539,15 +487,6 @@ class PodSync:
             ]
             await self._write_status(pod, {**status, "conditions": conditions})
 
-    def _held_conditions(self, pod: Obj, status: Obj) -> list[Obj]:
-        """The kubelet's conditions for ``status``, from the phase its containers give before
-        the pod is finished (upstream generates them so while its status manager holds a
-        terminal phase back)."""
-        phase = pod_phase(pod, status, terminal=False)
-        return kubelet_conditions(
-            pod, {**status, "phase": phase}, now=format_time(self.clock.now())
-        )
-
     async def _sync_readiness(self, pod: Obj) -> bool:
         """A running pod's Ready and ContainersReady conditions follow its containers: the node
         lifecycle controller sets Ready=False while the node is not ready, and the kubelet's
@@ -561,11 +500,11 @@ class PodSync:
             or (pod.get("metadata") or {}).get("deletionTimestamp")
         ):
             return False
-        conditions = self._held_conditions(pod, status)
+        conditions = conditions_while_held(pod, status, now=format_time(self.clock.now()))
 
         def verdict(items: list[Obj]) -> dict[Any, tuple[Any, ...]]:
             return {c.get("type"): (c.get("status"), c.get("reason"), c.get("message"))
-                    for c in items if c.get("type") in _READY_CONDITIONS}
+                    for c in items if c.get("type") in READY_CONDITIONS}
 
         if verdict(conditions) == verdict(list(status.get("conditions") or [])):
             return False
@@ -590,14 +529,9 @@ class PodSync:
         ends = outcome.delete or status.get("phase") in _TERMINAL
         if ends and not await self._release(key, state):
             if status.get("phase") in _TERMINAL and current.get("phase") not in _TERMINAL:
-                # the status manager's mergePodStatus: no terminal phase while it could still
-                # hold resources; the containers' states are reported all the same, with the
-                # conditions generated for the phase they give while not yet terminal
-                status = {k: v for k, v in status.items() if k not in ("phase", "reason",
-                                                                        "message")}
-                status.update({k: current[k] for k in ("phase", "reason", "message")
-                               if k in current})
-                status["conditions"] = self._held_conditions(pod, status)
+                status = hold_terminal_phase(
+                    pod, current=current, new=status, now=format_time(self.clock.now())
+                )
             outcome.delete = False
         if status != current:
             try:

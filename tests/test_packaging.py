@@ -104,6 +104,13 @@ def test_cluster_data_files_are_packaged(wheel: Path) -> None:
     assert {f"fakeapi/cluster/{d}" for d in data} <= names
 
 
+def test_kubelet_stage_files_are_packaged(wheel: Path) -> None:
+    names = set(_names(wheel))
+    stages = [p.name for p in (REPO / "kubelet" / "data" / "stages").glob("*.yaml")]
+    assert "10-run.yaml" in stages
+    assert {f"fakeapi/kubelet/data/stages/{s}" for s in stages} <= names
+
+
 # -- what it needs at run time --------------------------------------------------------------------
 _BLOCKER = """
 import importlib, importlib.abc, importlib.machinery, json, pkgutil, sys

@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
-from fakeapi.kubelet import DEFAULT_STAGES_YAML, parse_stages
+from fakeapi.kubelet import default_stages, parse_stages
 from fakeapi.kubelet.engine import StageEngine
-from fakeapi.kubelet.stages import Stage, StageContext, StageError, apply_steps
+from fakeapi.kubelet.stages import Delay, Stage, StageError
+from fakeapi.kubelet.steps import StageContext, apply_steps
 
 GOLDEN = Path(__file__).parent / "golden"
-STAGES = parse_stages(DEFAULT_STAGES_YAML)
+STAGES = default_stages()
 CTX = StageContext(now="2026-01-01T00:00:10Z", node_name="node-1", host_ip="172.18.0.2",
                    pod_ip="10.64.0.5")
 
@@ -156,10 +157,10 @@ def test_engine_waits_for_delay_and_rechecks_the_selector() -> None:
 
 
 def test_weights_pick_among_matching_stages() -> None:
-    data = yaml.safe_load(DEFAULT_STAGES_YAML)["stages"][:1]
-    heavy = {**data[0], "name": "heavy", "weight": 3, "delay": {}}
-    light = {**data[0], "name": "light", "weight": 1, "delay": {}}
-    engine = StageEngine(stages=parse_stages([heavy, light]), rng=random.Random(3))
+    ready = STAGES[0]
+    heavy = dataclasses.replace(ready, name="heavy", weight=3, delay=Delay())
+    light = dataclasses.replace(ready, name="light", weight=1, delay=Delay())
+    engine = StageEngine(stages=[heavy, light], rng=random.Random(3))
     picks = [engine.decide(f"k{i}", SCENARIOS["pod-ready"], now=0).stage for i in range(400)]
     heavy_share = sum(1 for s in picks if s is not None and s.name == "heavy") / len(picks)
     assert 0.65 < heavy_share < 0.85

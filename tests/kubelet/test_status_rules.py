@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from fakeapi.client import PODS
-from fakeapi.kubelet import DEFAULT_STAGES_YAML, parse_stages
+from fakeapi.kubelet import default_stages
 from fakeapi.kubelet.backoff import CrashLoopBackOff, go_duration
 from fakeapi.kubelet.dra.health import AllocatedDevice
-from fakeapi.kubelet.pods import status_patch
-from fakeapi.kubelet.stages import StageContext, apply_steps
+from fakeapi.kubelet.podstatus import status_patch
+from fakeapi.kubelet.steps import StageContext, apply_steps
 
 from .conftest import Cluster
 
@@ -91,8 +91,7 @@ async def test_status_patch_removes_the_stale_reason_on_the_server(cluster: Clus
 
 
 def test_a_failed_container_in_back_off_waits_with_upstreams_message() -> None:
-    (restart,) = [s for s in parse_stages(DEFAULT_STAGES_YAML)
-                  if s.name == "container-restart-always"]
+    (restart,) = [s for s in default_stages() if s.name == "container-restart-always"]
     failed = {"exitCode": 1, "reason": "Error", "startedAt": "2026-01-01T00:00:01Z",
               "finishedAt": "2026-01-01T00:00:06Z"}
     pod = {"metadata": {"name": "web", "namespace": "default", "uid": UID},
@@ -127,7 +126,7 @@ def test_resource_id_is_the_first_cdi_device_id_else_driver_pool_device() -> Non
 def test_pod_deleted_while_backing_off_ends_with_its_last_termination() -> None:
     """A finished pod's containers are not restarted: the one waiting in CrashLoopBackOff shows
     its last termination again; one that never ran is reported as TerminatePod reports it."""
-    (delete,) = [s for s in parse_stages(DEFAULT_STAGES_YAML) if s.name == "pod-delete"]
+    (delete,) = [s for s in default_stages() if s.name == "pod-delete"]
     failed = {"exitCode": 1, "reason": "Error", "startedAt": "2026-01-01T00:00:01Z",
               "finishedAt": "2026-01-01T00:00:06Z"}
     waiting = {"reason": "CrashLoopBackOff", "message": "back-off 10s restarting failed …"}
