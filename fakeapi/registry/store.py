@@ -2,8 +2,11 @@
 
 Like k8s.io/apiserver's generic registry, the store owns everything that does not depend on the
 kind — server-set metadata, namespaces, resourceVersion preconditions (checked by the storage, the
-single place that raises a conflict), finalizers, graceful deletion, the main/status split, dry
-run, field pruning and watch semantics — and calls the kind's :class:`Strategy` for the rest.
+single place that raises a conflict), finalizers, graceful deletion, the main/status split (one
+update strategy each, :mod:`fakeapi.registry.updates`), dry run, field pruning and watch
+semantics — and calls the kind's :class:`Strategy` for the rest. Mutating admission is handed in
+by whoever assembles the server (:func:`fakeapi.bootstrap.new_registry`), as kube-apiserver hands
+its chain to the generic registry.
 
 Both transports call this class: the HTTP handlers and the in-process client. So kubectl and an
 in-process controller see the same validation, conflicts and events.
@@ -406,7 +409,7 @@ class GenericStore:
         It checks the preconditions, lets the update strategy of ``subresource`` build and
         validate the new version (:mod:`fakeapi.registry.updates`), and stores it unless it is
         the stored version again. ``decoded`` and ``copied`` say what the request decoding
-        already did (:meth:`UpdateStrategy.build`).
+        already did (:meth:`fakeapi.registry.updates.UpdateStrategy.build`).
         """
         old = current.obj
         name = old["metadata"]["name"]
