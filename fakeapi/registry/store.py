@@ -425,7 +425,10 @@ class GenericStore:
             except ConflictError:
                 raise errors.conflict(resource=rt.plural, group=rt.group, name=name) from None
         ctx = self.context(subresource=subresource, options=options)
-        update = self._update_strategy(subresource)
+        # ``status`` keeps all but the status; anything else updates the resource itself
+        update: UpdateStrategy = (
+            self._status_update if subresource == "status" else self._main_update
+        )
         new, errs = update.build(rt, current, obj, ctx, decoded=decoded, copied=copied)
         if errs:
             raise self._invalid(rt, name, errs)
@@ -460,11 +463,6 @@ class GenericStore:
         except KeyNotFoundError:
             raise self._not_found(rt, name) from None
         return WriteResult(stored.obj, stored.raw, warnings)
-
-    def _update_strategy(self, subresource: str) -> UpdateStrategy:
-        """How an update of ``subresource`` builds its new version: ``status`` keeps all but
-        the status, anything else is an update of the resource itself."""
-        return self._status_update if subresource == "status" else self._main_update
 
     def write_to_storage(
         self, rt: ResourceType, current: Stored, new: Obj, options: WriteOptions

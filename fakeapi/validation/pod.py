@@ -260,9 +260,9 @@ def _qualified_name_errors(name: str, path: Path) -> list[FieldError]:
 # --- requests about a pod -----------------------------------------------------------------------
 
 
-def validate_binding_target(binding: dict[str, Any]) -> list[FieldError]:
-    """Upstream's ValidatePodBinding: the target is a Node (or names no kind) and has a name."""
-    target = as_dict(binding.get("target"))
+def validate_binding_target(target: dict[str, Any]) -> list[FieldError]:
+    """Upstream's ValidatePodBinding: a Binding's ``target`` is a Node (or names no kind) and
+    has a name."""
     errors: list[FieldError] = []
     kind = text(target.get("kind"))
     if kind and kind != "Node":

@@ -84,7 +84,8 @@ def bind_pod(pod: Obj, binding: Obj, now: datetime) -> Obj:
     binding_name = text(dig(binding, "metadata", "name"))
     if binding_name and binding_name != name:
         raise errors.bad_request("name in URL does not match name in Binding object")
-    causes = validate_binding_target(binding)
+    target = as_dict(binding.get("target"))
+    causes = validate_binding_target(target)
     if causes:
         raise errors.invalid(
             kind="Binding", group="", name=binding_name or name, causes=[c.cause() for c in causes]
@@ -103,7 +104,7 @@ def bind_pod(pod: Obj, binding: Obj, now: datetime) -> Obj:
     new = {
         **pod,
         "metadata": meta,
-        "spec": {**as_dict(pod.get("spec")), "nodeName": text(dig(binding, "target", "name"))},
+        "spec": {**as_dict(pod.get("spec")), "nodeName": text(target.get("name"))},
         "status": dict(as_dict(pod.get("status"))),
     }
     mark_scheduled(new, now)
