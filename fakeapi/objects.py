@@ -14,11 +14,12 @@ the result and store it back into an object it owns.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import orjson
 
-__all__ = ["as_dict", "as_list", "deep_copy", "key_for", "object_key"]
+__all__ = ["as_dict", "as_list", "deep_copy", "dig", "key_for", "object_key", "text"]
 
 T = TypeVar("T")
 
@@ -37,6 +38,20 @@ def deep_copy(value: T) -> T:
     """A private deep copy of a JSON-shaped value."""
     copied: T = orjson.loads(orjson.dumps(value))
     return copied
+
+
+def dig(obj: Any, *keys: str) -> Any:
+    """``obj[k1][k2]...``, or None as soon as a level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def text(value: Any) -> str:
+    """A string field's value, ``""`` when unset."""
+    return value if isinstance(value, str) else ""
 
 
 def key_for(namespace: str | None, name: str) -> str:

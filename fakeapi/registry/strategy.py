@@ -10,9 +10,10 @@ Hooks run in this order:
 
 - create: ``apply_defaults`` → (managedFields, admission) → ``prepare_for_create`` →
   ``validate`` → ``warnings_on_create``
-- update of the main resource: (store keeps the old status) ``apply_defaults`` → (admission) →
-  ``prepare_for_update`` → ``validate_update`` → ``warnings_on_update``
-- update of the status subresource: (store keeps everything but status)
+- update of the main resource (``MainResourceUpdate`` in ``fakeapi.registry.updates``, which keeps
+  the old status): ``apply_defaults`` → (admission) → ``prepare_for_update`` →
+  ``validate_update`` → ``warnings_on_update``
+- update of the status subresource (``StatusUpdate``, which keeps everything but status):
   ``prepare_for_status_update`` → ``validate_status_update``
 """
 
