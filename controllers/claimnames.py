@@ -13,8 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from fakeapi.client.transport import Obj
-from fakeapi.controllers.objects import as_dict, as_list, meta
+from fakeapi.objects import Obj, as_dict, as_list, meta
 
 __all__ = [
     "DELETE_PROTECTION_FINALIZER",

@@ -41,7 +41,6 @@ from fakeapi.client import (
     InformerFactory,
     LegacyEventRecorder,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.claimnames import SCHEDULING_GROUP
 from fakeapi.controllers.devicetaint_status import rule_condition
@@ -65,8 +64,9 @@ from fakeapi.controllers.indexes import (
     pool_key,
     slice_pools,
 )
-from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
-from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.controllers.objects import ensure_index
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
+from fakeapi.objects import Obj, as_dict, as_list, deep_copy, meta, object_key, text
 from fakeapi.podgroups import pod_group_name
 from fakeapi.timefmt import parse_time
 
@@ -194,7 +194,7 @@ class DeviceTaintEvictionController(ControllerComponent):
         return sorted(keys)
 
     def pods_of_claim(self, claim: Obj) -> list[str]:
-        key = meta_key(claim)
+        key = object_key(claim)
         pods = set(self.pods.index_keys(POD_CLAIMS_INDEX, key))
         for ref in as_list(as_dict(claim.get("status")).get("reservedFor")):
             ref = as_dict(ref)
@@ -210,7 +210,7 @@ class DeviceTaintEvictionController(ControllerComponent):
     # --- event handlers ------------------------------------------------------------------------
     def _pod_changed(self, pod: Obj) -> None:
         if as_list(as_dict(pod.get("spec")).get("resourceClaims")):
-            self.controller.enqueue("pod:" + meta_key(pod))
+            self.controller.enqueue("pod:" + object_key(pod))
 
     def _claim_changed(self, claim: Obj) -> None:
         if allocation_results(claim):
@@ -239,8 +239,8 @@ class DeviceTaintEvictionController(ControllerComponent):
                 for r in allocation_results(claim)
             ):
                 self._claim_changed(claim)
-        if self.rules is not None and self.rules.get(meta_key(rule)) is not None:
-            self.controller.enqueue("rule:" + meta_key(rule))
+        if self.rules is not None and self.rules.get(object_key(rule)) is not None:
+            self.controller.enqueue("rule:" + object_key(rule))
 
     # --- taints --------------------------------------------------------------------------------
     def _device_taints(self, driver: str, pool: str, device: str) -> list[Taint]:
@@ -299,7 +299,8 @@ class DeviceTaintEvictionController(ControllerComponent):
             if self.rules is not None:
                 for rule in self.rules.list():
                     if meta(rule).get("uid") == rule_uid:
-                        self.controller.enqueue_after("rule:" + meta_key(rule), RULE_STATUS_PERIOD)
+                        key = "rule:" + object_key(rule)
+                        self.controller.enqueue_after(key, RULE_STATUS_PERIOD)
         if self.metrics is not None:
             self._deletions.inc()
             self._latency.observe(max(0.0, (now - when).total_seconds()))

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from fakeapi.client.transport import Obj
-from fakeapi.controllers.objects import as_dict, as_list, meta, text
 from fakeapi.models.device_taint_rule import rule_selects
+from fakeapi.objects import Obj, as_dict, as_list, meta, text
 from fakeapi.timefmt import parse_time
 
 __all__ = ["Taint", "eviction_time", "rule_matches", "rule_taint", "slice_taints", "tolerates"]

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.client.transport import Obj
-from fakeapi.controllers.objects import as_dict, as_list, meta, text
+from fakeapi.objects import Obj, as_dict, as_list, meta, text
 from fakeapi.podgroups import pod_group_name
 
 __all__ = [

@@ -30,19 +30,11 @@ from fakeapi.client import (
     InformerFactory,
     Resource,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.objects import (
-    as_dict,
-    as_list,
-    deep_copy,
-    is_deleting,
-    meta,
-    set_condition,
-    text,
-)
+from fakeapi.controllers.objects import set_condition
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.errors import StatusError
+from fakeapi.objects import Obj, as_dict, as_list, deep_copy, is_deleting, meta, text
 
 __all__ = ["KUBERNETES_FINALIZER", "NamespaceController"]
 

@@ -48,20 +48,12 @@ from fakeapi.client import (
     is_not_found,
     node_name_index,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.devicetaints import Taint, eviction_time
 from fakeapi.controllers.eviction import evict_pod
-from fakeapi.controllers.objects import (
-    as_dict,
-    as_list,
-    deep_copy,
-    ensure_index,
-    meta,
-    node_ready,
-    text,
-)
-from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.controllers.objects import ensure_index, node_ready
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
+from fakeapi.objects import Obj, as_dict, as_list, deep_copy, meta, object_key, text
 from fakeapi.timefmt import format_time, parse_time
 
 __all__ = ["NODE_MONITOR_GRACE_PERIOD", "NodeLifecycleController", "UNREACHABLE", "NOT_READY"]
@@ -185,7 +177,7 @@ class NodeLifecycleController(ControllerComponent):
 
     def _pod_changed(self, pod: Obj) -> None:
         if as_dict(pod.get("spec")).get("nodeName"):
-            self.controller.enqueue("pod:" + meta_key(pod))
+            self.controller.enqueue("pod:" + object_key(pod))
 
     async def stop(self) -> None:
         await super().stop()
@@ -366,7 +358,7 @@ class NodeLifecycleController(ControllerComponent):
                 self._scheduled.discard(key)
                 self.eviction_events.event(
                     regarding=pod, type="Normal", reason="TaintManagerEviction",
-                    note=f"Cancelling deletion of Pod {meta_key(pod)}",
+                    note=f"Cancelling deletion of Pod {object_key(pod)}",
                 )
             return None
         when = min(times)
@@ -376,7 +368,7 @@ class NodeLifecycleController(ControllerComponent):
         self._scheduled.discard(key)
         self.eviction_events.event(
             regarding=pod, type="Normal", reason="TaintManagerEviction",
-            note=f"Marking for deletion Pod {meta_key(pod)}",
+            note=f"Marking for deletion Pod {object_key(pod)}",
         )
         await evict_pod(
             client=self.client,

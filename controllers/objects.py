@@ -1,11 +1,9 @@
-"""Small helpers over JSON-shaped objects that several controllers need.
+"""Helpers several controllers share that are not object vocabulary.
 
-Informer caches hand out shared objects that must never be mutated, so every controller that
-changes an object starts from :func:`~fakeapi.objects.deep_copy` (re-exported here with
-``as_dict`` and ``as_list``, whose one definition lives in :mod:`fakeapi.objects`). The rest reads
-fields defensively (a stored object may lack any optional field) and builds the pieces upstream
-writes in many places: controller owner references, ``metav1.Condition`` lists keyed by type,
-index registration that tolerates a restart against the same shared informer.
+The vocabulary over JSON-shaped objects (``as_dict``, ``meta``, ``text``, owner references...)
+has one definition, in :mod:`fakeapi.objects`; what is left here registers indexes in a way
+that tolerates a restart against the same shared informer, and reads node conditions and
+writes ``metav1.Condition`` lists.
 """
 
 from __future__ import annotations
@@ -17,35 +15,10 @@ from typing import Any
 
 from fakeapi.client import Informer
 from fakeapi.client.informer import IndexFunc
-from fakeapi.client.transport import Obj
-from fakeapi.objects import as_dict, as_list, deep_copy
+from fakeapi.objects import Obj, as_dict, as_list, text
 from fakeapi.timefmt import format_time
 
-__all__ = [
-    "as_dict",
-    "as_list",
-    "controller_ref",
-    "deep_copy",
-    "ensure_index",
-    "is_deleting",
-    "meta",
-    "node_ready",
-    "owner_uids",
-    "set_condition",
-    "text",
-]
-
-
-def text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def meta(obj: Obj) -> dict[str, Any]:
-    return as_dict(obj.get("metadata"))
-
-
-def is_deleting(obj: Obj) -> bool:
-    return bool(meta(obj).get("deletionTimestamp"))
+__all__ = ["ensure_index", "node_ready", "set_condition"]
 
 
 def node_ready(node: Obj) -> str:
@@ -54,23 +27,6 @@ def node_ready(node: Obj) -> str:
         if isinstance(condition, dict) and condition.get("type") == "Ready":
             return text(condition.get("status")) or "Unknown"
     return ""
-
-
-def owner_uids(obj: Obj) -> list[str]:
-    """Index function: the uids of every owner reference."""
-    return [
-        text(ref.get("uid"))
-        for ref in as_list(meta(obj).get("ownerReferences"))
-        if isinstance(ref, dict) and ref.get("uid")
-    ]
-
-
-def controller_ref(obj: Obj) -> dict[str, Any] | None:
-    """The owner reference with ``controller: true``, if any."""
-    for ref in as_list(meta(obj).get("ownerReferences")):
-        if isinstance(ref, dict) and ref.get("controller") is True:
-            return ref
-    return None
 
 
 def ensure_index(informer: Informer, name: str, index: IndexFunc) -> None:

@@ -39,7 +39,6 @@ from fakeapi.client import (
     InformerFactory,
     LegacyEventRecorder,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.claimnames import (
     POD_CLAIM_ANNOTATION,
@@ -55,17 +54,7 @@ from fakeapi.controllers.indexes import (
     pod_claim_keys,
     pod_group_keys,
 )
-from fakeapi.controllers.objects import (
-    as_dict,
-    as_list,
-    controller_ref,
-    deep_copy,
-    ensure_index,
-    is_deleting,
-    meta,
-    owner_uids,
-    text,
-)
+from fakeapi.controllers.objects import ensure_index
 from fakeapi.controllers.resourceclaim_cleanup import ClaimCleanup, pod_is_done
 from fakeapi.controllers.resourceclaim_generate import (
     GENERATED_INDEX,
@@ -73,8 +62,20 @@ from fakeapi.controllers.resourceclaim_generate import (
     generated_for,
 )
 from fakeapi.controllers.resourceclaim_metrics import ClaimCollector
-from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.dra_metrics import resourceclaim_creates
+from fakeapi.objects import (
+    Obj,
+    as_dict,
+    as_list,
+    controller_ref,
+    deep_copy,
+    is_deleting,
+    meta,
+    object_key,
+    owner_uids,
+    text,
+)
 from fakeapi.podgroups import pod_group_name
 
 __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
@@ -98,7 +99,7 @@ def _reserved_for(claim: Obj) -> list[str]:
 
 
 def _group_key(group: Obj) -> str | None:
-    return None if is_deleting(group) else "podgroup:" + meta_key(group)
+    return None if is_deleting(group) else "podgroup:" + object_key(group)
 
 
 def _statuses(obj: Obj) -> dict[str, str]:
@@ -207,7 +208,7 @@ class ResourceClaimController(ControllerComponent):
         if pod_is_done(pod):  # it will never use its claims again: clean up, make none
             self._owner_gone(pod)
         elif as_list(as_dict(pod.get("spec")).get("resourceClaims")) and not is_deleting(pod):
-            self.controller.enqueue("pod:" + meta_key(pod))
+            self.controller.enqueue("pod:" + object_key(pod))
 
     def _pod_updated(self, _old: Obj, pod: Obj) -> None:
         self._pod_added(pod)
@@ -244,9 +245,9 @@ class ResourceClaimController(ControllerComponent):
             or m.get("finalizers")
             or (m.get("ownerReferences"))
         ):
-            self.controller.enqueue("claim:" + meta_key(claim))
+            self.controller.enqueue("claim:" + object_key(claim))
         if status.get("allocation"):  # pods bound without the scheduler may need a reservation
-            for pod_key in self.pods.index_keys(POD_CLAIMS_INDEX, meta_key(claim)):
+            for pod_key in self.pods.index_keys(POD_CLAIMS_INDEX, object_key(claim)):
                 pod = self.pods.get(pod_key)
                 if pod is not None and as_dict(pod.get("spec")).get("nodeName"):
                     self.controller.enqueue("pod:" + pod_key)

@@ -18,7 +18,7 @@ from prometheus_client.registry import Collector
 
 from fakeapi.client import Informer
 from fakeapi.controllers.claimnames import admin_access, claim_source
-from fakeapi.controllers.objects import as_dict
+from fakeapi.objects import as_dict
 
 __all__ = ["ClaimCollector"]
 

@@ -39,7 +39,6 @@ from fakeapi.client import (
     is_already_exists,
     is_not_found,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.indexes import (
     CLAIM_POOL_INDEX,
@@ -49,9 +48,10 @@ from fakeapi.controllers.indexes import (
     pool_key,
     slice_pools,
 )
-from fakeapi.controllers.objects import as_dict, deep_copy, ensure_index, meta, text
+from fakeapi.controllers.objects import ensure_index
 from fakeapi.controllers.resourcepool_status import PoolView, compute_status
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
+from fakeapi.objects import Obj, as_dict, deep_copy, meta, text
 from fakeapi.resourcepools import resource_pool_name
 from fakeapi.timefmt import format_time
 

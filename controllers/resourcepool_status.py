@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from fakeapi.client.transport import Obj
 from fakeapi.controllers.devicetaints import rule_matches
-from fakeapi.controllers.objects import as_dict, as_list, meta, set_condition, text
+from fakeapi.controllers.objects import set_condition
+from fakeapi.objects import Obj, as_dict, as_list, meta, text
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
 
 __all__ = ["MAX_VALIDATION_ERRORS", "PoolView", "compute_status"]

@@ -28,8 +28,6 @@ __all__ = [
     "pod_requests",
 ]
 
-Obj = Mapping[str, Any]
-
 #: what a container without requests counts as for scoring (upstream schedutil defaults)
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
@@ -75,7 +73,7 @@ class Resource:
     scalar: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def from_list(cls, resources: Obj | None) -> Resource:
+    def from_list(cls, resources: Mapping[str, Any] | None) -> Resource:
         resources = resources or {}
         out = cls(
             milli_cpu=_milli(resources["cpu"]) if "cpu" in resources else 0,
@@ -122,7 +120,7 @@ def _is_pod_level(name: str) -> bool:
     return name in ("cpu", "memory") or name.startswith("hugepages-")
 
 
-def pod_requests(spec: Obj) -> tuple[Resource, Resource]:
+def pod_requests(spec: Mapping[str, Any]) -> tuple[Resource, Resource]:
     """(requests, non-zero requests), as upstream's ``PodRequests``; the non-zero requests (for
     scoring) count 100m cpu and 200Mi memory for a container that requests neither, unless the
     pod-level requests set them. Scalar resources (extended resources) are in the requests only,

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi.objects import Obj
 from fakeapi.podgroups import pod_group_name
 from fakeapi.resource_requests import Resource, pod_requests
 
@@ -39,7 +40,6 @@ __all__ = [
     "resource_fit_error",
 ]
 
-Obj = dict[str, Any]
 
 
 class NotAdmittedError(Exception):

@@ -25,10 +25,10 @@ from __future__ import annotations
 import uuid
 import zlib
 from collections.abc import Mapping
-from typing import Any
 
 from fakeapi.client import LEASES, NODES, Client, is_already_exists, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
+from fakeapi.objects import Obj
 from fakeapi.timefmt import format_micro_time, format_time
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "node_addresses",
 ]
 
-Obj = dict[str, Any]
 
 KUBELET_VERSION = "v1.37.0"
 LEASE_NAMESPACE = "kube-node-lease"

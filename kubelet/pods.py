@@ -58,6 +58,7 @@ from fakeapi.kubelet.stages import (
     pod_phase,
     state_kind,
 )
+from fakeapi.objects import Obj
 from fakeapi.resource_requests import Resource, pod_requests
 from fakeapi.timefmt import format_time, parse_time
 
@@ -65,7 +66,6 @@ __all__ = ["CLAIM_INDEX", "PodSync", "claim_index", "status_patch"]
 
 log = logging.getLogger("fakeapi.kubelet")
 
-Obj = dict[str, Any]
 #: index names on the shared informers are shared too: name them by what they index
 CLAIM_INDEX = "resourceClaimNames"
 #: admission and unprepare retries

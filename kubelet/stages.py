@@ -51,6 +51,7 @@ from typing import Any, Literal
 import yaml
 
 from fakeapi.kubelet.backoff import message
+from fakeapi.objects import Obj
 
 __all__ = [
     "CONTAINER_STATES",
@@ -72,7 +73,6 @@ __all__ = [
     "state_kind",
 ]
 
-Obj = dict[str, Any]
 Operator = Literal["In", "NotIn", "Exists", "DoesNotExist"]
 STEP_KINDS = ("network", "containers", "conditions", "phase", "event", "delete")
 CONTAINER_STATES = ("running", "waiting", "terminated")

@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from fakeapi.models.device_taint_rule import rule_selects
+from fakeapi.objects import Obj
 from fakeapi.quantity import QuantityError, parse_quantity
 from fakeapi.resourcepools import resource_pool_name
 
@@ -46,7 +47,6 @@ __all__ = [
     "resource_pool_name",
 ]
 
-Obj = Mapping[str, Any]
 
 AVAILABLE = "Available"
 ALLOCATED = "Allocated"

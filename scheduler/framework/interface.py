@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fakeapi.client import Client, Informer
 from fakeapi.clock import Clock
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import ClusterEventWithHint
 from fakeapi.scheduler.framework.status import Status
@@ -58,7 +59,6 @@ __all__ = [
     "ScorePlugin",
 ]
 
-Obj = Mapping[str, Any]
 MAX_NODE_SCORE = 100
 
 

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from fakeapi.client import PODS, is_not_found
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.interface import Handle, NodeToStatus, PostFilterResult
 from fakeapi.scheduler.framework.nominator import pod_priority
@@ -44,7 +44,6 @@ from fakeapi.timefmt import format_time
 __all__ = ["Candidate", "DefaultPreemption", "NAME", "fit_error_message", "pick_one_node"]
 
 NAME = "DefaultPreemption"
-Obj = Mapping[str, Any]
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 

@@ -19,10 +19,8 @@ or none.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from fakeapi.client import POD_GROUPS
+from fakeapi.objects import Obj
 from fakeapi.podgroups import pod_group_name
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
@@ -42,7 +40,6 @@ __all__ = ["GangScheduling", "NAME", "PERMIT_TIMEOUT"]
 NAME = "GangScheduling"
 #: seconds a group has to complete at Permit (upstream's DefaultSchedulingTimeoutDuration)
 PERMIT_TIMEOUT = 300.0
-Obj = Mapping[str, Any]
 
 
 def _namespace(obj: Obj) -> str:

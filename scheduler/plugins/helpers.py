@@ -3,9 +3,9 @@ nodes alike), node selector terms, score scaling."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE
 from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
 from fakeapi.scheduler.plugins.dynamic_resources.errors import AllocationError
@@ -19,7 +19,6 @@ __all__ = [
     "toleration_tolerates",
 ]
 
-Obj = Mapping[str, Any]
 
 
 def find_untolerated_taint(

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -36,7 +36,6 @@ NAME = "NodeAffinity"
 ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
 #: every required term names nodes, and no node is named by all of a term's requirements
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
-Obj = Mapping[str, Any]
 _STATE = NAME
 _SCORE_STATE = NAME + "/score"
 

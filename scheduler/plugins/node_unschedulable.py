@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -25,7 +25,6 @@ __all__ = ["ERR_REASON", "NAME", "NodeUnschedulable"]
 NAME = "NodeUnschedulable"
 ERR_REASON = "node(s) were unschedulable"
 TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
-Obj = Mapping[str, Any]
 
 
 def _schedulable_now(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:

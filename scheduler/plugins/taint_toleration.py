@@ -3,10 +3,10 @@ the pod does not tolerate lower the node's score."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -29,7 +29,6 @@ __all__ = ["NAME", "TaintToleration"]
 UNTOLERATED = "node(s) had untolerated taint(s)"
 
 NAME = "TaintToleration"
-Obj = Mapping[str, Any]
 _FILTER_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 _SCORE_STATE = NAME + "/score"
 

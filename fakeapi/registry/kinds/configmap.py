@@ -11,7 +11,7 @@ import binascii
 from datetime import datetime
 from typing import ClassVar
 
-from fakeapi.registry.kinds.common import as_dict
+from fakeapi.objects import as_dict
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, forbidden, invalid, too_long
 from fakeapi.validation.names import is_config_map_key

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from fakeapi import errors
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, invalid
 from fakeapi.validation.names import is_qualified_name

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi.objects import as_dict, text
 from fakeapi.quantity import QuantityError
-from fakeapi.registry.kinds.common import as_dict, quantity, text
+from fakeapi.registry.kinds.common import quantity
 from fakeapi.validation.field import FieldError, Path, duplicate, invalid, not_supported, required
 from fakeapi.validation.names import is_qualified_name, is_valid_port_name
 

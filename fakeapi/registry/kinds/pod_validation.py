@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.registry.kinds.pod_resources import (
     validate_env,
     validate_ports,

@@ -21,7 +21,7 @@ import ipaddress
 from datetime import datetime
 from typing import Any, ClassVar
 
-from fakeapi.registry.kinds.common import as_dict, as_list, text
+from fakeapi.objects import as_dict, as_list, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import (
     FieldError,

@@ -17,16 +17,15 @@ plugin reuse a node's allocation result while nothing on that node has changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from fakeapi.client import Informer
+from fakeapi.objects import Obj
 from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory
 
 __all__ = ["ClaimTracker", "PendingAllocation", "claim_key", "rv_int"]
 
-Obj = Mapping[str, Any]
 
 
 def claim_key(namespace: str, name: str) -> str:

@@ -23,11 +23,12 @@ DynamicResources plugin does:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi.client import Informer
+from fakeapi.objects import Obj
 from fakeapi.quantity import QuantityError, parse_quantity
 
 __all__ = [
@@ -43,7 +44,6 @@ __all__ = [
     "requests_and_mappings",
 ]
 
-Obj = Mapping[str, Any]
 #: the implicit extended resource name of every DeviceClass: this prefix and the class name
 DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 #: marks the claim the scheduler made for a pod's extended resources

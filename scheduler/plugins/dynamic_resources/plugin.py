@@ -59,6 +59,7 @@ from fakeapi.client import (
     Client,
 )
 from fakeapi.features import enabled
+from fakeapi.objects import Obj, meta
 from fakeapi.podgroups import pod_group_name
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
@@ -78,7 +79,7 @@ from fakeapi.scheduler.framework.status import (
     unresolvable,
     unschedulable,
 )
-from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, klog_name, object_meta
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, klog_name
 from fakeapi.scheduler.plugins.dynamic_resources.allocator import Allocator, PreparedClaims
 from fakeapi.scheduler.plugins.dynamic_resources.claims import ClaimTracker
 from fakeapi.scheduler.plugins.dynamic_resources.errors import (
@@ -117,7 +118,6 @@ NAME = "DynamicResources"
 #: upstream's default ``filterTimeout`` for one node's allocation in Filter, in seconds
 DEFAULT_FILTER_TIMEOUT = 10.0
 MAX_SUBREQUESTS = 8
-Obj = Mapping[str, Any]
 #: the common per-node rejection, shared: Filter results are only read afterwards
 _CANNOT_ALLOCATE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",), plugin=NAME
@@ -274,7 +274,7 @@ class DynamicResources:
         slices.add_handler(
             on_add=self.inventory.upsert_slice,
             on_update=lambda old, new: self.inventory.upsert_slice(new),
-            on_delete=lambda obj: self.inventory.remove_slice(key=object_meta(obj).get("name", "")),
+            on_delete=lambda obj: self.inventory.remove_slice(key=meta(obj).get("name", "")),
         )
         classes = self.handle.informer(DEVICE_CLASSES)
         classes.add_handler(
@@ -288,20 +288,20 @@ class DynamicResources:
                 on_add=self.inventory.upsert_taint_rule,
                 on_update=lambda old, new: self.inventory.upsert_taint_rule(new),
                 on_delete=lambda obj: self.inventory.remove_taint_rule(
-                    name=object_meta(obj).get("name", "")
+                    name=meta(obj).get("name", "")
                 ),
             )
 
     def _claim_seen(self, claim: Obj) -> None:
         self.tracker.on_claim(claim)
-        self.writer.claim_changed(object_meta(claim).get("uid", ""))
+        self.writer.claim_changed(meta(claim).get("uid", ""))
 
     def _class_seen(self, device_class: Obj) -> None:
         self.inventory.upsert_class(device_class)
         self._classes_version += 1
 
     def _class_gone(self, device_class: Obj) -> None:
-        self.inventory.remove_class(name=object_meta(device_class).get("name", ""))
+        self.inventory.remove_class(name=meta(device_class).get("name", ""))
         self._classes_version += 1
 
     def _get_pod_group(self, namespace: str, name: str) -> Obj | None:
@@ -348,7 +348,7 @@ class DynamicResources:
             s.extended = self._extended(pod, extended)
         state.write(NAME, s)
         group_name = pod_group_name(pod)
-        namespace = object_meta(pod).get("namespace", "")
+        namespace = meta(pod).get("namespace", "")
         s.group = self._get_pod_group(namespace, group_name) if group_name else None
         to_allocate: list[Obj] = []
         for index, pod_claim in enumerate(claims):
@@ -363,7 +363,7 @@ class DynamicResources:
                     selector = allocation["nodeSelector"]
                     s.available_on[index] = (selector, _pinned_nodes(selector))
                 continue
-            pending = self.tracker.pending(object_meta(claim).get("uid", ""))
+            pending = self.tracker.pending(meta(claim).get("uid", ""))
             if pending is not None:
                 if pod_claim.via_group and pending.group == f"{namespace}/{group_name}":
                     s.shared_pending[index] = pending.allocation
@@ -389,19 +389,19 @@ class DynamicResources:
     def _extended(self, pod: Obj, resources: list[str]) -> _Extended:
         """The claim for the pod's extended resources: one an earlier attempt created, or a new
         one in memory (upstream's ``preFilterExtendedResources``)."""
-        meta = object_meta(pod)
-        uid = meta.get("uid", "")
+        metadata = meta(pod)
+        uid = metadata.get("uid", "")
         earlier = self.claims_informer.by_index(OWNER_INDEX, uid)
         if earlier:
             return _Extended(pod, resources, earlier[0], stale=True, uid="")
         claim = {
             "metadata": {
                 "name": IN_MEMORY_NAME,
-                "generateName": f"{meta.get('name', '')}-extended-resources-",
-                "namespace": meta.get("namespace", ""),
+                "generateName": f"{metadata.get('name', '')}-extended-resources-",
+                "namespace": metadata.get("namespace", ""),
                 "annotations": {ANNOTATION: "true"},
                 "ownerReferences": [
-                    {"apiVersion": "v1", "kind": "Pod", "name": meta.get("name", ""),
+                    {"apiVersion": "v1", "kind": "Pod", "name": metadata.get("name", ""),
                      "uid": uid, "controller": True, "blockOwnerDeletion": True},
                 ],
             },
@@ -637,10 +637,10 @@ class DynamicResources:
             return None, unschedulable("no new claims to deallocate") if s else unschedulable()
         candidates = sorted(s.unavailable)
         self.handle.rng.shuffle(candidates)
-        pod_uid = object_meta(pod).get("uid")
+        pod_uid = meta(pod).get("uid")
         for index in candidates:
             claim = s.claims[index].claim
-            if self.tracker.has_pending(object_meta(claim).get("uid", "")):
+            if self.tracker.has_pending(meta(claim).get("uid", "")):
                 continue  # allocated in flight (another pod's, or its group's): nothing written
             reserved = (claim.get("status") or {}).get("reservedFor") or []
             if reserved and not (
@@ -667,10 +667,10 @@ class DynamicResources:
         ref = reserved[0]
         if (ref.get("apiGroup"), ref.get("resource")) != PODGROUPS_REF or ref.get("name") != group:
             return False
-        members = self.handle.pods_of_group(object_meta(pod).get("namespace", ""), group)
+        members = self.handle.pods_of_group(meta(pod).get("namespace", ""), group)
         return not any(
             (member.get("spec") or {}).get("nodeName")
-            or self.handle.is_assumed_or_bound(object_meta(member).get("uid", ""))
+            or self.handle.is_assumed_or_bound(meta(member).get("uid", ""))
             for member in members
         )
 
@@ -723,10 +723,10 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return None
-        pod_uid = object_meta(pod).get("uid", "")
-        group = f"{object_meta(pod).get('namespace', '')}/{pod_group_name(pod)}"
+        pod_uid = meta(pod).get("uid", "")
+        group = f"{meta(pod).get('namespace', '')}/{pod_group_name(pod)}"
         for index, allocation in s.shared_pending.items():
-            uid = object_meta(s.claims[index].claim).get("uid", "")
+            uid = meta(s.claims[index].claim).get("uid", "")
             s.allocations[index] = allocation
             self.tracker.signal_pending(uid=uid, allocation=allocation, holder=pod_uid, group=group)
             s.pending_uids.append(uid)
@@ -738,7 +738,7 @@ class DynamicResources:
             return as_error("claim allocation not found for node")
         for position, index in enumerate(s.to_allocate):
             claim = s.claims[index].claim
-            uid = object_meta(claim).get("uid", "")
+            uid = meta(claim).get("uid", "")
             allocation = orjson.loads(orjson.dumps(allocations[position]))
             s.allocations[index] = allocation
             self.tracker.signal_pending(
@@ -761,13 +761,13 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return
-        pod_uid = object_meta(pod).get("uid", "")
+        pod_uid = meta(pod).get("uid", "")
         for uid in s.pending_uids:
             self.tracker.release_pending(uid=uid, holder=pod_uid)
         s.pending_uids = []
         for index, pod_claim in enumerate(s.claims):
-            meta = object_meta(pod_claim.claim)
-            claim = self.tracker.get(meta.get("namespace", ""), meta.get("name", ""))
+            metadata = meta(pod_claim.claim)
+            claim = self.tracker.get(metadata.get("namespace", ""), metadata.get("name", ""))
             if claim is None or not (claim.get("status") or {}).get("allocation"):
                 continue
             reserved = (claim.get("status") or {}).get("reservedFor") or []
@@ -786,7 +786,7 @@ class DynamicResources:
                 log.warning("unreserve: delete %s: %s", klog_name(created), exc)
 
     def _only_ours(self, pod: Obj, pod_claim: PodClaim, reserved: list[Obj]) -> bool:
-        pod_uid = object_meta(pod).get("uid")
+        pod_uid = meta(pod).get("uid")
         for ref in reserved:
             if ref.get("resource") == "pods" and not ref.get("apiGroup"):
                 if ref.get("uid") != pod_uid:
@@ -795,12 +795,12 @@ class DynamicResources:
                 members = [
                     p
                     for p in self.handle.pods_of_group(
-                        object_meta(pod).get("namespace", ""), pod_group_name(pod)
+                        meta(pod).get("namespace", ""), pod_group_name(pod)
                     )
-                    if object_meta(p).get("uid") != pod_uid
+                    if meta(p).get("uid") != pod_uid
                 ]
                 if any(
-                    self.handle.is_assumed_or_bound(object_meta(p).get("uid", "")) for p in members
+                    self.handle.is_assumed_or_bound(meta(p).get("uid", "")) for p in members
                 ):
                     return False
             else:
@@ -812,7 +812,7 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return None
-        pod_uid = object_meta(pod).get("uid", "")
+        pod_uid = meta(pod).get("uid", "")
         try:
             for index, pod_claim in enumerate(s.claims):
                 allocation = s.allocations.get(index)
@@ -848,16 +848,16 @@ class DynamicResources:
         """Create the extended-resource claim, write its allocation and the pod's reservation,
         and name it in the pod's status with the request of each container's resource."""
         assert ext.allocation is not None and ext.requests is not None
-        meta = ext.claim["metadata"]
+        metadata = ext.claim["metadata"]
         body = {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaim",
-            "metadata": {key: value for key, value in meta.items() if key != "name"},
+            "metadata": {key: value for key, value in metadata.items() if key != "name"},
             "spec": {"devices": {"requests": ext.requests.requests}},
         }
         try:
             ext.created = await self.client.create(
-                RESOURCE_CLAIMS, body=body, namespace=meta["namespace"]
+                RESOURCE_CLAIMS, body=body, namespace=metadata["namespace"]
             )
         except Exception:
             self.handle.count_claim_create(success=False, admin_access=False)
@@ -871,7 +871,7 @@ class DynamicResources:
             shared=False,
             pod_group=None,
         )
-        pod_meta = object_meta(pod)
+        pod_meta = meta(pod)
         await self.client.patch(
             PODS,
             name=pod_meta.get("name", ""),
@@ -880,6 +880,6 @@ class DynamicResources:
             patch_type="strategic",
             patch={"status": {"extendedResourceClaimStatus": {
                 "requestMappings": ext.requests.mappings,
-                "resourceClaimName": object_meta(ext.created).get("name", ""),
+                "resourceClaimName": meta(ext.created).get("name", ""),
             }}},
         )

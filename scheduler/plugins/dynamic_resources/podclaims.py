@@ -18,10 +18,11 @@ consumer in ``spec.reservedFor`` (KEP-5194), that reference with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi.objects import Obj
 from fakeapi.podgroups import pod_group_name
 
 __all__ = [
@@ -35,7 +36,6 @@ __all__ = [
     "resolve_pod_claims",
 ]
 
-Obj = Mapping[str, Any]
 MAX_RESERVED_FOR = 256
 PODGROUPS_REF = ("scheduling.k8s.io", "podgroups")
 
