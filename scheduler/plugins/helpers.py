@@ -1,35 +1,22 @@
-"""Small pieces several plugins share: toleration matching (the allocator's, for devices and
-nodes alike), node selector terms, score scaling."""
+"""Small pieces several plugins share: node selector terms, score scaling.
+
+Toleration matching is the shared rule of :mod:`fakeapi.rules.taints`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE
 from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
 from fakeapi.scheduler.plugins.dynamic_resources.errors import AllocationError
 from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import node_selector_term_matches
-from fakeapi.scheduler.plugins.dynamic_resources.search import toleration_tolerates
 
 __all__ = [
     "default_normalize_score",
-    "find_untolerated_taint",
     "match_node_selector_terms",
-    "toleration_tolerates",
 ]
-
-
-
-def find_untolerated_taint(
-    taints: Iterable[Obj], tolerations: Sequence[Obj], effects: frozenset[str]
-) -> Obj | None:
-    for taint in taints:
-        if taint.get("effect") not in effects:
-            continue
-        if not any(toleration_tolerates(t, taint) for t in tolerations):
-            return taint
-    return None
 
 
 def match_node_selector_term(term: Obj, node: NodeInfo) -> bool:

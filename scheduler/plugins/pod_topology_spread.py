@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 from fakeapi.client import NAMESPACE_INDEX, SERVICES, Informer, namespace_index
 from fakeapi.objects import Obj, meta
+from fakeapi.rules.taints import find_untolerated_taint
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -54,7 +55,7 @@ from fakeapi.scheduler.framework.events import (
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
 from fakeapi.scheduler.framework.status import Status, as_error, skip, unresolvable, unschedulable
 from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, PodInfo
-from fakeapi.scheduler.plugins.helpers import find_untolerated_taint, match_node_selector_terms
+from fakeapi.scheduler.plugins.helpers import match_node_selector_terms
 from fakeapi.selectors import LabelSelector, SelectorError, label_selector_from_api
 
 __all__ = [
@@ -179,9 +180,10 @@ class _Inclusion:
         return self.terms is None or match_node_selector_terms(self.terms, node)
 
     def taints_tolerated(self, node: NodeInfo) -> bool:
-        return (
-            find_untolerated_taint(node.taints, self.tolerations, _UNTOLERATED_EFFECTS) is None
+        untolerated = find_untolerated_taint(
+            node.taints, self.tolerations, effects=_UNTOLERATED_EFFECTS
         )
+        return untolerated is None
 
     def admits(self, node: NodeInfo, constraints: Sequence[Constraint]) -> list[bool]:
         """Per constraint, whether its policies count ``node`` (each check made once)."""
