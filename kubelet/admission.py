@@ -26,15 +26,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fakeapi.objects import Obj
+from fakeapi.objects import Obj, meta, text
 from fakeapi.podgroups import pod_group_name
 from fakeapi.resource_requests import Resource, pod_requests
+from fakeapi.rules.nodeaffinity import node_selector
 
 __all__ = [
     "ClaimRef",
     "NotAdmittedError",
     "check_claim",
-    "node_selector_matches",
     "extended_claim_name",
     "pod_claim_refs",
     "resource_fit_error",
@@ -99,47 +99,6 @@ def extended_claim_name(pod: Obj) -> str:
     return str(status.get("resourceClaimName") or "")
 
 
-def _requirement_matches(expression: Mapping[str, Any], values: Mapping[str, str]) -> bool:
-    key = str(expression.get("key"))
-    operator = expression.get("operator")
-    wanted = [str(v) for v in expression.get("values") or []]
-    present = key in values
-    value = values.get(key, "")
-    if operator == "In":
-        return present and value in wanted
-    if operator == "NotIn":
-        return not present or value not in wanted
-    if operator == "Exists":
-        return present
-    if operator == "DoesNotExist":
-        return not present
-    if operator in ("Gt", "Lt") and present and len(wanted) == 1:
-        try:
-            have, limit = int(value), int(wanted[0])
-        except ValueError:
-            return False
-        return have > limit if operator == "Gt" else have < limit
-    return False
-
-
-def node_selector_matches(selector: Mapping[str, Any] | None, node: Obj) -> bool:
-    """A core/v1 NodeSelector: terms are ORed, a term's requirements ANDed; None matches all."""
-    if selector is None:
-        return True
-    labels = {str(k): str(v) for k, v in ((node.get("metadata") or {}).get("labels") or {}).items()}
-    fields = {"metadata.name": str((node.get("metadata") or {}).get("name") or "")}
-    for term in selector.get("nodeSelectorTerms") or []:
-        expressions = term.get("matchExpressions") or []
-        field_reqs = term.get("matchFields") or []
-        if not expressions and not field_reqs:
-            continue  # an empty term matches nothing
-        if all(_requirement_matches(e, labels) for e in expressions) and all(
-            _requirement_matches(f, fields) for f in field_reqs
-        ):
-            return True
-    return False
-
-
 def check_claim(*, pod: Obj, claim: Obj | None, ref: ClaimRef, node: Obj) -> None:
     """NotAdmittedError unless ``claim`` may be used by ``pod`` on ``node``.
 
@@ -147,8 +106,8 @@ def check_claim(*, pod: Obj, claim: Obj | None, ref: ClaimRef, node: Obj) -> Non
     a template-generated claim is owned by the pod, the claim is reserved for the pod, it is
     allocated; fakeapi adds that the allocation is for this node.
     """
-    meta = pod.get("metadata") or {}
-    namespace = meta.get("namespace")
+    pod_meta = pod.get("metadata") or {}
+    namespace = pod_meta.get("namespace")
     name = ref.claim_name
     if claim is None:
         raise NotAdmittedError(
@@ -156,25 +115,30 @@ def check_claim(*, pod: Obj, claim: Obj | None, ref: ClaimRef, node: Obj) -> Non
         )
     claim_meta = claim.get("metadata") or {}
     if ref.must_check_owner and not any(
-        owner.get("uid") == meta.get("uid") for owner in claim_meta.get("ownerReferences") or []
+        owner.get("uid") == pod_meta.get("uid")
+        for owner in claim_meta.get("ownerReferences") or []
     ):
         raise NotAdmittedError(
             f"ResourceClaim {namespace}/{name} was not created for pod "
-            f"{namespace}/{meta.get('name')} (pod is not owner)"
+            f"{namespace}/{pod_meta.get('name')} (pod is not owner)"
         )
     status = claim.get("status") or {}
     allocation = status.get("allocation") or {}
     if not _reserved_for(pod, status, allocation):
         raise NotAdmittedError(
-            f"pod {meta.get('name')} ({meta.get('uid')}) is not allowed to use ResourceClaim "
-            f"{name} ({claim_meta.get('uid')})"
+            f"pod {pod_meta.get('name')} ({pod_meta.get('uid')}) is not allowed to use "
+            f"ResourceClaim {name} ({claim_meta.get('uid')})"
         )
     if not allocation:
         raise NotAdmittedError(f"ResourceClaim {name}: not allocated")
-    if not node_selector_matches(allocation.get("nodeSelector"), node):
+    selector = allocation.get("nodeSelector")
+    node_meta = meta(node)
+    if selector is not None and not node_selector(selector).matches(
+        name=text(node_meta.get("name")), labels=node_meta.get("labels") or {}
+    ):
         raise NotAdmittedError(
             f"ResourceClaim {name}: allocated for other nodes, not for node "
-            f'"{(node.get("metadata") or {}).get("name")}"'
+            f'"{node_meta.get("name")}"'
         )
 
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 from fakeapi.client import NAMESPACE_INDEX, SERVICES, Informer, namespace_index
 from fakeapi.objects import Obj, meta
+from fakeapi.rules.nodeaffinity import RequiredNodeAffinity, required_node_affinity
 from fakeapi.rules.taints import find_untolerated_taint
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
@@ -55,7 +56,6 @@ from fakeapi.scheduler.framework.events import (
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
 from fakeapi.scheduler.framework.status import Status, as_error, skip, unresolvable, unschedulable
 from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, PodInfo
-from fakeapi.scheduler.plugins.helpers import match_node_selector_terms
 from fakeapi.selectors import LabelSelector, SelectorError, label_selector_from_api
 
 __all__ = [
@@ -157,27 +157,20 @@ def _count(node: NodeInfo, selector: LabelSelector, namespace: str) -> int:
 class _Inclusion:
     """Which nodes a pod's constraints count (``nodeAffinityPolicy`` / ``nodeTaintsPolicy``)."""
 
-    node_selector: Mapping[str, str]
-    #: required node affinity terms; None when the pod has none
-    terms: tuple[Obj, ...] | None
+    #: the pod's ``nodeSelector`` and required node affinity
+    affinity: RequiredNodeAffinity
     tolerations: tuple[Obj, ...]
 
     @classmethod
     def of(cls, pod: Obj) -> _Inclusion:
         spec = pod.get("spec") or {}
-        affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
-        required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
         return cls(
-            node_selector=spec.get("nodeSelector") or {},
-            terms=None if required is None else tuple(required.get("nodeSelectorTerms") or ()),
+            affinity=required_node_affinity(pod),
             tolerations=tuple(spec.get("tolerations") or ()),
         )
 
     def affinity_matches(self, node: NodeInfo) -> bool:
-        labels = node.labels
-        if any(labels.get(k) != v for k, v in self.node_selector.items()):
-            return False
-        return self.terms is None or match_node_selector_terms(self.terms, node)
+        return self.affinity.matches(name=node.name, labels=node.labels)
 
     def taints_tolerated(self, node: NodeInfo) -> bool:
         untolerated = find_untolerated_taint(

@@ -10,7 +10,6 @@ from fakeapi.kubelet.admission import (
     ClaimRef,
     NotAdmittedError,
     check_claim,
-    node_selector_matches,
     pod_claim_refs,
 )
 
@@ -57,25 +56,6 @@ def test_claim_reserved_for_another_pod_is_refused() -> None:
     ref = ClaimRef("gpu", "web-gpu-abcde")
     with pytest.raises(NotAdmittedError, match=r"pod web \(pod-uid\) is not allowed to use"):
         check_claim(pod=_pod(), claim=_claim(reserved="other"), ref=ref, node=NODE)
-
-
-@pytest.mark.parametrize(
-    ("term", "matches"),
-    [
-        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]},
-         True),
-        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-2"]}]},
-         False),
-        ({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}, True),
-        ({"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a"]}]}, False),
-        ({"matchExpressions": [{"key": "gpus", "operator": "Gt", "values": ["4"]}]}, True),
-        ({"matchExpressions": [{"key": "gpus", "operator": "Lt", "values": ["4"]}]}, False),
-        ({"matchExpressions": [{"key": "rack", "operator": "DoesNotExist"}]}, True),
-        ({}, False),  # an empty term matches nothing
-    ],
-)
-def test_node_selector_terms(term: Obj, matches: bool) -> None:
-    assert node_selector_matches({"nodeSelectorTerms": [term]}, NODE) is matches
 
 
 def test_claim_allocated_for_another_node_is_refused() -> None:

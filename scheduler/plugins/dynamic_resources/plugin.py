@@ -110,6 +110,7 @@ from fakeapi.scheduler.plugins.dynamic_resources.podclaims import (
     resolve_pod_claims,
 )
 from fakeapi.scheduler.plugins.dynamic_resources.writer import BindError, ClaimWriter
+from fakeapi.scheduler.plugins.helpers import default_normalize_score
 
 __all__ = ["DEFAULT_FILTER_TIMEOUT", "DynamicResources", "NAME"]
 
@@ -714,8 +715,6 @@ class DynamicResources:
     def normalize_score(
         self, state: CycleState, pod: Obj, scores: list[NodeScore]
     ) -> Status | None:
-        from fakeapi.scheduler.plugins.helpers import default_normalize_score
-
         default_normalize_score(scores)
         return None
 
