@@ -28,8 +28,8 @@ from typing import Any
 
 from fakeapi.objects import Obj, meta, text
 from fakeapi.podgroups import pod_group_name
-from fakeapi.resource_requests import Resource, pod_requests
 from fakeapi.rules.nodeaffinity import node_selector
+from fakeapi.rules.podrequests import Resource, pod_requests
 
 __all__ = [
     "ClaimRef",

@@ -59,7 +59,7 @@ from fakeapi.kubelet.stages import (
     state_kind,
 )
 from fakeapi.objects import Obj
-from fakeapi.resource_requests import Resource, pod_requests
+from fakeapi.rules.podrequests import Resource, pod_requests
 from fakeapi.timefmt import format_time, parse_time
 
 __all__ = ["CLAIM_INDEX", "PodSync", "claim_index", "status_patch"]

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fakeapi.objects import Obj, meta
-from fakeapi.resource_requests import (
+from fakeapi.rules.podrequests import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     Resource,

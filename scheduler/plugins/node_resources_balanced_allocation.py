@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fakeapi.objects import Obj
-from fakeapi.resource_requests import pod_requests
+from fakeapi.rules.podrequests import pod_requests
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import ClusterEventWithHint
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle

@@ -1,4 +1,7 @@
-"""A pod's resource requests and a node's allocatable, as numbers (upstream's component-helpers).
+"""A pod's resource requests and a node's allocatable, as numbers (component-helpers' ``resource``).
+
+Mirrors ``k8s.io/component-helpers/resource`` ``PodRequests`` (and the scheduler's
+``schedutil.GetNonzeroRequests`` defaults for scoring).
 
 The scheduler (NodeResourcesFit, its cache of what each node holds) and the kubelet (its
 admission of a pod onto its node) reckon requests the same way, as upstream's both use
