@@ -42,7 +42,6 @@ from fakeapi.client import (
     LegacyEventRecorder,
 )
 from fakeapi.clock import Clock
-from fakeapi.controllers.claimnames import SCHEDULING_GROUP
 from fakeapi.controllers.devicetaint_status import rule_condition
 from fakeapi.controllers.devicetaints import (
     Taint,
@@ -67,7 +66,8 @@ from fakeapi.controllers.indexes import (
 from fakeapi.controllers.objects import ensure_index
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.objects import Obj, as_dict, as_list, deep_copy, meta, object_key, text
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.claims import SCHEDULING_GROUP
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.timefmt import parse_time
 
 __all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]

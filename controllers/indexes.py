@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi.objects import Obj, as_dict, as_list, meta, text
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = [
     "CLAIM_POOL_INDEX",

@@ -28,7 +28,7 @@ from fakeapi.controllers.objects import ensure_index
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.models.scheduling import POD_GROUP_PROTECTION_FINALIZER
 from fakeapi.objects import Obj, as_dict, as_list, deep_copy, is_deleting, meta, text
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["PodGroupProtectionController", "pod_may_run"]
 

@@ -40,13 +40,6 @@ from fakeapi.client import (
     LegacyEventRecorder,
 )
 from fakeapi.clock import Clock
-from fakeapi.controllers.claimnames import (
-    POD_CLAIM_ANNOTATION,
-    PODGROUP_CLAIM_ANNOTATION,
-    SCHEDULING_GROUP,
-    pod_group_reference,
-    pod_reference,
-)
 from fakeapi.controllers.indexes import (
     OWNER_UID_INDEX,
     POD_CLAIMS_INDEX,
@@ -76,7 +69,18 @@ from fakeapi.objects import (
     owner_uids,
     text,
 )
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.claims import (
+    POD_CLAIM_ANNOTATION,
+    PODGROUP_CLAIM_ANNOTATION,
+    SCHEDULING_GROUP,
+    can_be_reserved,
+    is_reserved_for,
+    is_reserved_for_any_pod,
+    pod_group_reference,
+    pod_reference,
+    reserved_for_uids,
+)
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
 
@@ -87,17 +91,6 @@ log = logging.getLogger("fakeapi.controllers.resourceclaim")
 
 FIELD_MANAGER = "ResourceClaimController"
 _RESERVED_INDEX = "resourceclaim-controller/reserved-for"
-#: resource.k8s.io/v1 ResourceClaimReservedForMaxSize
-_MAX_RESERVED_FOR = 256
-
-
-def _reserved_for(claim: Obj) -> list[str]:
-    return [
-        text(as_dict(r).get("uid"))
-        for r in as_list(as_dict(claim.get("status")).get("reservedFor"))
-    ]
-
-
 def _group_key(group: Obj) -> str | None:
     return None if is_deleting(group) else "podgroup:" + object_key(group)
 
@@ -150,7 +143,7 @@ class ResourceClaimController(ControllerComponent):
             if i
         ]
         ensure_index(self.claims, GENERATED_INDEX, generated_for)
-        ensure_index(self.claims, _RESERVED_INDEX, _reserved_for)
+        ensure_index(self.claims, _RESERVED_INDEX, reserved_for_uids)
         ensure_index(self.claims, OWNER_UID_INDEX, owner_uids)
         ensure_index(self.pods, POD_GROUP_INDEX, pod_group_keys)
         ensure_index(self.pods, POD_CLAIMS_INDEX, pod_claim_keys)
@@ -339,14 +332,14 @@ class ResourceClaimController(ControllerComponent):
             reserved = [as_dict(r) for r in as_list(status.get("reservedFor"))]
             if (
                 not isinstance(allocation, dict)
-                or allocation.get("reservedForAnyPod") is True
-                or any(r.get("uid") == reference["uid"] for r in reserved)
+                or is_reserved_for_any_pod(claim)
+                or is_reserved_for(claim, uid=reference["uid"])
                 or any(
                     (r.get("apiGroup") or "", r.get("resource")) not in (("", "pods"),)
                     and r.get("apiGroup") != SCHEDULING_GROUP
                     for r in reserved
                 )
-                or len(reserved) >= _MAX_RESERVED_FOR
+                or not can_be_reserved(claim)
             ):
                 continue
             updated = deep_copy(claim)

@@ -30,14 +30,14 @@ from fakeapi.client import (
     is_already_exists,
     is_not_found,
 )
-from fakeapi.controllers.claimnames import (
+from fakeapi.objects import Obj, as_dict, as_list, controller_ref, meta, object_key, text
+from fakeapi.rules.claims import (
     POD_CLAIM_ANNOTATION,
     PODGROUP_CLAIM_ANNOTATION,
     admin_access,
     generated_claim_base,
     generated_claim_name,
 )
-from fakeapi.objects import Obj, as_dict, as_list, controller_ref, meta, object_key, text
 from fakeapi.selectors.errors import go_quote
 
 __all__ = ["GENERATED_INDEX", "ClaimGenerator", "generated_for"]

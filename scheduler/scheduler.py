@@ -40,7 +40,7 @@ from fakeapi.client import (
 from fakeapi.clock import Clock
 from fakeapi.features import default_gates
 from fakeapi.objects import Obj, meta
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.cache import Cache
 from fakeapi.scheduler.eventhandlers import EventHandlers, responsible_for
 from fakeapi.scheduler.framework.cycle_state import CycleState

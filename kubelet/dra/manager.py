@@ -20,7 +20,7 @@ from fakeapi.kubelet.admission import check_claim, pod_claim_refs
 from fakeapi.kubelet.dra.driver import PrepareError, SimulatedDriver, UnprepareError
 from fakeapi.kubelet.dra.health import AllocatedDevice, containers_using
 from fakeapi.objects import Obj
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["DRAManager", "PodResources"]
 

@@ -109,7 +109,8 @@ class Handle(Protocol):
     def get_waiting_pod(self, uid: str) -> WaitingPod | None: ...
 
     def pods_of_group(self, namespace: str, group: str) -> list[Obj]:
-        """Pods (any state) of PodGroup ``group`` (see :func:`fakeapi.podgroups.pod_group_name`)."""
+        """Pods (any state) of PodGroup ``group``
+        (:func:`fakeapi.rules.podgroups.pod_group_name`)."""
 
     def is_assumed_or_bound(self, uid: str) -> bool:
         """Whether the pod is assumed on a node (in a binding cycle) or already bound."""

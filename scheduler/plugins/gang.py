@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from fakeapi.client import POD_GROUPS
 from fakeapi.objects import Obj
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,

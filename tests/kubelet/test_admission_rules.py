@@ -32,7 +32,8 @@ def _claim(*, owner: str = "pod-uid", reserved: str = "pod-uid", selector: Obj |
         allocation["nodeSelector"] = selector
     return {
         "metadata": {"name": "web-gpu-abcde", "uid": "claim-uid",
-                     "ownerReferences": [{"kind": "Pod", "name": "web", "uid": owner}]},
+                     "ownerReferences": [{"kind": "Pod", "name": "web", "uid": owner,
+                                          "controller": True}]},
         "status": {"allocation": allocation,
                    "reservedFor": [{"resource": "pods", "name": "web", "uid": reserved}]},
     }
@@ -50,6 +51,16 @@ def test_template_claim_resolves_through_pod_status_and_must_be_owned() -> None:
     check_claim(pod=pod, claim=_claim(), ref=ref, node=NODE)
     with pytest.raises(NotAdmittedError, match=r"was not created for pod default/web \(pod is"):
         check_claim(pod=pod, claim=_claim(owner="someone-else"), ref=ref, node=NODE)
+
+
+def test_a_template_claim_the_pod_owns_but_does_not_control_is_refused() -> None:
+    """As upstream's IsForPod (and the scheduler): the pod must be the claim's controller."""
+    pod = _pod(resourceClaimStatuses=[{"name": "gpu", "resourceClaimName": "web-gpu-abcde"}])
+    (ref,) = pod_claim_refs(pod, pod_group_claim=lambda _: None)
+    claim = _claim()
+    claim["metadata"]["ownerReferences"][0]["controller"] = False
+    with pytest.raises(NotAdmittedError, match=r"\(pod is not owner\)"):
+        check_claim(pod=pod, claim=claim, ref=ref, node=NODE)
 
 
 def test_claim_reserved_for_another_pod_is_refused() -> None:

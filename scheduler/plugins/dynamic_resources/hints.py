@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fakeapi.objects import Obj, meta
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,

@@ -60,7 +60,14 @@ from fakeapi.client import (
 )
 from fakeapi.features import enabled
 from fakeapi.objects import Obj, meta
-from fakeapi.podgroups import pod_group_name
+from fakeapi.rules.claims import (
+    EXTENDED_RESOURCE_ANNOTATION,
+    can_be_reserved,
+    is_pod_group_reference,
+    is_reserved_for,
+    is_reserved_for_pod,
+)
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ClusterEventWithHint,
@@ -88,7 +95,6 @@ from fakeapi.scheduler.plugins.dynamic_resources.errors import (
     FailedAllocationOnNodeError,
 )
 from fakeapi.scheduler.plugins.dynamic_resources.extended import (
-    ANNOTATION,
     IN_MEMORY_NAME,
     OWNER_INDEX,
     DeviceClassResolver,
@@ -102,11 +108,8 @@ from fakeapi.scheduler.plugins.dynamic_resources.hints import QueueingHints
 from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory, NodeView
 from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node, node_selector_matches
 from fakeapi.scheduler.plugins.dynamic_resources.podclaims import (
-    PODGROUPS_REF,
     ClaimNotReadyError,
     PodClaim,
-    can_be_reserved,
-    is_reserved_for_pod,
     resolve_pod_claims,
 )
 from fakeapi.scheduler.plugins.dynamic_resources.writer import BindError, ClaimWriter
@@ -400,7 +403,7 @@ class DynamicResources:
                 "name": IN_MEMORY_NAME,
                 "generateName": f"{metadata.get('name', '')}-extended-resources-",
                 "namespace": metadata.get("namespace", ""),
-                "annotations": {ANNOTATION: "true"},
+                "annotations": {EXTENDED_RESOURCE_ANNOTATION: "true"},
                 "ownerReferences": [
                     {"apiVersion": "v1", "kind": "Pod", "name": metadata.get("name", ""),
                      "uid": uid, "controller": True, "blockOwnerDeletion": True},
@@ -644,12 +647,8 @@ class DynamicResources:
             if self.tracker.has_pending(meta(claim).get("uid", "")):
                 continue  # allocated in flight (another pod's, or its group's): nothing written
             reserved = (claim.get("status") or {}).get("reservedFor") or []
-            if reserved and not (
-                len(reserved) == 1
-                and reserved[0].get("resource") == "pods"
-                and not reserved[0].get("apiGroup")
-                and reserved[0].get("uid") == pod_uid
-            ) and not self._idle_group_claim(pod, reserved):
+            only_this_pod = len(reserved) == 1 and is_reserved_for(claim, uid=pod_uid or "")
+            if reserved and not only_this_pod and not self._idle_group_claim(pod, reserved):
                 continue
             try:
                 await self.writer.write_deallocation(claim)
@@ -666,7 +665,7 @@ class DynamicResources:
         if not group or len(reserved) != 1:
             return False
         ref = reserved[0]
-        if (ref.get("apiGroup"), ref.get("resource")) != PODGROUPS_REF or ref.get("name") != group:
+        if not is_pod_group_reference(ref, name=group):
             return False
         members = self.handle.pods_of_group(meta(pod).get("namespace", ""), group)
         return not any(
@@ -773,7 +772,7 @@ class DynamicResources:
             if index in s.wrote_allocation and self._only_ours(pod, pod_claim, reserved):
                 await self.writer.deallocate(claim)
                 continue
-            if any(r.get("resource") == "pods" and r.get("uid") == pod_uid for r in reserved):
+            if is_reserved_for(claim, uid=pod_uid):
                 await self.writer.remove_pod_reservation(claim, pod_uid=pod_uid)
         s.wrote_allocation.clear()
         ext = s.extended

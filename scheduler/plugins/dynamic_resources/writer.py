@@ -29,21 +29,21 @@ import orjson
 from fakeapi.client import RESOURCE_CLAIMS, Client, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
 from fakeapi.objects import Obj, meta
+from fakeapi.rules.claims import (
+    DELETE_PROTECTION_FINALIZER,
+    MAX_RESERVED_FOR,
+    is_reserved_for_pod,
+)
 from fakeapi.scheduler.framework.status import Code, Status
 from fakeapi.scheduler.framework.types import klog_name
 from fakeapi.scheduler.plugins.dynamic_resources.claims import ClaimTracker
 from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
-from fakeapi.scheduler.plugins.dynamic_resources.podclaims import (
-    PodClaim,
-    consumer_for,
-    is_reserved_for_pod,
-)
+from fakeapi.scheduler.plugins.dynamic_resources.podclaims import PodClaim, consumer_for
 from fakeapi.selectors.errors import go_quote
 from fakeapi.timefmt import format_time, parse_time
 
 __all__ = [
     "BINDING_TIMEOUT",
-    "FINALIZER",
     "BindError",
     "ClaimWriter",
     "binding_verdict",
@@ -51,7 +51,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("fakeapi.scheduler.dra")
-FINALIZER = "resource.kubernetes.io/delete-protection"
 #: how long PreBind waits for binding conditions (upstream's default bindingTimeout)
 BINDING_TIMEOUT = 600.0
 EventFn = Callable[..., None]
@@ -133,8 +132,8 @@ class ClaimWriter:
             first = False
             current_meta = current.get("metadata") or {}
             finalizers = list(current_meta.get("finalizers") or ())
-            if FINALIZER in finalizers:
-                finalizers.remove(FINALIZER)
+            if DELETE_PROTECTION_FINALIZER in finalizers:
+                finalizers.remove(DELETE_PROTECTION_FINALIZER)
                 body = {**current, "metadata": {**current_meta, "finalizers": finalizers}}
                 self.tracker.assume(await self.client.update(RESOURCE_CLAIMS, body=body))
 
@@ -201,8 +200,9 @@ class ClaimWriter:
                 assert allocation is not None
                 metadata = claim.get("metadata") or {}
                 finalizers = metadata.get("finalizers") or []
-                if FINALIZER not in finalizers:
-                    protected = {**metadata, "finalizers": [*finalizers, FINALIZER]}
+                if DELETE_PROTECTION_FINALIZER not in finalizers:
+                    finalizers = [*finalizers, DELETE_PROTECTION_FINALIZER]
+                    protected = {**metadata, "finalizers": finalizers}
                     claim = await self.client.update(
                         RESOURCE_CLAIMS, body={**claim, "metadata": protected}
                     )
@@ -214,15 +214,14 @@ class ClaimWriter:
                 if self.features.device_binding_and_status:  # every allocation, as upstream
                     new_allocation["allocationTimestamp"] = format_time(self.clock.now())
                 new_status["allocation"] = new_allocation
-            elif is_reserved_for_pod(pod, claim) or (status.get("allocation") or {}).get(
-                "reservedForAnyPod"
-            ):
+            elif is_reserved_for_pod(pod, claim):
                 return claim
             reserved = list(new_status.get("reservedFor") or ())
             if not any(r.get("uid") == consumer["uid"] for r in reserved):
-                if len(reserved) >= 256:
+                if len(reserved) >= MAX_RESERVED_FOR:
                     raise BindError(
-                        f"claim {namespace}/{name}: reservedFor already has 256 entries"
+                        f"claim {namespace}/{name}: reservedFor already has "
+                        f"{MAX_RESERVED_FOR} entries"
                     )
                 reserved.append(consumer)
             new_status["reservedFor"] = reserved
