@@ -58,15 +58,16 @@ from fakeapi.controllers.indexes import (
     SLICE_POOL_INDEX,
     allocated_pools,
     allocation_results,
+    ensure_index,
     pod_claim_keys,
     pod_group_keys,
     pool_key,
     slice_pools,
 )
-from fakeapi.controllers.objects import ensure_index
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.objects import Obj, as_dict, as_list, deep_copy, meta, object_key, text
 from fakeapi.rules.claims import SCHEDULING_GROUP
+from fakeapi.rules.conditions import find_status_condition
 from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.timefmt import parse_time
 
@@ -332,7 +333,7 @@ class DeviceTaintEvictionController(ControllerComponent):
         now = self.clock.now()
         generation = meta(rule).get("generation")
         conditions = [as_dict(c) for c in as_list(as_dict(rule.get("status")).get("conditions"))]
-        existing = next((c for c in conditions if c.get("type") == "EvictionInProgress"), None)
+        existing = find_status_condition(conditions, "EvictionInProgress")
         if existing is not None and existing.get("observedGeneration") == generation:
             since = (now - parse_time(text(existing.get("lastTransitionTime")))).total_seconds()
             if since < RULE_STATUS_PERIOD:

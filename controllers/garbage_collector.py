@@ -54,8 +54,7 @@ from fakeapi.client import (
     is_not_found,
 )
 from fakeapi.clock import Clock
-from fakeapi.controllers.indexes import OWNER_UID_INDEX
-from fakeapi.controllers.objects import ensure_index
+from fakeapi.controllers.indexes import OWNER_UID_INDEX, ensure_index
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.objects import Obj, as_dict, as_list, meta, object_key, owner_uids, text
 

@@ -23,8 +23,7 @@ from prometheus_client import CollectorRegistry
 from fakeapi import features
 from fakeapi.client import POD_GROUPS, PODS, Client, Informer, InformerFactory, is_not_found
 from fakeapi.clock import Clock
-from fakeapi.controllers.indexes import POD_GROUP_INDEX, pod_group_keys
-from fakeapi.controllers.objects import ensure_index
+from fakeapi.controllers.indexes import POD_GROUP_INDEX, ensure_index, pod_group_keys
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.models.scheduling import POD_GROUP_PROTECTION_FINALIZER
 from fakeapi.objects import Obj, as_dict, as_list, deep_copy, is_deleting, meta, text

@@ -44,10 +44,10 @@ from fakeapi.controllers.indexes import (
     OWNER_UID_INDEX,
     POD_CLAIMS_INDEX,
     POD_GROUP_INDEX,
+    ensure_index,
     pod_claim_keys,
     pod_group_keys,
 )
-from fakeapi.controllers.objects import ensure_index
 from fakeapi.controllers.resourceclaim_cleanup import ClaimCleanup, pod_is_done
 from fakeapi.controllers.resourceclaim_generate import (
     GENERATED_INDEX,

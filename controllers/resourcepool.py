@@ -45,10 +45,10 @@ from fakeapi.controllers.indexes import (
     SLICE_POOL_INDEX,
     allocated_pools,
     allocation_results,
+    ensure_index,
     pool_key,
     slice_pools,
 )
-from fakeapi.controllers.objects import ensure_index
 from fakeapi.controllers.resourcepool_status import PoolView, compute_status
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.objects import Obj, as_dict, deep_copy, meta, text

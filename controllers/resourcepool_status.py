@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from fakeapi.controllers.objects import set_condition
 from fakeapi.objects import Obj, as_dict, as_list
+from fakeapi.rules.conditions import set_status_condition
 from fakeapi.rules.pools import count_pool, gather_pool
 
 __all__ = ["MAX_VALIDATION_ERRORS", "PoolView", "compute_status"]
@@ -69,7 +69,7 @@ def compute_status(view: PoolView, *, old: dict[str, Any], now: datetime) -> dic
     observed = len(current)
     conditions = [as_dict(c) for c in as_list(old.get("conditions"))]
     if observed == expected:
-        conditions = set_condition(
+        conditions = set_status_condition(
             conditions,
             type="Complete",
             status="True",
@@ -78,7 +78,7 @@ def compute_status(view: PoolView, *, old: dict[str, Any], now: datetime) -> dic
             now=now,
         )
     else:
-        conditions = set_condition(
+        conditions = set_status_condition(
             conditions,
             type="Complete",
             status="False",
@@ -87,7 +87,7 @@ def compute_status(view: PoolView, *, old: dict[str, Any], now: datetime) -> dic
             now=now,
         )
     if errors:
-        conditions = set_condition(
+        conditions = set_status_condition(
             conditions,
             type="Valid",
             status="False",
@@ -96,7 +96,7 @@ def compute_status(view: PoolView, *, old: dict[str, Any], now: datetime) -> dic
             now=now,
         )
     else:
-        conditions = set_condition(
+        conditions = set_status_condition(
             conditions,
             type="Valid",
             status="True",

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from fakeapi.client import LEASES, NODES, Client, is_already_exists, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
 from fakeapi.objects import Obj
+from fakeapi.rules.nodes import is_node_ready
 from fakeapi.timefmt import format_micro_time, format_time
 
 __all__ = [
@@ -185,10 +186,7 @@ class NodeAgent:
 
     @staticmethod
     def is_ready(node: Obj) -> bool:
-        for condition in (node.get("status") or {}).get("conditions") or []:
-            if condition.get("type") == "Ready":
-                return bool(condition.get("status") == "True")
-        return False
+        return is_node_ready(node)
 
     # --- the Lease -----------------------------------------------------------------------------
     async def _set_node_owner(self, lease: Obj) -> None:

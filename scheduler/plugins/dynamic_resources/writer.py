@@ -34,6 +34,7 @@ from fakeapi.rules.claims import (
     MAX_RESERVED_FOR,
     is_reserved_for_pod,
 )
+from fakeapi.rules.conditions import find_status_condition
 from fakeapi.scheduler.framework.status import Code, Status
 from fakeapi.scheduler.framework.types import klog_name
 from fakeapi.scheduler.plugins.dynamic_resources.claims import ClaimTracker
@@ -354,9 +355,7 @@ def binding_verdict(claim: Obj) -> bool | str:
         )
         conditions = {c.get("type"): c.get("status") for c in entry.get("conditions") or ()}
         for failure in failures:
-            failed = next(
-                (c for c in entry.get("conditions") or () if c.get("type") == failure), None
-            )
+            failed = find_status_condition(entry.get("conditions") or (), failure)
             if failed is not None and failed.get("status") == "True":
                 # upstream's isClaimReadyForBinding: the driver's reason and message
                 name = meta(claim).get("name", "")

@@ -1,42 +1,40 @@
-"""Helpers several controllers share that are not object vocabulary.
+"""``metav1.Condition`` lists (apimachinery's ``meta`` condition helpers).
 
-The vocabulary over JSON-shaped objects (``as_dict``, ``meta``, ``text``, owner references...)
-has one definition, in :mod:`fakeapi.objects`; what is left here registers indexes in a way
-that tolerates a restart against the same shared informer, and reads node conditions and
-writes ``metav1.Condition`` lists.
+Mirrors ``k8s.io/apimachinery/pkg/api/meta`` ``SetStatusCondition``, ``FindStatusCondition`` and
+``IsStatusConditionTrue`` over JSON-shaped condition lists. Objects are shared and never mutated,
+so :func:`set_status_condition` returns a new list (the other conditions shared, the changed one
+copied) instead of updating in place: ``lastTransitionTime`` changes only when the status does,
+and ``observedGeneration`` is written only when given.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from fakeapi.client import Informer
-from fakeapi.client.informer import IndexFunc
-from fakeapi.objects import Obj, as_dict, as_list, text
 from fakeapi.timefmt import format_time
 
-__all__ = ["ensure_index", "node_ready", "set_condition"]
+__all__ = ["find_status_condition", "is_status_condition_true", "set_status_condition"]
 
 
-def node_ready(node: Obj) -> str:
-    """The status of a Node's ``Ready`` condition (``Unknown`` when blank), ``""`` without one."""
-    for condition in as_list(as_dict(node.get("status")).get("conditions")):
-        if isinstance(condition, dict) and condition.get("type") == "Ready":
-            return text(condition.get("status")) or "Unknown"
-    return ""
+def find_status_condition(
+    conditions: Iterable[Any], condition_type: str
+) -> dict[str, Any] | None:
+    """The condition of ``condition_type``, or None (``FindStatusCondition``)."""
+    for condition in conditions:
+        if isinstance(condition, dict) and condition.get("type") == condition_type:
+            return condition
+    return None
 
 
-def ensure_index(informer: Informer, name: str, index: IndexFunc) -> None:
-    """Add an index unless one of that name exists (a restarted controller re-registers it on
-    the same shared informer)."""
-    with contextlib.suppress(ValueError):
-        informer.add_index(name, index)
+def is_status_condition_true(conditions: Iterable[Any], condition_type: str) -> bool:
+    """Whether the condition of ``condition_type`` is there with status ``True``."""
+    condition = find_status_condition(conditions, condition_type)
+    return condition is not None and condition.get("status") == "True"
 
 
-def set_condition(
+def set_status_condition(
     conditions: Iterable[dict[str, Any]],
     *,
     type: str,
@@ -46,7 +44,7 @@ def set_condition(
     now: datetime,
     observed_generation: int | None = None,
 ) -> list[dict[str, Any]]:
-    """``conditions`` with the one of ``type`` set, as apimachinery's ``SetStatusCondition``:
+    """``conditions`` with the one of ``type`` set, as ``SetStatusCondition``:
     ``lastTransitionTime`` changes only when the status does."""
     out: list[dict[str, Any]] = []
     found = False
