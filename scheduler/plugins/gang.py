@@ -20,7 +20,7 @@ or none.
 from __future__ import annotations
 
 from fakeapi.client import POD_GROUPS
-from fakeapi.objects import Obj
+from fakeapi.objects import Obj, meta, object_key, text
 from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
@@ -43,11 +43,11 @@ PERMIT_TIMEOUT = 300.0
 
 
 def _namespace(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("namespace") or "")
+    return text(meta(obj).get("namespace"))
 
 
 def _uid(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("uid") or "")
+    return text(meta(obj).get("uid"))
 
 
 def _member_key(pod: Obj) -> frozenset[str]:
@@ -62,7 +62,7 @@ def _added_member_key(old: Obj | None, new: Obj | None) -> frozenset[str] | None
 def _changed_group_key(old: Obj | None, new: Obj | None) -> frozenset[str] | None:
     if new is None:
         return None
-    return frozenset((f"{_namespace(new)}/{(new.get('metadata') or {}).get('name') or ''}",))
+    return frozenset((object_key(new),))
 
 
 #: a new member or a changed PodGroup concerns only the pods of that group, so a large gang

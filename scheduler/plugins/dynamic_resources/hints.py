@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fakeapi.objects import Obj, meta
+from fakeapi.objects import Obj, meta, object_key
 from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -50,8 +50,7 @@ def _changed_claim_keys(old: Obj | None, new: Obj | None) -> frozenset[str] | No
     frees devices)."""
     if new is None or _deallocated(old, new):
         return None
-    metadata = meta(new)
-    return frozenset((f"{metadata.get('namespace')}/{metadata.get('name')}",))
+    return frozenset((object_key(new),))
 
 
 def _deallocated(old: Obj | None, new: Obj) -> bool:
@@ -73,8 +72,7 @@ def _may_be_pods_claim(pod: Obj, claim: Obj) -> bool:
     keys = _pod_claim_keys(pod)
     if keys is None:
         return True
-    metadata = meta(claim)
-    return f"{metadata.get('namespace')}/{metadata.get('name')}" in keys
+    return object_key(claim) in keys
 
 
 class QueueingHints:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fakeapi.cel import CELCompileError, CompiledSelector, SelectorCompiler
-from fakeapi.objects import Obj
+from fakeapi.objects import Obj, object_key
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
 from fakeapi.scheduler.plugins.dynamic_resources.constraints import (
     Constraint,
@@ -33,18 +33,10 @@ __all__ = [
     "PreparedClaim",
     "PreparedRequest",
     "RequestSpec",
-    "claim_ref",
     "prepare_claim",
 ]
 
 Selector = tuple[int, CompiledSelector | CELCompileError]
-
-
-def claim_ref(claim: Obj) -> str:
-    """``klog.KObj`` form used in messages: ``namespace/name``, or ``name`` without namespace."""
-    meta = claim.get("metadata") or {}
-    namespace, name = meta.get("namespace") or "", meta.get("name") or ""
-    return f"{namespace}/{name}" if namespace else str(name)
 
 
 @dataclass(slots=True)
@@ -206,7 +198,7 @@ def prepare_claim(
     compiler: SelectorCompiler,
     features: AllocatorFeatures,
 ) -> PreparedClaim:
-    ref = claim_ref(claim)
+    ref = object_key(claim)  # how messages name the claim
     devices = (claim.get("spec") or {}).get("devices") or {}
     prepared: list[PreparedRequest] = []
     for request in devices.get("requests") or ():
