@@ -21,8 +21,6 @@ from typing import Any, TypeVar
 import orjson
 
 from fakeapi.objects import as_dict, as_list
-
-# the one string-field reader (fakeapi.objects.text), under the name these validators use
 from fakeapi.objects import text as as_str
 from fakeapi.quantity import FORMAT_ERROR, Quantity, QuantityError, parse_quantity
 from fakeapi.validation.dra_names import (
