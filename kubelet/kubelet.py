@@ -69,12 +69,12 @@ from fakeapi.kubelet.faults import NodeFaults, faults_from_node
 from fakeapi.kubelet.node import LEASE_RENEW_INTERVAL, NODE_STATUS_REPORT_INTERVAL, NodeAgent
 from fakeapi.kubelet.pods import CLAIM_INDEX, PodSync, claim_index
 from fakeapi.kubelet.stages import Stage
+from fakeapi.objects import Obj
 
 __all__ = ["Kubelet"]
 
 log = logging.getLogger("fakeapi.kubelet")
 
-Obj = dict[str, Any]
 _HEALTH_CHECK_PERIOD = 1.0
 def _own_key(obj: Obj) -> list[str]:
     return [object_key(obj)]

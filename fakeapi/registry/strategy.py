@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from fakeapi.objects import Obj
 from fakeapi.registry.options import ReadOptions
 from fakeapi.validation.field import FieldError
 
@@ -33,7 +34,6 @@ __all__ = [
     "age_cell",
 ]
 
-Obj = dict[str, Any]
 #: how a custom subresource read with GET answers: ``read(obj, options) -> (content type, body)``
 SubresourceRead = Callable[[Obj, ReadOptions], tuple[str, bytes]]
 #: whether a read with ``follow`` stays open for this version of the object

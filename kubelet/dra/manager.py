@@ -14,17 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from fakeapi.client import POD_GROUPS, Client, Informer, is_not_found, object_key
 from fakeapi.kubelet.admission import check_claim, pod_claim_refs
 from fakeapi.kubelet.dra.driver import PrepareError, SimulatedDriver, UnprepareError
 from fakeapi.kubelet.dra.health import AllocatedDevice, containers_using
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import Obj
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["DRAManager", "PodResources"]
 
-Obj = dict[str, Any]
 
 
 @dataclass(slots=True)

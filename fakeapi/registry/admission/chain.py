@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from fakeapi.objects import Obj
 from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
-from fakeapi.registry.admission.interface import AdmissionPlugin, Attributes, Obj, Operation
+from fakeapi.registry.admission.interface import AdmissionPlugin, Attributes, Operation
 from fakeapi.registry.admission.podgroup_protection import PodGroupProtection
 from fakeapi.registry.admission.priority import Priority
 from fakeapi.registry.admission.service_allocation import ServiceAllocation

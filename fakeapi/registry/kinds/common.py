@@ -1,7 +1,7 @@
-"""Small helpers the core kinds share: safe lookups in JSON-shaped objects and printer cells.
+"""Small helpers the core kinds share: memoised quantities and printer cells.
 
-Strategies read objects that passed schema validation, but optional sub-objects may be absent or
-``null``; these helpers turn that into empty values so printing and field selection never raise.
+Safe lookups in JSON-shaped objects (``dig``, ``text``, ``as_dict``...) are the one vocabulary of
+:mod:`fakeapi.objects`.
 """
 
 from __future__ import annotations
@@ -9,11 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.quantity import parse_quantity_cached as quantity
 from fakeapi.timefmt import human_duration, parse_time
 
-__all__ = ["as_dict", "as_list", "dig", "quantity", "since_cell", "text"]
+__all__ = ["quantity", "since_cell"]
 
 
 def since_cell(timestamp: Any, now: datetime) -> str:

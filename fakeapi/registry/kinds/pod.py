@@ -20,8 +20,9 @@ from typing import Any, ClassVar
 import orjson
 
 from fakeapi.features import GatedFields, drop_disabled_fields
+from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.quantity import QuantityError
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, quantity, text
+from fakeapi.registry.kinds.common import quantity
 from fakeapi.registry.kinds.pod_binding import write_binding
 from fakeapi.registry.kinds.pod_eviction import evict_pod
 from fakeapi.registry.kinds.pod_log import log_follows, read_log

@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi import errors
 from fakeapi.features import enabled
-from fakeapi.objects import object_key
+from fakeapi.objects import as_dict, as_list, dig, object_key, text
 from fakeapi.registry.deletion import check_preconditions
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
 from fakeapi.registry.options import Preconditions, WriteOptions
 from fakeapi.registry.strategy import Obj
 from fakeapi.timefmt import format_time

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fakeapi import errors
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.registry.options import ReadOptions
 from fakeapi.registry.strategy import Obj
 from fakeapi.validation import field as fe
