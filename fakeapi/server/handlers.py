@@ -56,10 +56,12 @@ class ResourceHandlers:
     def __init__(self, *, registry: GenericStore, watch: WatchSettings | None = None) -> None:
         self.registry = registry
         self.resources: ResourceTable = registry.resources
-        # URL → target depends only on the (immutable) resource table: cache recent paths
+        # URL → target depends only on the resource table: cache recent paths while its rows
+        # stay the same (custom resources come and go with their definitions)
         self._resolve = functools.lru_cache(maxsize=4096)(
             functools.partial(resolve, self.resources)
         )
+        self._resolved_generation = self.resources.generation
         self.watch_settings = watch or WatchSettings()
 
     async def core(self, request: web.Request) -> web.StreamResponse:
@@ -72,6 +74,10 @@ class ResourceHandlers:
     async def _dispatch(
         self, request: web.Request, group: str, version: str, tail: str
     ) -> web.StreamResponse:
+        generation = self.resources.generation
+        if generation != self._resolved_generation:
+            self._resolve.cache_clear()
+            self._resolved_generation = generation
         target = self._resolve(group, version, tail)
         if target is None:
             stream = unserved_stream(group, tail)
