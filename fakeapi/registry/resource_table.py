@@ -136,6 +136,16 @@ class ResourceType:
         resource's, from its definition); None for the built-in kinds."""
         return None
 
+    @property
+    def accepts_strategic_merge_patch(self) -> bool:
+        """Whether a strategic merge patch may be sent (custom resources refuse them)."""
+        return True
+
+    @property
+    def request_warnings(self) -> tuple[str, ...]:
+        """Warning headers every request to this resource gets (a deprecated version's)."""
+        return ()
+
 
 class ApiVersionConversion:
     """Another version of a kind whose fields are the same: only ``apiVersion`` changes.

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from fakeapi.objects import Obj
 from fakeapi.registry.options import ReadOptions
@@ -30,6 +30,7 @@ from fakeapi.validation.field import FieldError
 
 __all__ = [
     "Strategy", "Column", "WriteContext", "Obj", "SubresourceRead", "SubresourceFollow",
+    "SubresourceView",
     "NAME_COLUMN", "AGE_COLUMN",
     "age_cell",
 ]
@@ -38,6 +39,21 @@ __all__ = [
 SubresourceRead = Callable[[Obj, ReadOptions], tuple[str, bytes]]
 #: whether a read with ``follow`` stays open for this version of the object
 SubresourceFollow = Callable[[Obj, ReadOptions], bool]
+
+
+class SubresourceView(Protocol):
+    """A subresource that is another shape of the object (``scale``: an autoscaling/v1 Scale
+    made of the object's replica fields): read is the view of the object; a PUT or PATCH of the
+    view writes the object with the view's changes, as an update of the object itself."""
+
+    def read(self, obj: Obj) -> Obj:
+        """The view of ``obj``."""
+        ...
+
+    def write(self, obj: Obj, view: Obj) -> Obj:
+        """``obj`` (a private copy) with the changes of ``view`` (a request body, checked
+        here: raise a StatusError to refuse it)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +227,8 @@ class Strategy:
     #: subresource may still grow (``pods/log``: while the container runs): name ->
     #: ``still_open(obj, options) -> bool``
     subresource_follows: ClassVar[Mapping[str, SubresourceFollow]] = {}
+    #: subresources served as another shape of the object (``scale``): name -> view
+    subresource_views: ClassVar[Mapping[str, SubresourceView]] = {}
 
     # --- reads ---------------------------------------------------------------------------------
     def selectable_fields(self, obj: Obj) -> dict[str, str]:

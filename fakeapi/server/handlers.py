@@ -23,7 +23,13 @@ from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
-from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
+from fakeapi.server.encoding import (
+    json_bytes_response,
+    json_response,
+    media_type,
+    read_body,
+    warning_header,
+)
 from fakeapi.server.params import WriteVerb
 from fakeapi.server.partial_metadata import partial_list, partial_object, response_view
 from fakeapi.server.patching import APPLY, apply_patch_request
@@ -89,6 +95,14 @@ class ResourceHandlers:
                     "no containers to connect to"
                 )
             raise url_not_found()
+        response = await self._serve(request, target)
+        warnings = target.resource.request_warnings
+        if warnings and not response.prepared:  # a deprecated version says so on every answer
+            for text in warnings:
+                response.headers.add("Warning", warning_header(text))
+        return response
+
+    async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
         method = request.method
         if target.resource.strategy.create_only:  # a review: POST to the collection only
             if target.name is not None or target.watch_path:
@@ -117,6 +131,8 @@ class ResourceHandlers:
             if method != "GET":
                 raise method_not_allowed(method)
             return await self.read_subresource(request, target)
+        if target.subresource in target.resource.strategy.subresource_views:
+            return await self.view(request, target)
         if target.subresource and target.subresource != "status":
             if method in ("POST", "PUT"):
                 return await self.post_subresource(request, target)
@@ -153,6 +169,24 @@ class ResourceHandlers:
         if view:
             return json_response(partial_object(stored.obj))
         return json_bytes_response(stored.raw)
+
+    async def view(self, request: web.Request, target: Target) -> web.Response:
+        """A subresource that is another shape of the object (``scale``): GET, PUT, PATCH."""
+        assert target.name is not None
+        rt, method = target.resource, request.method
+        if method == "GET":
+            return json_response(
+                self.registry.read_view(rt, target.namespace, target.name, target.subresource)
+            )
+        if method == "PUT":
+            body, options = await self._body(request, "update")
+            result = self.registry.write_view(
+                rt, target.namespace, target.name, target.subresource, body, options
+            )
+            return self._written(rt, result, status=200)
+        if method == "PATCH":
+            return await self.patch(request, target)
+        raise method_not_allowed(method)
 
     async def read_subresource(self, request: web.Request, target: Target) -> web.StreamResponse:
         assert target.name is not None
