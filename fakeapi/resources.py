@@ -19,10 +19,12 @@ _CLAIM = "fakeapi.models.resource_claim:"
 _SCHEDULING = "fakeapi.models.scheduling:"
 _TAINT_RULE = "fakeapi.models.device_taint_rule:DeviceTaintRule"
 _AUTHZ = "fakeapi.models.authorization:"
+_APIEXTENSIONS = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1"
 
 
 def default_resources() -> ResourceTable:
     """Every kind fakeapi serves, core first (the order of discovery and OpenAPI)."""
+    from fakeapi.apiextensions.definition_strategy import CustomResourceDefinitionStrategy
     from fakeapi.registry.kinds.access_review import (
         LocalSubjectAccessReviewStrategy,
         SelfSubjectAccessReviewStrategy,
@@ -97,6 +99,13 @@ def default_resources() -> ResourceTable:
                      "subjectaccessreviews", False, _AUTHZ + "SubjectAccessReview",
                      SubjectAccessReviewStrategy(),
                      openapi_prefix="io.k8s.api.authorization.v1"),
+        # the kinds added at run time (apiextensions) are rows too: fakeapi.apiextensions.serving
+        ResourceType("apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+                     "customresourcedefinitions", False,
+                     "fakeapi.models.apiextensions:CustomResourceDefinition",
+                     CustomResourceDefinitionStrategy(), subresources=("status",),
+                     short_names=("crd", "crds"), categories=("api-extensions",),
+                     openapi_prefix=_APIEXTENSIONS),
         ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True,
                      "fakeapi.models.coordination:Lease", LeaseStrategy(),
                      openapi_prefix="io.k8s.api.coordination.v1"),

@@ -1,7 +1,7 @@
 """CustomResourceDefinitions: kinds added to the API at run time, served as built-in kinds are.
 
 kube-apiserver's apiextensions server, in fakeapi's shapes. A CustomResourceDefinition is an
-object like any other (``fakeapi.registry.kinds.customresourcedefinition``); what it defines
+object like any other (its strategy: :mod:`.definition_strategy`); what it defines
 becomes rows of the one resource table (:mod:`.serving`), derived from the stored definitions
 whenever they change, so the custom resources go through the same store, handlers, discovery
 and OpenAPI as the built-in kinds. The controllers kube-apiserver runs for definitions (names,

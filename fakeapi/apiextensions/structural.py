@@ -250,8 +250,6 @@ _EMPTY_TYPE = {
 }
 #: the nested clauses of int-or-string's two allowed shapes
 _INT_OR_STRING = [{"type": "integer"}, {"type": "string"}]
-#: keys whose zero value (false, empty) upstream's Go types cannot tell from absence
-_ZERO_VALUES: tuple[Any, ...] = (False, "", None, [], {})
 
 
 def validate_structural(raw: Mapping[str, Any], path: Path) -> list[FieldError]:
@@ -357,14 +355,23 @@ def _metadata_invariants(
     return errors
 
 
+def _is_zero(value: Any) -> bool:
+    """Whether a JSON value reads as its Go field's zero value (false, empty, absent)."""
+    if value is None or value is False:
+        return True
+    if isinstance(value, str | list | dict):
+        return not value
+    return False
+
+
 def _meaningful(raw: Mapping[str, Any]) -> bool:
     """Whether ``raw`` sets anything that is not its Go zero value."""
-    return any(value not in _ZERO_VALUES for value in raw.values())
+    return any(not _is_zero(value) for value in raw.values())
 
 
 def _stripped(raw: Any) -> Any:
     if isinstance(raw, dict):
-        return {k: v for k, v in raw.items() if v not in _ZERO_VALUES}
+        return {k: v for k, v in raw.items() if not _is_zero(v)}
     return raw
 
 
@@ -441,10 +448,10 @@ def _nested(raw: Mapping[str, Any], skip_any_of: bool, level: str, path: Path) -
         )
     for key, detail in _NESTED_FORBIDDEN:
         value = raw.get(key)
-        if key == "default" or key == "x-kubernetes-list-type" or key == "x-kubernetes-map-type":
+        if key in ("default", "x-kubernetes-list-type", "x-kubernetes-map-type"):
             present = value is not None
         else:
-            present = value not in _ZERO_VALUES
+            present = not _is_zero(value)
         if present:
             errors.append(forbidden(path.child(key), detail))
     if "metadata" in (raw.get("properties") or {}):

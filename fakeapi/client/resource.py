@@ -16,6 +16,7 @@ from dataclasses import dataclass
 __all__ = [
     "ALL_RESOURCES",
     "CONFIGMAPS",
+    "CUSTOM_RESOURCE_DEFINITIONS",
     "DEVICE_CLASSES",
     "DEVICE_TAINT_RULES",
     "DEVICE_TAINT_RULES_V1BETA2",
@@ -100,6 +101,12 @@ SERVICES = Resource(_CORE, "v1", "services", "Service", namespaced=True)
 #: events.k8s.io/v1 events: the same objects as :data:`EVENTS`, in the shape event recorders write
 EVENTS_K8S_IO = Resource("events.k8s.io", "v1", "events", "Event", namespaced=True)
 LEASES = Resource(_COORDINATION, "v1", "leases", "Lease", namespaced=True)
+#: kinds added at run time; their custom resources are addressed with ``Resource`` values of
+#: their own (``Resource("stable.example.com", "v1", "crontabs", "CronTab", namespaced=True)``)
+CUSTOM_RESOURCE_DEFINITIONS = Resource(
+    "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
+    namespaced=False,
+)
 DEVICE_CLASSES = Resource(_RESOURCE, "v1", "deviceclasses", "DeviceClass", namespaced=False)
 RESOURCE_CLAIMS = Resource(_RESOURCE, "v1", "resourceclaims", "ResourceClaim", namespaced=True)
 RESOURCE_CLAIM_TEMPLATES = Resource(
@@ -148,6 +155,7 @@ ALL_RESOURCES: tuple[Resource, ...] = (
     CONFIGMAPS,
     SERVICES,
     LEASES,
+    CUSTOM_RESOURCE_DEFINITIONS,
     DEVICE_CLASSES,
     RESOURCE_CLAIMS,
     RESOURCE_CLAIM_TEMPLATES,

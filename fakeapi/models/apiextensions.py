@@ -32,6 +32,7 @@ __all__ = [
     "CustomResourceDefinitionSpec",
     "CustomResourceDefinitionStatus",
     "CustomResourceDefinitionVersion",
+    "CustomResourceObject",
     "CustomResourceSubresourceScale",
     "CustomResourceSubresourceStatus",
     "CustomResourceSubresources",
@@ -263,7 +264,7 @@ class CustomResourceConversion(K8sModel):
     """How objects are converted between versions."""
 
     strategy: Annotated[str, GoType("v1.ConversionStrategyType")]
-    """None (only apiVersion changes) or Webhook (fakeapi refuses it)."""
+    """None (only apiVersion changes) or Webhook (a webhook converts)."""
     webhook: WebhookConversion | None = None
 
 
@@ -318,3 +319,12 @@ class CustomResourceDefinition(K8sModel):
     """Standard object metadata; the name is plural.group."""
     spec: CustomResourceDefinitionSpec
     status: CustomResourceDefinitionStatus | None = None
+
+
+class CustomResourceObject(K8sModel):
+    """What every custom resource has; the rest of it is described by its definition's schema
+    (the registry reads that schema, not this model, for custom resources)."""
+
+    api_version: str | None = None
+    kind: str | None = None
+    metadata: ObjectMeta | None = None

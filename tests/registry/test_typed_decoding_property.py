@@ -69,6 +69,7 @@ CLIENT_MODELS: dict[tuple[str, str], str | None] = {
     ("v1", "Event"): "CoreV1Event",
     ("v1", "ConfigMap"): "V1ConfigMap",
     ("v1", "Service"): "V1Service",
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): "V1CustomResourceDefinition",
     ("events.k8s.io/v1", "Event"): "EventsV1Event",
     ("coordination.k8s.io/v1", "Lease"): "V1Lease",
     ("resource.k8s.io/v1", "DeviceClass"): "V1DeviceClass",
