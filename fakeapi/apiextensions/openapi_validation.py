@@ -22,6 +22,7 @@ part.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -35,6 +36,8 @@ __all__ = ["SchemaValidator", "go_number"]
 
 #: no old value to ratchet against
 _NO_OLD: Any = object()
+#: what a pattern that does not compile matches: nothing
+_NEVER = re.compile(r"(?!)")
 
 # kube-openapi's error codes, as far as the field-error conversion tells them apart
 _REQUIRED, _ENUM, _TOO_LONG, _MAX_ITEMS, _TOO_MANY_PROPERTIES, _INVALID_TYPE, _OTHER = range(7)
@@ -193,7 +196,13 @@ class SchemaValidator:
         self.min_length = _integer(raw.get("minLength"))
         pattern = raw.get("pattern")
         self.pattern_text = pattern if isinstance(pattern, str) and pattern else ""
-        self.pattern = compile_go_regex(self.pattern_text) if self.pattern_text else None
+        self.pattern: re.Pattern[str] | None = None
+        if self.pattern_text:
+            try:
+                self.pattern = compile_go_regex(self.pattern_text)
+            except re.error as exc:  # every string fails, naming the problem (kube-openapi)
+                self.pattern_text = f"{self.pattern_text}, but pattern is invalid: {exc}"
+                self.pattern = _NEVER
         self.max_items = _integer(raw.get("maxItems"))
         self.min_items = _integer(raw.get("minItems"))
         self.unique_items = raw.get("uniqueItems") is True
@@ -535,8 +544,8 @@ def _field_errors(errs: list[_Err], root: fe.Path | None) -> list[fe.FieldError]
     out: list[fe.FieldError] = []
     base = root.text if root is not None else ""
     for err in errs:
-        if err.name is None:
-            out.append(fe.invalid(base, "", err.message))
+        if err.name is None:  # upstream's nil path prints as <nil>
+            out.append(fe.invalid(base or "<nil>", "", err.message))
             continue
         name = err.name.removeprefix(".") if err.name not in ("", ".") else ""
         where = f"{base}.{name}" if base and name else (name or base)

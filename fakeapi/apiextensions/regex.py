@@ -58,7 +58,24 @@ def compile_go_regex(pattern: str) -> re.Pattern[str]:
     except _Unsupported:
         raise
     except re.error as exc:
-        raise re.error(f"error parsing regexp: {exc.msg}: `{pattern}`") from None
+        raise re.error(f"error parsing regexp: {_go_reason(exc, pattern)}") from None
+
+
+def _go_reason(exc: re.error, pattern: str) -> str:
+    """Go's wording of the commonest syntax errors (Python's otherwise)."""
+    message = exc.msg
+    at = exc.pos if exc.pos is not None else 0
+    if message == "nothing to repeat" or message.startswith("multiple repeat"):
+        return f"missing argument to repetition operator: `{pattern[at:at + 1]}`"
+    if message.startswith("missing ), unterminated subpattern"):
+        return f"missing closing ): `{pattern}`"
+    if message.startswith("unbalanced parenthesis"):
+        return f"unexpected ): `{pattern}`"
+    if message.startswith("unterminated character set"):
+        return f"missing closing ]: `{pattern[at:]}`"
+    if message.startswith("bad character range"):
+        return f"invalid character class range: `{message.removeprefix('bad character range ')}`"
+    return f"{message}: `{pattern}`"
 
 
 def _translate(pattern: str) -> str:

@@ -284,8 +284,10 @@ class RuleValidator:
                 if out.budget < 0:
                     return
 
-    def _expressions(self, path: fe.Path, obj: Any, old: Any, out: _Outcome) -> None:
+    def _expressions(self, at: fe.Path, obj: Any, old: Any, out: _Outcome) -> None:
         kind = self.schema.type
+        # upstream validates the resource root at a nil path, which prints as <nil>
+        path = at if at.text else fe.Path("<nil>")
         if self.compile_error:
             out.errors.append(fe.invalid(
                 path, kind, f"rule compiler initialization error: {self.compile_error}"
@@ -360,7 +362,7 @@ class RuleValidator:
                 continue
             where = path
             if compiled.field_path:
-                where = fe.Path(f"{path.text}.{compiled.field_path}" if path.text
+                where = fe.Path(f"{at.text}.{compiled.field_path}" if at.text
                                 else compiled.field_path)
             detail = None
             if compiled.message_program is not None:

@@ -114,9 +114,9 @@ class CustomResourceStrategy(Strategy):
         if rules is None:
             return errs
         if any(e.reason in _BLOCKING for e in errs):
-            return [*errs, fe.invalid(
-                "", None, "some validation rules were not checked because the object was "
-                "invalid; correct the existing errors to complete validation",
+            return [*errs, fe.invalid(  # upstream's nil path and nil value print so
+                "<nil>", "null", "some validation rules were not checked because the object "
+                "was invalid; correct the existing errors to complete validation",
             )]
         found, warnings = rules.validate(obj) if old is None else rules.validate(obj, old)
         if warnings:

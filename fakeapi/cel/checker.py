@@ -67,6 +67,8 @@ QUANTITY = "kubernetes.Quantity"
 SEMVER = "kubernetes.Semver"
 NUMERIC = frozenset({"int", "uint", "double"})
 SCALARS = frozenset({"bool", "int", "uint", "double", "string", "bytes"})
+#: types ``<`` and its kin compare (each with itself; the numeric ones across each other)
+ORDERED = SCALARS | {"google.protobuf.Timestamp", "google.protobuf.Duration"}
 TEXT = frozenset({"string", "bytes"})
 #: types whose values cel-go's estimator counts as size 1
 SIZE_ONE = frozenset(
@@ -606,7 +608,7 @@ class _Checker:
             if (
                 both_known
                 and not (lt in NUMERIC and rt in NUMERIC)
-                and (lt != rt or lt not in SCALARS)
+                and (lt != rt or lt not in ORDERED)
             ):
                 raise self.no_overload(node, f"_{op}_", lt, rt)
             walked = traversal(min(ls, rs)) if text else 0
