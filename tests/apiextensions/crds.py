@@ -33,7 +33,9 @@ CRONTAB_SCHEMA: dict[str, Any] = {
         "spec": {
             "type": "object",
             "properties": {
-                "cronSpec": {"type": "string", "pattern": r"^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$"},
+                "cronSpec": {
+                    "type": "string", "pattern": r"^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$",
+                },
                 "image": {"type": "string"},
                 "replicas": {"type": "integer", "minimum": 0, "maximum": 10, "default": 1},
             },
