@@ -189,8 +189,12 @@ class ApiExtensionsControllers:
         if self._approval(crd):
             return {name}
         meta = as_dict(crd.get("metadata"))
-        if meta.get("deletionTimestamp") and CLEANUP_FINALIZER in as_list(meta.get("finalizers")):
-            self._finalize(crd)
+        if (
+            meta.get("deletionTimestamp")
+            and CLEANUP_FINALIZER in as_list(meta.get("finalizers"))
+            and self._finalize(crd)
+        ):
+            return {name}  # gone now: its names are free for the others of its group
         return set()
 
     def _write_status(self, crd: dict[str, Any]) -> None:
@@ -332,8 +336,8 @@ class ApiExtensionsControllers:
         if watcher is not None:
             watcher.close()
 
-    def _finalize(self, crd: dict[str, Any]) -> None:
-        """Delete the definition's objects; drop the finalizer once none is left."""
+    def _finalize(self, crd: dict[str, Any]) -> bool:
+        """Delete the definition's objects; drop the finalizer once none is left (True)."""
         name = crd["metadata"]["name"]
         now = self.registry.clock.now()
         if not _true(crd, "Established"):
@@ -342,7 +346,7 @@ class ApiExtensionsControllers:
                 "message": "resource was never established",
             }, now=now)
             self._drop_finalizer(crd)
-            return
+            return True
         rt = self._instance_row(crd)
         remaining = 0
         if rt is not None:
@@ -359,13 +363,14 @@ class ApiExtensionsControllers:
             if name not in self._instances:
                 store = self.registry.storage.resource(name)
                 self._instances[name] = store.watch(prefix="", predicate=None)
-            return
+            return False
         self._forget(name)
         set_condition(crd, {
             "type": "Terminating", "status": "False", "reason": "InstanceDeletionCompleted",
             "message": "removed all instances",
         }, now=now)
         self._drop_finalizer(crd)
+        return True
 
     def _drop_finalizer(self, crd: dict[str, Any]) -> None:
         meta = crd["metadata"]
