@@ -54,6 +54,7 @@ class CustomResourceStrategy(Strategy):
     """A custom resource's behaviour; :func:`strategy_for` makes one per served version."""
 
     tracks_generation: ClassVar[bool] = True
+    custom_field_labels: ClassVar[bool] = True
     allow_unconditional_update: ClassVar[bool] = False
     non_spec_fields: ClassVar[frozenset[str]] = frozenset({"apiVersion", "kind", "metadata"})
 

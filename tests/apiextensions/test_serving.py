@@ -179,6 +179,25 @@ def test_printer_columns_and_selectable_fields(registry: GenericStore) -> None:
     with pytest.raises(StatusError) as raised:
         registry.list(rt, "ns", ListOptions(field_selector=parse_field_selector("spec.x=y")))
     assert raised.value.code == 400
+    assert raised.value.message == "field label not supported: spec.x"
+
+
+def test_field_selectors_convert_as_custom_resources_do(registry: GenericStore) -> None:
+    # upstream's crConverter: metadata.name always, metadata.namespace when namespaced, nothing
+    # else without selectable fields, and one message for every refused label
+    establish(registry, crd())
+    establish(registry, crd(plural="clocks", kind="Clock", scope="Cluster"))
+    namespaced = row(registry, GROUP, "v1", "crontabs")
+    cluster = row(registry, GROUP, "v1", "clocks")
+    registry.list(namespaced, "ns", ListOptions(field_selector=parse_field_selector(
+        "metadata.name=a,metadata.namespace=ns")))
+    registry.list(cluster, None, ListOptions(field_selector=parse_field_selector(
+        "metadata.name=a")))
+    for rt, selector in ((namespaced, "spec.image=x"), (cluster, "metadata.namespace=ns")):
+        with pytest.raises(StatusError) as raised:
+            registry.list(rt, None, ListOptions(field_selector=parse_field_selector(selector)))
+        label = selector.split("=")[0]
+        assert raised.value.message == f"field label not supported: {label}"
 
 
 def test_versions_are_served_from_one_stored_copy_and_deprecated_ones_warn(
