@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fakeapi.apiextensions.formats import parse_go_duration
@@ -137,6 +137,8 @@ def _max_string(s: Structural) -> int:
 def with_type_and_object_meta(s: Structural) -> Structural:
     """``s`` with ``kind``, ``apiVersion`` and ``metadata`` (name, generateName) declared, as a
     resource root and an embedded resource show themselves to rules."""
+    if s.with_object_meta is not None:
+        return s.with_object_meta
     props = s.properties or {}
     metadata = props.get("metadata")
     if (
@@ -146,20 +148,14 @@ def with_type_and_object_meta(s: Structural) -> Structural:
         and metadata.properties.get("name") is not None
         and metadata.properties.get("generateName") is not None
     ):
+        s.with_object_meta = s
         return s
     string = Structural(raw={}, type="string")
     meta = Structural(raw={}, type="object", properties={"name": string, "generateName": string})
-    out = Structural(
-        raw=s.raw, type=s.type, format=s.format, nullable=s.nullable, default=s.default,
-        properties={**props, "kind": string, "apiVersion": string, "metadata": meta},
-        items=s.items, additional_properties=s.additional_properties,
-        preserve_unknown_fields=s.preserve_unknown_fields,
-        embedded_resource=s.embedded_resource, int_or_string=s.int_or_string,
-        list_type=s.list_type, list_map_keys=s.list_map_keys, map_type=s.map_type,
-        validations=s.validations, required=s.required, max_length=s.max_length,
-        max_items=s.max_items, max_properties=s.max_properties, enum=s.enum, all_of=s.all_of,
+    s.with_object_meta = replace(
+        s, properties={**props, "kind": string, "apiVersion": string, "metadata": meta},
     )
-    return out
+    return s.with_object_meta
 
 
 def declare(s: Structural | None, *, root: bool, name: str = "selfType") -> Decl | None:

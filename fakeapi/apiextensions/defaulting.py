@@ -34,7 +34,7 @@ def _non_nullable_null(value: Any, schema: Structural | None) -> bool:
 
 def apply_defaults(obj: Any, schema: Structural | None) -> None:
     """Fill in the defaults ``schema`` declares below ``obj``."""
-    if schema is None:
+    if schema is None or not schema.defaults_below:
         return
     if isinstance(obj, dict):
         properties = schema.properties
@@ -67,8 +67,4 @@ def has_defaults(schema: Structural | None) -> bool:
     """Whether any node of ``schema`` declares a default (defaulting is skipped otherwise)."""
     if schema is None:
         return False
-    if schema.default is not NO_DEFAULT:
-        return True
-    if schema.properties and any(has_defaults(s) for s in schema.properties.values()):
-        return True
-    return has_defaults(schema.items) or has_defaults(schema.additional_schema)
+    return schema.default is not NO_DEFAULT or schema.defaults_below

@@ -23,7 +23,7 @@ _UNSPECIFIED = b"\x00unspecified"
 
 def validate_list_sets_and_maps(schema: Structural | None, obj: Any) -> list[fe.FieldError]:
     """The duplicate items of every set and map list below the object ``obj``."""
-    if schema is None or not isinstance(obj, dict):
+    if schema is None or not schema.list_types_below or not isinstance(obj, dict):
         return []
     return _object(fe.Path(), schema, obj)
 
@@ -43,6 +43,8 @@ def _object(path: fe.Path, schema: Structural, obj: dict[str, Any]) -> list[fe.F
 
 
 def _value(path: fe.Path, schema: Structural, value: Any) -> list[fe.FieldError]:
+    if schema.list_type not in ("set", "map") and not schema.list_types_below:
+        return []
     if isinstance(value, list):
         return _array(path, schema, value)
     if isinstance(value, dict):

@@ -23,7 +23,7 @@ __all__ = ["coerce_embedded", "validate_embedded_resources"]
 
 def validate_embedded_resources(schema: Structural | None, obj: Any) -> list[fe.FieldError]:
     """Errors of the embedded resources below the resource root ``obj``."""
-    if schema is None or not isinstance(obj, dict):
+    if schema is None or not schema.embedded_below or not isinstance(obj, dict):
         return []
     return _children(fe.Path(), schema, obj)
 
@@ -49,7 +49,9 @@ def _validate(path: fe.Path, schema: Structural, value: Any) -> list[fe.FieldErr
     errs: list[fe.FieldError] = []
     if schema.embedded_resource and isinstance(value, dict):
         errs += _embedded(path, value)
-    return errs + _children(path, schema, value)
+    if schema.embedded_below:
+        errs += _children(path, schema, value)
+    return errs
 
 
 def _path_segment(name: str) -> list[str]:
@@ -108,7 +110,7 @@ def _embedded(path: fe.Path, obj: dict[str, Any]) -> list[fe.FieldError]:
 def coerce_embedded(schema: Structural | None, obj: Any) -> fe.FieldError | None:
     """The first embedded resource (the root excluded) whose apiVersion or kind is not a
     string, as a field error; None when all are."""
-    if schema is None:
+    if schema is None or not schema.embedded_below:
         return None
     return _coerce(fe.Path(), schema, obj, root=True)
 
@@ -124,14 +126,18 @@ def _coerce(path: fe.Path, schema: Structural, obj: Any, *, root: bool) -> fe.Fi
         for key, value in obj.items():
             sub = properties.get(key)
             if sub is not None:
+                if not (sub.embedded_resource or sub.embedded_below):
+                    continue
                 found = _coerce(path.child(key), sub, value, root=False)
-            elif extra is not None:
+            elif extra is not None and (extra.embedded_resource or extra.embedded_below):
                 found = _coerce(path.key(key), extra, value, root=False)
             else:
                 continue
             if found is not None:
                 return found
-    elif isinstance(obj, list) and schema.items is not None:
+    elif isinstance(obj, list) and schema.items is not None and (
+        schema.items.embedded_resource or schema.items.embedded_below
+    ):
         for i, value in enumerate(obj):
             found = _coerce(path.index(i), schema.items, value, root=False)
             if found is not None:

@@ -306,7 +306,7 @@ class RuleValidator:
         has_old = old is not _MISSING and old is not None
         unchanged = has_old and _same(obj, old)
         self_value = to_cel(obj, schema)
-        old_value = to_cel(old, schema) if has_old else None
+        old_value = to_cel(old, schema) if has_old and self.uses_old_self else None
         for compiled in self.rules:
             rule = compiled.rule
             if compiled.error is not None:
@@ -320,9 +320,9 @@ class RuleValidator:
             if compiled.uses_old_self and not has_old and not optional_old:
                 continue
             variables: dict[str, object] = {"self": self_value}
-            if optional_old:
+            if compiled.uses_old_self and optional_old:
                 variables["oldSelf"] = OptionalValue(old_value) if has_old else NONE
-            elif has_old:
+            elif compiled.uses_old_self and has_old:
                 variables["oldSelf"] = old_value
             activation = Activation(variables, PER_CALL_LIMIT)
             label = _label(rule)

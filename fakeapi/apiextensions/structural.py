@@ -80,6 +80,14 @@ class Structural:
     enum: tuple[Any, ...] | None = None
     #: ``allOf`` clauses, compiled as structural trees (CEL rules may sit in them)
     all_of: tuple[Structural, ...] = field(default=())
+    #: What the nodes strictly below this one (properties, items, map values) declare, so the
+    #: walks over an object skip the subtrees where they have nothing to do.
+    embedded_below: bool = False
+    list_types_below: bool = False
+    defaults_below: bool = False
+    #: This node as rules see a resource root or an embedded resource (type meta and metadata
+    #: declared), made once when first asked for (``celtypes.with_type_and_object_meta``).
+    with_object_meta: Structural | None = field(default=None, repr=False)
 
     @property
     def additional_schema(self) -> Structural | None:
@@ -150,7 +158,20 @@ def new_structural(raw: Mapping[str, Any]) -> Structural:
     if _is_dict(raw.get("not")):
         _check_nested(raw["not"])
     node.all_of = tuple(new_structural(c) for c in raw.get("allOf") or () if _is_dict(c))
+    _summarize_below(node)
     return node
+
+
+def _summarize_below(node: Structural) -> None:
+    children = [*(node.properties or {}).values()]
+    for child in (node.items, node.additional_schema):
+        if child is not None:
+            children.append(child)
+    node.embedded_below = any(c.embedded_resource or c.embedded_below for c in children)
+    node.list_types_below = any(
+        c.list_type in ("set", "map") or c.list_types_below for c in children
+    )
+    node.defaults_below = any(c.default is not NO_DEFAULT or c.defaults_below for c in children)
 
 
 def _check_nested(raw: Mapping[str, Any]) -> None:

@@ -56,6 +56,7 @@ from fakeapi.client.lifecycle import end_tasks
 from fakeapi.client.resource import (
     ALL_RESOURCES,
     CONFIGMAPS,
+    CUSTOM_RESOURCE_DEFINITIONS,
     DEVICE_CLASSES,
     DEVICE_TAINT_RULES,
     DEVICE_TAINT_RULES_V1BETA2,
@@ -98,6 +99,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALL_RESOURCES",
     "CONFIGMAPS",
+    "CUSTOM_RESOURCE_DEFINITIONS",
     "DEFAULT_FIELD_MANAGER",
     "DEVICE_CLASSES",
     "DEVICE_TAINT_RULES",
