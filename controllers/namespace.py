@@ -41,6 +41,7 @@ from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.errors import StatusError
 from fakeapi.objects import Obj, as_dict, as_list, deep_copy, is_deleting, meta, text
 from fakeapi.rules.conditions import set_status_condition
+from fakeapi.rules.definitions import served_kind
 
 __all__ = ["KUBERNETES_FINALIZER", "NamespaceController"]
 
@@ -160,20 +161,9 @@ class NamespaceController(ControllerComponent):
         """The namespaced kinds the established CustomResourceDefinitions serve now."""
         found: list[Resource] = []
         for crd in (await self.client.list(CUSTOM_RESOURCE_DEFINITIONS)).items:
-            spec, status = as_dict(crd.get("spec")), as_dict(crd.get("status"))
-            established = any(
-                as_dict(c).get("type") == "Established" and as_dict(c).get("status") == "True"
-                for c in as_list(status.get("conditions"))
-            )
-            names = as_dict(status.get("acceptedNames"))
-            served = [as_dict(v) for v in as_list(spec.get("versions")) if as_dict(v).get("served")]
-            if not established or spec.get("scope") != "Namespaced" or not served:
-                continue
-            version = next((v for v in served if v.get("storage")), served[0])
-            found.append(Resource(
-                group=text(spec.get("group")), version=text(version.get("name")),
-                plural=text(names.get("plural")), kind=text(names.get("kind")), namespaced=True,
-            ))
+            kind = served_kind(crd)
+            if kind is not None and kind.namespaced:
+                found.append(Resource(*kind))
         return found
 
     async def _delete_content(self, resource: Resource, namespace: str) -> list[Obj]:
