@@ -22,12 +22,14 @@ from prometheus_client import CollectorRegistry
 
 from fakeapi.client import Client, Informer, InformerFactory
 from fakeapi.clock import Clock
+from fakeapi.controllers.deployment import DeploymentController
 from fakeapi.controllers.devicetaint_eviction import DeviceTaintEvictionController
 from fakeapi.controllers.garbage_collector import GarbageCollector
 from fakeapi.controllers.namespace import NamespaceController
 from fakeapi.controllers.nodelifecycle import NodeLifecycleController
 from fakeapi.controllers.podgc import PodGCController
 from fakeapi.controllers.podgroup_protection import PodGroupProtectionController
+from fakeapi.controllers.replicaset import ReplicaSetController, ReplicationControllerController
 from fakeapi.controllers.resourceclaim import ResourceClaimController
 from fakeapi.controllers.resourcepool import ResourcePoolController
 
@@ -52,6 +54,9 @@ _CONTROLLERS = {
     "device-taint-eviction-controller": DeviceTaintEvictionController,
     "node-lifecycle-controller": NodeLifecycleController,
     "pod-garbage-collector-controller": PodGCController,
+    "replicaset-controller": ReplicaSetController,
+    "replicationcontroller-controller": ReplicationControllerController,
+    "deployment-controller": DeploymentController,
 }
 #: every controller the manager can run, in start order
 CONTROLLER_NAMES: tuple[str, ...] = tuple(_CONTROLLERS)

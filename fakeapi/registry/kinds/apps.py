@@ -68,6 +68,9 @@ class DeploymentStrategy(_WorkloadStrategy):
 
     columns: ClassVar[tuple[Column, ...]] = DEPLOYMENT_COLUMNS
     scale = ScaleSubresource()
+    # upstream's deployment status strategy keeps only the spec and labels: the controller
+    # writes the revision annotation together with the status
+    status_writes_metadata = ("annotations",)
 
     def apply_defaults(self, obj: Obj, ctx: WriteContext) -> None:
         spec = _spec(obj)
