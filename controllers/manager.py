@@ -25,6 +25,7 @@ from fakeapi.clock import Clock
 from fakeapi.controllers.deployment import DeploymentController
 from fakeapi.controllers.devicetaint_eviction import DeviceTaintEvictionController
 from fakeapi.controllers.garbage_collector import GarbageCollector
+from fakeapi.controllers.job import JobController
 from fakeapi.controllers.namespace import NamespaceController
 from fakeapi.controllers.nodelifecycle import NodeLifecycleController
 from fakeapi.controllers.podgc import PodGCController
@@ -32,6 +33,7 @@ from fakeapi.controllers.podgroup_protection import PodGroupProtectionController
 from fakeapi.controllers.replicaset import ReplicaSetController, ReplicationControllerController
 from fakeapi.controllers.resourceclaim import ResourceClaimController
 from fakeapi.controllers.resourcepool import ResourcePoolController
+from fakeapi.controllers.ttl_after_finished import TTLAfterFinishedController
 
 __all__ = ["CONTROLLER_NAMES", "ControllerManager", "ManagedController", "select_controllers"]
 
@@ -57,6 +59,8 @@ _CONTROLLERS = {
     "replicaset-controller": ReplicaSetController,
     "replicationcontroller-controller": ReplicationControllerController,
     "deployment-controller": DeploymentController,
+    "job-controller": JobController,
+    "ttl-after-finished-controller": TTLAfterFinishedController,
 }
 #: every controller the manager can run, in start order
 CONTROLLER_NAMES: tuple[str, ...] = tuple(_CONTROLLERS)
