@@ -22,6 +22,7 @@ from prometheus_client import CollectorRegistry
 
 from fakeapi.client import Client, Informer, InformerFactory
 from fakeapi.clock import Clock
+from fakeapi.controllers.daemonset import DaemonSetController
 from fakeapi.controllers.deployment import DeploymentController
 from fakeapi.controllers.devicetaint_eviction import DeviceTaintEvictionController
 from fakeapi.controllers.garbage_collector import GarbageCollector
@@ -59,6 +60,7 @@ _CONTROLLERS = {
     "replicaset-controller": ReplicaSetController,
     "replicationcontroller-controller": ReplicationControllerController,
     "deployment-controller": DeploymentController,
+    "daemonset-controller": DaemonSetController,
     "job-controller": JobController,
     "ttl-after-finished-controller": TTLAfterFinishedController,
 }

@@ -18,7 +18,15 @@ from fakeapi.objects import as_dict, as_list, meta, text
 from fakeapi.rules.nodeaffinity import required_node_affinity
 from fakeapi.rules.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated_taint
 
-__all__ = ["daemon_pod_tolerations", "node_should_run_daemon_pod"]
+__all__ = [
+    "DAEMON_SET_TEMPLATE_GENERATION",
+    "daemon_pod_tolerations",
+    "node_should_run_daemon_pod",
+]
+
+#: the annotation a DaemonSet keeps its template generation in (apps/v1 has no such field):
+#: the server bumps it when the template changes, the controller labels its pods with it
+DAEMON_SET_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 
 _NO_EXECUTE_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 _NO_SCHEDULE_TAINTS = (

@@ -23,11 +23,11 @@ from fakeapi.registry.kinds.workload_printing import (
 )
 from fakeapi.registry.scale import ScaleSubresource
 from fakeapi.registry.strategy import Column, Obj, Strategy, WriteContext
+from fakeapi.rules.daemons import DAEMON_SET_TEMPLATE_GENERATION
 from fakeapi.validation import apps as validation
 from fakeapi.validation.field import FieldError
 
 __all__ = [
-    "DAEMON_SET_TEMPLATE_GENERATION",
     "ControllerRevisionStrategy",
     "DaemonSetStrategy",
     "DeploymentStrategy",
@@ -36,7 +36,6 @@ __all__ = [
     "default_template",
 ]
 
-DAEMON_SET_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 _REVISION_HISTORY_LIMIT = 10
 _PROGRESS_DEADLINE_SECONDS = 600
 
