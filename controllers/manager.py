@@ -34,6 +34,7 @@ from fakeapi.controllers.podgroup_protection import PodGroupProtectionController
 from fakeapi.controllers.replicaset import ReplicaSetController, ReplicationControllerController
 from fakeapi.controllers.resourceclaim import ResourceClaimController
 from fakeapi.controllers.resourcepool import ResourcePoolController
+from fakeapi.controllers.statefulset import StatefulSetController
 from fakeapi.controllers.ttl_after_finished import TTLAfterFinishedController
 
 __all__ = ["CONTROLLER_NAMES", "ControllerManager", "ManagedController", "select_controllers"]
@@ -60,6 +61,7 @@ _CONTROLLERS = {
     "replicaset-controller": ReplicaSetController,
     "replicationcontroller-controller": ReplicationControllerController,
     "deployment-controller": DeploymentController,
+    "statefulset-controller": StatefulSetController,
     "daemonset-controller": DaemonSetController,
     "job-controller": JobController,
     "ttl-after-finished-controller": TTLAfterFinishedController,
