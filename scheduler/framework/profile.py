@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakeapi.scheduler.framework.interface import (
     BindPlugin,
@@ -63,8 +63,7 @@ class ProfileError(ValueError):
     """A profile the framework cannot run (upstream's words)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ExtensionPoint:
+class ExtensionPoint(NamedTuple):
     """One extension point: its key in the configuration (``preFilter``), its attribute of
     :class:`Plugins` (``pre_filter``), the protocol a plugin implements for it and upstream's
     name of that interface (in error messages)."""
