@@ -375,7 +375,8 @@ class _Checker:
         process.kill()
 
         async def restarted() -> bool:
-            return process.starts > starts and sum(o.registered for o in watcher.history) > before
+            registered = sum(bool(o.registered) for o in watcher.history)
+            return bool(process.starts > starts and registered > before)
 
         await _until(restarted, self.timeout, "the driver registered again after a restart")
         await _until(self._own_slices, self.timeout, "slices after the restart")
