@@ -36,6 +36,7 @@ from fakeapi.client import (
     RESOURCE_CLAIMS,
     RESOURCE_SLICES,
 )
+from fakeapi.rules.pools import gather_pool
 
 __all__ = ["CheckResult", "format_table", "main", "run_driver_check"]
 
@@ -202,16 +203,15 @@ class _Checker:
             pools.setdefault(obj["spec"]["pool"]["name"], []).append(obj)
         problems = []
         for pool, slices in sorted(pools.items()):
-            generations = {s["spec"]["pool"].get("generation", 0) for s in slices}
-            if len(generations) > 1:
-                problems.append(f"pool {pool}: generations {sorted(generations)}")
-            counts = {s["spec"]["pool"].get("resourceSliceCount") for s in slices}
-            if counts != {len(slices)}:
+            contents = gather_pool(driver=self.state.driver, pool=pool, slices=slices)
+            if contents.mixed_generations:
+                generations = sorted({s["spec"]["pool"].get("generation", 0) for s in slices})
+                problems.append(f"pool {pool}: generations {generations}")
+            counts = {s["spec"]["pool"].get("resourceSliceCount") for s in contents.slices}
+            if counts != {len(contents.slices)}:
                 problems.append(f"pool {pool}: resourceSliceCount {sorted(map(str, counts))} "
-                                f"but {len(slices)} slice(s)")
-            names = [d["name"] for s in slices for d in s["spec"].get("devices") or []]
-            if len(names) != len(set(names)):
-                problems.append(f"pool {pool}: device names repeat")
+                                f"but {len(contents.slices)} slice(s)")
+            problems += [f"pool {pool}: {d}" for d in contents.duplicates]
         if problems:
             raise _CheckFailedError("; ".join(problems))
         return f"{len(pools)} pool(s)"

@@ -73,6 +73,7 @@ from fakeapi.kubelet.node import LEASE_RENEW_INTERVAL, NODE_STATUS_REPORT_INTERV
 from fakeapi.kubelet.plugins.layout import KubeletDirectory
 from fakeapi.kubelet.pods import CLAIM_INDEX, PodSync, claim_index
 from fakeapi.kubelet.stages import Stage
+from fakeapi.objects import Obj
 
 if TYPE_CHECKING:
     from fakeapi.kubelet.plugins.manager import PluginManager
@@ -81,7 +82,6 @@ __all__ = ["Kubelet"]
 
 log = logging.getLogger("fakeapi.kubelet")
 
-Obj = dict[str, Any]
 _HEALTH_CHECK_PERIOD = 1.0
 #: upstream's ``defaultWipingDelay`` (fakeapi.kubelet.plugins.manager), here to keep gRPC unloaded
 DEFAULT_WIPING_DELAY = 30.0

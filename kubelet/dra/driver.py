@@ -43,6 +43,7 @@ from fakeapi.client import (
 from fakeapi.clock import Clock
 from fakeapi.kubelet.dra.profiles import DriverProfile, RenderedPool
 from fakeapi.kubelet.dra.slices import pool_slices, slices_current
+from fakeapi.objects import Obj
 from fakeapi.timefmt import format_time
 
 __all__ = [
@@ -57,7 +58,6 @@ __all__ = [
 
 log = logging.getLogger("fakeapi.kubelet.dra")
 
-Obj = dict[str, Any]
 _PUBLISH = "publish"
 
 

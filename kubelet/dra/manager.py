@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from fakeapi.client import POD_GROUPS, Client, Informer, is_not_found, object_key
 from fakeapi.clock import Clock
@@ -29,11 +28,11 @@ from fakeapi.kubelet.dra.callfaults import Call, CallFaults
 from fakeapi.kubelet.dra.driver import ClaimID, PreparedClaim, PrepareError, UnprepareError
 from fakeapi.kubelet.dra.health import AllocatedDevice, containers_using
 from fakeapi.kubelet.dra.interface import DRADriver
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import Obj
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DRAManager", "PodResources"]
 
-Obj = dict[str, Any]
 #: upstream's ``defaultClientCallTimeout``: half the kubelet's retry period
 DEFAULT_CALL_TIMEOUT = 45.0
 
