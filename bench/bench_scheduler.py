@@ -66,9 +66,9 @@ from fakeapi.client import (
 )
 from fakeapi.clock import RealClock
 from fakeapi.registry.store import GenericStore
+from fakeapi.rules.claims import DELETE_PROTECTION_FINALIZER
 from fakeapi.scheduler import Scheduler
 from fakeapi.scheduler.plugins.dynamic_resources import Allocator
-from fakeapi.scheduler.plugins.dynamic_resources.writer import FINALIZER
 from fakeapi.scheduler.queue import SchedulingQueue
 from fakeapi.server import inprocess
 from fakeapi.server.inprocess import InProcessTransport
@@ -417,7 +417,7 @@ async def api_ceiling(scale: float) -> None:
     for i in range(count):
         pod, claim = await bench.template_pod(f"ceiling-{i}")
         node = f"scheduler-perf-dra-{(i // 10) % nodes}"
-        claim["metadata"]["finalizers"] = [FINALIZER]
+        claim["metadata"]["finalizers"] = [DELETE_PROTECTION_FINALIZER]
         claim = dict(await client.update(RESOURCE_CLAIMS, body=claim))
         claim["status"] = {
             "allocation": allocation(node, f"instance-{i % 10}"),

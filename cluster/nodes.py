@@ -5,22 +5,28 @@ The third room of :class:`~fakeapi.cluster.assembler.Cluster`. ``nodes=N`` start
 cluster takes more with :meth:`NodeStartup.add_kubelet`. Starting returns once every node is
 Ready and has published its drivers' slices, watched through the shared slice informer rather
 than polled. Stages and driver profiles are parsed once for all the nodes; a DeviceClass named
-after each driver is created up front, as the examples and docs expect.
+after each driver is created up front, as the examples and docs expect. With
+``kubelet_root_dir`` or ``driver_commands`` each node gets a kubelet directory where real DRA
+drivers register, and each driver command runs once per node (``fakeapi.kubelet.plugins``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fakeapi.client import DEVICE_CLASSES, NODES, RESOURCE_SLICES, Informer
+from fakeapi.clock import RealClock
 from fakeapi.cluster.components import new_cluster_driver, new_kubelet
 from fakeapi.cluster.options import driver_profile, stages_of
 from fakeapi.cluster.wiring import ComponentWiring
 
 if TYPE_CHECKING:
     from fakeapi.kubelet import DriverProfile, Kubelet, Stage
+    from fakeapi.kubelet.plugins.command import DriverProcess
 
 __all__ = ["CLUSTER_DRIVER_FIELD_MANAGER", "KUBELET_FIELD_MANAGER", "NODES_READY_TIMEOUT",
            "NodeStartup"]
@@ -73,7 +79,13 @@ class NodeStartup(ComponentWiring):
     stages: Any
     #: the simulated kubelets by node name, for fault injection (``mark_device_unhealthy``...)
     kubelets: dict[str, Kubelet]
+    #: driver binaries run once per node, and the processes of each node
+    driver_commands: tuple[str, ...]
+    driver_processes: dict[str, list[DriverProcess]]
+    #: the nodes' kubelet directories live here (None: no external drivers)
+    kubelet_root_dir: Path | None
     _driver_profiles: list[DriverProfile]
+    _tmpdir: str | None
 
     def node_names(self) -> list[str]:
         """The simulated nodes' names: ``node-1`` ... ``node-<nodes>``."""
@@ -107,6 +119,8 @@ class NodeStartup(ComponentWiring):
             for index, name in enumerate(self.node_names(), 1)
         ]
         await asyncio.gather(*(self._run("kubelets", kubelet) for kubelet in kubelets))
+        for node in self.node_names():
+            await self._start_driver_processes(node)
         await self._nodes_ready(self.node_names(), profiles, cluster_pools=True)
 
     def _new_kubelet(
@@ -118,6 +132,9 @@ class NodeStartup(ComponentWiring):
         options: Mapping[str, Any],
     ) -> Kubelet:
         context = self._context("kubelets", field_manager=KUBELET_FIELD_MANAGER, rng=node)
+        root = self._kubelet_root_dir()
+        if root is not None:
+            options = {"root_dir": root / node, **options}
         kubelet = new_kubelet(context, node_name=node, drivers=drivers, stages=stages, **options)
         self.kubelets[node] = kubelet
         return kubelet
@@ -152,9 +169,37 @@ class NodeStartup(ComponentWiring):
         stages = stages_of(options.pop("stages", self.stages))
         kubelet = self._new_kubelet(node, drivers=profiles, stages=stages, options=options)
         await self._run("kubelets", kubelet)
+        await self._start_driver_processes(node)
         if wait:
             await self._nodes_ready([node], profiles, cluster_pools=False)
         return kubelet
+
+    def _kubelet_root_dir(self) -> Path | None:
+        """Where the nodes' kubelet directories go: ``kubelet_root_dir``, or a temporary
+        directory of the cluster's when only driver commands ask for one."""
+        if self.kubelet_root_dir is None and self.driver_commands:
+            if self._tmpdir is None:
+                self._tmpdir = tempfile.mkdtemp(prefix="fakeapi-")
+            self.kubelet_root_dir = Path(self._tmpdir) / "kubelet"
+        return self.kubelet_root_dir
+
+    async def _start_driver_processes(self, node: str) -> None:
+        """Run each driver command for ``node`` (with its kubelet directory and a kubeconfig)."""
+        root = self._kubelet_root_dir()
+        if not self.driver_commands or root is None:
+            return
+        # late for start-up time, as the other kubelet imports here
+        from fakeapi.kubelet.plugins import KubeletDirectory
+        from fakeapi.kubelet.plugins.command import DriverProcess
+
+        processes = self.driver_processes.setdefault(node, [])
+        for command in self.driver_commands:
+            process = DriverProcess(
+                command=command, node_name=node, directory=KubeletDirectory(root / node),
+                kubeconfig=str(self.kubeconfig), clock=RealClock(),
+            )
+            processes.append(process)
+            await self._run("kubelets", process)
 
     async def _nodes_ready(
         self, nodes: Sequence[str], profiles: Sequence[DriverProfile], *, cluster_pools: bool

@@ -41,9 +41,7 @@ from fakeapi.client import (
     InformerFactory,
     LegacyEventRecorder,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.claimnames import SCHEDULING_GROUP
 from fakeapi.controllers.devicetaint_status import rule_condition
 from fakeapi.controllers.devicetaints import (
     Taint,
@@ -60,14 +58,17 @@ from fakeapi.controllers.indexes import (
     SLICE_POOL_INDEX,
     allocated_pools,
     allocation_results,
+    ensure_index,
     pod_claim_keys,
     pod_group_keys,
     pool_key,
     slice_pools,
 )
-from fakeapi.controllers.objects import as_dict, as_list, deep_copy, ensure_index, meta, text
-from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
-from fakeapi.podgroups import pod_group_name
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
+from fakeapi.objects import Obj, as_dict, as_list, deep_copy, meta, object_key, text
+from fakeapi.rules.claims import SCHEDULING_GROUP
+from fakeapi.rules.conditions import find_status_condition
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.timefmt import parse_time
 
 __all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]
@@ -194,7 +195,7 @@ class DeviceTaintEvictionController(ControllerComponent):
         return sorted(keys)
 
     def pods_of_claim(self, claim: Obj) -> list[str]:
-        key = meta_key(claim)
+        key = object_key(claim)
         pods = set(self.pods.index_keys(POD_CLAIMS_INDEX, key))
         for ref in as_list(as_dict(claim.get("status")).get("reservedFor")):
             ref = as_dict(ref)
@@ -210,7 +211,7 @@ class DeviceTaintEvictionController(ControllerComponent):
     # --- event handlers ------------------------------------------------------------------------
     def _pod_changed(self, pod: Obj) -> None:
         if as_list(as_dict(pod.get("spec")).get("resourceClaims")):
-            self.controller.enqueue("pod:" + meta_key(pod))
+            self.controller.enqueue("pod:" + object_key(pod))
 
     def _claim_changed(self, claim: Obj) -> None:
         if allocation_results(claim):
@@ -239,8 +240,8 @@ class DeviceTaintEvictionController(ControllerComponent):
                 for r in allocation_results(claim)
             ):
                 self._claim_changed(claim)
-        if self.rules is not None and self.rules.get(meta_key(rule)) is not None:
-            self.controller.enqueue("rule:" + meta_key(rule))
+        if self.rules is not None and self.rules.get(object_key(rule)) is not None:
+            self.controller.enqueue("rule:" + object_key(rule))
 
     # --- taints --------------------------------------------------------------------------------
     def _device_taints(self, driver: str, pool: str, device: str) -> list[Taint]:
@@ -299,7 +300,8 @@ class DeviceTaintEvictionController(ControllerComponent):
             if self.rules is not None:
                 for rule in self.rules.list():
                     if meta(rule).get("uid") == rule_uid:
-                        self.controller.enqueue_after("rule:" + meta_key(rule), RULE_STATUS_PERIOD)
+                        key = "rule:" + object_key(rule)
+                        self.controller.enqueue_after(key, RULE_STATUS_PERIOD)
         if self.metrics is not None:
             self._deletions.inc()
             self._latency.observe(max(0.0, (now - when).total_seconds()))
@@ -331,7 +333,7 @@ class DeviceTaintEvictionController(ControllerComponent):
         now = self.clock.now()
         generation = meta(rule).get("generation")
         conditions = [as_dict(c) for c in as_list(as_dict(rule.get("status")).get("conditions"))]
-        existing = next((c for c in conditions if c.get("type") == "EvictionInProgress"), None)
+        existing = find_status_condition(conditions, "EvictionInProgress")
         if existing is not None and existing.get("observedGeneration") == generation:
             since = (now - parse_time(text(existing.get("lastTransitionTime")))).total_seconds()
             if since < RULE_STATUS_PERIOD:

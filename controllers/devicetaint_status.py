@@ -15,9 +15,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from fakeapi.client.transport import Obj
 from fakeapi.controllers.devicetaints import eviction_time, rule_matches, rule_taint
-from fakeapi.controllers.objects import as_dict, as_list, meta, text
+from fakeapi.objects import Obj, as_dict, as_list, meta, text
 from fakeapi.timefmt import format_time
 
 if TYPE_CHECKING:

@@ -3,9 +3,10 @@
 A device's taints are those in its ResourceSlice (newest pool generation only) plus, with the
 DRADeviceTaintRules gate, the taint of every DeviceTaintRule whose selector matches its driver,
 pool and name (an absent selector matches nothing, an empty one everything). Only ``NoExecute``
-evicts. Against an allocation result's tolerations a taint is judged as upstream judges it:
-untolerated → evict at the taint's ``timeAdded``; tolerated with ``tolerationSeconds`` → that
-much later (the smallest of the matching tolerations); tolerated without → never.
+evicts. Against an allocation result's tolerations a taint is judged as upstream judges it, by
+the shared rules of :mod:`fakeapi.rules.taints` (the allocator's own): untolerated → evict at the
+taint's ``timeAdded``; tolerated with ``tolerationSeconds`` → that much later (the smallest of
+the matching tolerations); tolerated without → never.
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from fakeapi.client.transport import Obj
-from fakeapi.controllers.objects import as_dict, as_list, meta, text
 from fakeapi.models.device_taint_rule import rule_selects
+from fakeapi.objects import Obj, as_dict, as_list, meta, text
+from fakeapi.rules.taints import NO_EXECUTE, minimum_toleration_seconds, toleration_tolerates_taint
 from fakeapi.timefmt import parse_time
 
-__all__ = ["Taint", "eviction_time", "rule_matches", "rule_taint", "slice_taints", "tolerates"]
-
-NO_EXECUTE = "NoExecute"
+__all__ = ["Taint", "eviction_time", "rule_matches", "rule_taint", "slice_taints"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,30 +69,17 @@ def rule_taint(rule: Obj) -> Taint:
     return _taint(as_dict(as_dict(rule.get("spec")).get("taint")), text(meta(rule).get("uid")))
 
 
-def tolerates(toleration: dict[str, Any], taint: Taint) -> bool:
-    effect = text(toleration.get("effect"))
-    if effect and effect != taint.effect:
-        return False
-    key = text(toleration.get("key"))
-    if key and key != taint.key:
-        return False
-    operator = text(toleration.get("operator")) or "Equal"
-    if operator == "Exists":
-        return True
-    return operator == "Equal" and bool(key) and text(toleration.get("value")) == taint.value
-
-
 def eviction_time(
     taint: Taint, tolerations: list[dict[str, Any]], *, now: datetime
 ) -> datetime | None:
-    """When a pod using a device with ``taint`` must go (None: never)."""
+    """When a pod using a device with ``taint`` (or on a node with it) must go (None: never):
+    the taint's ``timeAdded`` plus the minimum toleration time of the tolerations that tolerate
+    it (:mod:`fakeapi.rules.taints`, the rule the scheduler and the allocator apply)."""
     if taint.effect != NO_EXECUTE:
         return None
     added = taint.time_added or now
-    matching = [t for t in tolerations if tolerates(t, taint)]
-    if not matching:
-        return added
-    seconds = [s for t in matching if isinstance(s := t.get("tolerationSeconds"), int)]
-    if not seconds:
-        return None
-    return added + timedelta(seconds=max(0, min(seconds)))
+    fields = {"key": taint.key, "value": taint.value, "effect": taint.effect}
+    seconds = minimum_toleration_seconds(
+        t for t in tolerations if toleration_tolerates_taint(t, fields)
+    )
+    return None if seconds is None else added + timedelta(seconds=seconds)

@@ -12,8 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from fakeapi.client import PODS, Client, Preconditions, is_not_found
-from fakeapi.client.transport import Obj
-from fakeapi.controllers.objects import as_dict, as_list, deep_copy, meta, text
+from fakeapi.objects import Obj, as_dict, as_list, deep_copy, meta, text
 from fakeapi.timefmt import format_time
 
 __all__ = ["DISRUPTION_TARGET", "evict_pod"]

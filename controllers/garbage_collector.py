@@ -53,11 +53,10 @@ from fakeapi.client import (
     Resource,
     is_not_found,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.indexes import OWNER_UID_INDEX
-from fakeapi.controllers.objects import as_dict, as_list, ensure_index, meta, owner_uids, text
-from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.controllers.indexes import OWNER_UID_INDEX, ensure_index
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
+from fakeapi.objects import Obj, as_dict, as_list, meta, object_key, owner_uids, text
 
 __all__ = ["COLLECTED_RESOURCES", "GarbageCollector"]
 
@@ -162,7 +161,7 @@ class GarbageCollector(ControllerComponent):
     def _watch(self, plural: str, informer: Informer) -> None:
         def added(obj: Obj) -> None:
             if self._interesting(obj):
-                self.controller.enqueue(f"{plural}|{meta_key(obj)}")
+                self.controller.enqueue(f"{plural}|{object_key(obj)}")
 
         def updated(old: Obj, new: Obj) -> None:
             om, nm = meta(old), meta(new)
@@ -339,7 +338,7 @@ class GarbageCollector(ControllerComponent):
             policy = "Foreground"
         else:
             policy = "Background"
-        log.debug("deleting %s %s (%s): no owner left", resource, meta_key(obj), policy)
+        log.debug("deleting %s %s (%s): no owner left", resource, object_key(obj), policy)
         await self.client.delete(
             resource,
             name=text(m.get("name")),

@@ -2,7 +2,7 @@
 
 The controllers share one informer per resource (the manager's factory), so an index two of them
 need is one index: it has one name here and one function, and whichever controller registers it
-first (through :func:`~fakeapi.controllers.objects.ensure_index`) makes it for both — the
+first (through :func:`ensure_index`) makes it for both — the
 informer computes it once per object, not once per controller.
 
 Pools are keyed ``<driver>|<pool>``: a ResourceSlice indexes under the pool it publishes into, a
@@ -11,11 +11,13 @@ ResourceClaim under every pool its allocation results point into.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
-from fakeapi.client.transport import Obj
-from fakeapi.controllers.objects import as_dict, as_list, meta, text
-from fakeapi.podgroups import pod_group_name
+from fakeapi.client import Informer
+from fakeapi.client.informer import IndexFunc
+from fakeapi.objects import Obj, as_dict, as_list, meta, text
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = [
     "CLAIM_POOL_INDEX",
@@ -25,6 +27,7 @@ __all__ = [
     "SLICE_POOL_INDEX",
     "allocated_pools",
     "allocation_results",
+    "ensure_index",
     "pod_claim_keys",
     "pod_group_keys",
     "pool_key",
@@ -39,8 +42,15 @@ CLAIM_POOL_INDEX = "controllers/allocated-pools"
 POD_CLAIMS_INDEX = "controllers/pod-claims"
 #: Pods by the ``ns/podgroup`` they belong to
 POD_GROUP_INDEX = "controllers/pod-group"
-#: any object by the uids its owner references name (:func:`~.objects.owner_uids`)
+#: any object by the uids its owner references name (:func:`fakeapi.objects.owner_uids`)
 OWNER_UID_INDEX = "controllers/owner-uid"
+
+
+def ensure_index(informer: Informer, name: str, index: IndexFunc) -> None:
+    """Add an index unless one of that name exists (a restarted controller re-registers it on
+    the same shared informer)."""
+    with contextlib.suppress(ValueError):
+        informer.add_index(name, index)
 
 
 def pool_key(driver: str, pool: str) -> str:

@@ -30,19 +30,11 @@ from fakeapi.client import (
     InformerFactory,
     Resource,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.objects import (
-    as_dict,
-    as_list,
-    deep_copy,
-    is_deleting,
-    meta,
-    set_condition,
-    text,
-)
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.errors import StatusError
+from fakeapi.objects import Obj, as_dict, as_list, deep_copy, is_deleting, meta, text
+from fakeapi.rules.conditions import set_status_condition
 
 __all__ = ["KUBERNETES_FINALIZER", "NamespaceController"]
 
@@ -216,7 +208,7 @@ class NamespaceController(ControllerComponent):
         ]
         updated_conditions = conditions
         for type_, status, reason, message in wanted:
-            updated_conditions = set_condition(
+            updated_conditions = set_status_condition(
                 updated_conditions,
                 type=type_,
                 status=status,

@@ -48,20 +48,14 @@ from fakeapi.client import (
     is_not_found,
     node_name_index,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.devicetaints import Taint, eviction_time
 from fakeapi.controllers.eviction import evict_pod
-from fakeapi.controllers.objects import (
-    as_dict,
-    as_list,
-    deep_copy,
-    ensure_index,
-    meta,
-    node_ready,
-    text,
-)
-from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.controllers.indexes import ensure_index
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
+from fakeapi.objects import Obj, as_dict, as_list, deep_copy, meta, object_key, text
+from fakeapi.rules.conditions import find_status_condition
+from fakeapi.rules.nodes import NODE_READY, node_condition, node_ready_status
 from fakeapi.timefmt import format_time, parse_time
 
 __all__ = ["NODE_MONITOR_GRACE_PERIOD", "NodeLifecycleController", "UNREACHABLE", "NOT_READY"]
@@ -185,7 +179,7 @@ class NodeLifecycleController(ControllerComponent):
 
     def _pod_changed(self, pod: Obj) -> None:
         if as_dict(pod.get("spec")).get("nodeName"):
-            self.controller.enqueue("pod:" + meta_key(pod))
+            self.controller.enqueue("pod:" + object_key(pod))
 
     async def stop(self) -> None:
         await super().stop()
@@ -201,9 +195,10 @@ class NodeLifecycleController(ControllerComponent):
     # --- nodes ---------------------------------------------------------------------------------
     def _last_heard(self, node: Obj) -> datetime | None:
         lease = self.leases.get(f"{LEASE_NAMESPACE}/{meta(node).get('name')}")
-        times = [_time(as_dict(lease.get("spec")).get("renewTime")) if lease else None]
-        times += [
-            _time(c.get("lastHeartbeatTime")) for c in _conditions(node) if c.get("type") == "Ready"
+        ready = node_condition(node, NODE_READY)
+        times = [
+            _time(as_dict(lease.get("spec")).get("renewTime")) if lease else None,
+            _time(ready.get("lastHeartbeatTime")) if ready is not None else None,
         ]
         known = [t for t in times if t is not None]
         return max(known) if known else None
@@ -215,11 +210,11 @@ class NodeLifecycleController(ControllerComponent):
         now = self.clock.now()
         heard = self._last_heard(node) or _time(meta(node).get("creationTimestamp")) or now
         silent = (now - heard).total_seconds()
-        if silent >= self.grace_period and node_ready(node) != "Unknown":
-            node = await self._mark_unknown(node, now=now, never=node_ready(node) == "")
+        if silent >= self.grace_period and node_ready_status(node) != "Unknown":
+            node = await self._mark_unknown(node, now=now, never=node_ready_status(node) == "")
         node = await self._set_taints(node, now=now)
         retry = False
-        if node_ready(node) in ("Unknown", "False"):
+        if node_ready_status(node) in ("Unknown", "False"):
             retry = await self._mark_pods_not_ready(name, now=now)
         if silent < self.grace_period:
             return Result(requeue_after=self.grace_period - silent)
@@ -233,9 +228,7 @@ class NodeLifecycleController(ControllerComponent):
             if pod is None:
                 continue
             updated = deep_copy(pod)
-            ready = next(
-                (c for c in _conditions(updated) if as_dict(c).get("type") == "Ready"), None
-            )
+            ready = find_status_condition(_conditions(updated), "Ready")
             if ready is None or ready.get("status") == "False":
                 continue
             ready.update(status="False", lastTransitionTime=format_time(now))
@@ -299,7 +292,7 @@ class NodeLifecycleController(ControllerComponent):
         passes: NoSchedule for each condition that calls for one and for a cordoned node,
         NoExecute for a node not Ready; each added with ``timeAdded``, the stale ones removed,
         every other taint left alone."""
-        ready = node_ready(node)
+        ready = node_ready_status(node)
         wanted: set[tuple[str, str]] = set()
         for condition in _conditions(node):
             kind, status = text(condition.get("type")), text(condition.get("status"))
@@ -366,7 +359,7 @@ class NodeLifecycleController(ControllerComponent):
                 self._scheduled.discard(key)
                 self.eviction_events.event(
                     regarding=pod, type="Normal", reason="TaintManagerEviction",
-                    note=f"Cancelling deletion of Pod {meta_key(pod)}",
+                    note=f"Cancelling deletion of Pod {object_key(pod)}",
                 )
             return None
         when = min(times)
@@ -376,7 +369,7 @@ class NodeLifecycleController(ControllerComponent):
         self._scheduled.discard(key)
         self.eviction_events.event(
             regarding=pod, type="Normal", reason="TaintManagerEviction",
-            note=f"Marking for deletion Pod {meta_key(pod)}",
+            note=f"Marking for deletion Pod {object_key(pod)}",
         )
         await evict_pod(
             client=self.client,

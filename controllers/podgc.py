@@ -33,11 +33,11 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from fakeapi.client import NODES, PODS, Client, InformerFactory, is_not_found
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.eviction import DISRUPTION_TARGET
-from fakeapi.controllers.objects import as_dict, as_list, meta, node_ready, text
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
+from fakeapi.objects import Obj, as_dict, as_list, meta, text
+from fakeapi.rules.nodes import node_ready_status
 from fakeapi.timefmt import format_time
 
 __all__ = ["CHECK_PERIOD", "QUARANTINE_TIME", "TERMINATED_POD_THRESHOLD", "PodGCController"]
@@ -196,7 +196,7 @@ def _out_of_service(node: Obj | None) -> bool:
     if node is None:
         return False
     taints = as_list(as_dict(node.get("spec")).get("taints"))
-    return node_ready(node) != "True" and any(
+    return node_ready_status(node) != "True" and any(
         as_dict(taint).get("key") == OUT_OF_SERVICE for taint in taints
     )
 

@@ -22,21 +22,12 @@ from prometheus_client import CollectorRegistry
 
 from fakeapi import features
 from fakeapi.client import POD_GROUPS, PODS, Client, Informer, InformerFactory, is_not_found
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.indexes import POD_GROUP_INDEX, pod_group_keys
-from fakeapi.controllers.objects import (
-    as_dict,
-    as_list,
-    deep_copy,
-    ensure_index,
-    is_deleting,
-    meta,
-    text,
-)
+from fakeapi.controllers.indexes import POD_GROUP_INDEX, ensure_index, pod_group_keys
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.models.scheduling import POD_GROUP_PROTECTION_FINALIZER
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import Obj, as_dict, as_list, deep_copy, is_deleting, meta, text
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["PodGroupProtectionController", "pod_may_run"]
 

@@ -39,32 +39,14 @@ from fakeapi.client import (
     InformerFactory,
     LegacyEventRecorder,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
-from fakeapi.controllers.claimnames import (
-    POD_CLAIM_ANNOTATION,
-    PODGROUP_CLAIM_ANNOTATION,
-    SCHEDULING_GROUP,
-    pod_group_reference,
-    pod_reference,
-)
 from fakeapi.controllers.indexes import (
     OWNER_UID_INDEX,
     POD_CLAIMS_INDEX,
     POD_GROUP_INDEX,
+    ensure_index,
     pod_claim_keys,
     pod_group_keys,
-)
-from fakeapi.controllers.objects import (
-    as_dict,
-    as_list,
-    controller_ref,
-    deep_copy,
-    ensure_index,
-    is_deleting,
-    meta,
-    owner_uids,
-    text,
 )
 from fakeapi.controllers.resourceclaim_cleanup import ClaimCleanup, pod_is_done
 from fakeapi.controllers.resourceclaim_generate import (
@@ -73,9 +55,32 @@ from fakeapi.controllers.resourceclaim_generate import (
     generated_for,
 )
 from fakeapi.controllers.resourceclaim_metrics import ClaimCollector
-from fakeapi.controllers.runtime import Controller, ControllerComponent, Result, meta_key
+from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.dra_metrics import resourceclaim_creates
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import (
+    Obj,
+    as_dict,
+    as_list,
+    controller_ref,
+    deep_copy,
+    is_deleting,
+    meta,
+    object_key,
+    owner_uids,
+    text,
+)
+from fakeapi.rules.claims import (
+    POD_CLAIM_ANNOTATION,
+    PODGROUP_CLAIM_ANNOTATION,
+    SCHEDULING_GROUP,
+    can_be_reserved,
+    is_reserved_for,
+    is_reserved_for_any_pod,
+    pod_group_reference,
+    pod_reference,
+    reserved_for_uids,
+)
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
 
@@ -86,19 +91,8 @@ log = logging.getLogger("fakeapi.controllers.resourceclaim")
 
 FIELD_MANAGER = "ResourceClaimController"
 _RESERVED_INDEX = "resourceclaim-controller/reserved-for"
-#: resource.k8s.io/v1 ResourceClaimReservedForMaxSize
-_MAX_RESERVED_FOR = 256
-
-
-def _reserved_for(claim: Obj) -> list[str]:
-    return [
-        text(as_dict(r).get("uid"))
-        for r in as_list(as_dict(claim.get("status")).get("reservedFor"))
-    ]
-
-
 def _group_key(group: Obj) -> str | None:
-    return None if is_deleting(group) else "podgroup:" + meta_key(group)
+    return None if is_deleting(group) else "podgroup:" + object_key(group)
 
 
 def _statuses(obj: Obj) -> dict[str, str]:
@@ -149,7 +143,7 @@ class ResourceClaimController(ControllerComponent):
             if i
         ]
         ensure_index(self.claims, GENERATED_INDEX, generated_for)
-        ensure_index(self.claims, _RESERVED_INDEX, _reserved_for)
+        ensure_index(self.claims, _RESERVED_INDEX, reserved_for_uids)
         ensure_index(self.claims, OWNER_UID_INDEX, owner_uids)
         ensure_index(self.pods, POD_GROUP_INDEX, pod_group_keys)
         ensure_index(self.pods, POD_CLAIMS_INDEX, pod_claim_keys)
@@ -207,7 +201,7 @@ class ResourceClaimController(ControllerComponent):
         if pod_is_done(pod):  # it will never use its claims again: clean up, make none
             self._owner_gone(pod)
         elif as_list(as_dict(pod.get("spec")).get("resourceClaims")) and not is_deleting(pod):
-            self.controller.enqueue("pod:" + meta_key(pod))
+            self.controller.enqueue("pod:" + object_key(pod))
 
     def _pod_updated(self, _old: Obj, pod: Obj) -> None:
         self._pod_added(pod)
@@ -244,9 +238,9 @@ class ResourceClaimController(ControllerComponent):
             or m.get("finalizers")
             or (m.get("ownerReferences"))
         ):
-            self.controller.enqueue("claim:" + meta_key(claim))
+            self.controller.enqueue("claim:" + object_key(claim))
         if status.get("allocation"):  # pods bound without the scheduler may need a reservation
-            for pod_key in self.pods.index_keys(POD_CLAIMS_INDEX, meta_key(claim)):
+            for pod_key in self.pods.index_keys(POD_CLAIMS_INDEX, object_key(claim)):
                 pod = self.pods.get(pod_key)
                 if pod is not None and as_dict(pod.get("spec")).get("nodeName"):
                     self.controller.enqueue("pod:" + pod_key)
@@ -338,14 +332,14 @@ class ResourceClaimController(ControllerComponent):
             reserved = [as_dict(r) for r in as_list(status.get("reservedFor"))]
             if (
                 not isinstance(allocation, dict)
-                or allocation.get("reservedForAnyPod") is True
-                or any(r.get("uid") == reference["uid"] for r in reserved)
+                or is_reserved_for_any_pod(claim)
+                or is_reserved_for(claim, uid=reference["uid"])
                 or any(
                     (r.get("apiGroup") or "", r.get("resource")) not in (("", "pods"),)
                     and r.get("apiGroup") != SCHEDULING_GROUP
                     for r in reserved
                 )
-                or len(reserved) >= _MAX_RESERVED_FOR
+                or not can_be_reserved(claim)
             ):
                 continue
             updated = deep_copy(claim)

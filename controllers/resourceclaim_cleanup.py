@@ -33,11 +33,10 @@ from fakeapi.client import (
     Resource,
     is_not_found,
 )
-from fakeapi.client.transport import Obj
-from fakeapi.controllers.claimnames import DELETE_PROTECTION_FINALIZER, SCHEDULING_GROUP
 from fakeapi.controllers.garbage_collector import COLLECTED_RESOURCES
 from fakeapi.controllers.indexes import POD_GROUP_INDEX
-from fakeapi.controllers.objects import (
+from fakeapi.objects import (
+    Obj,
     as_dict,
     as_list,
     controller_ref,
@@ -46,6 +45,7 @@ from fakeapi.controllers.objects import (
     meta,
     text,
 )
+from fakeapi.rules.claims import DELETE_PROTECTION_FINALIZER, SCHEDULING_GROUP
 
 __all__ = ["ClaimCleanup", "pod_is_done"]
 

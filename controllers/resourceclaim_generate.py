@@ -30,16 +30,14 @@ from fakeapi.client import (
     is_already_exists,
     is_not_found,
 )
-from fakeapi.client.transport import Obj
-from fakeapi.controllers.claimnames import (
+from fakeapi.objects import Obj, as_dict, as_list, controller_ref, meta, object_key, text
+from fakeapi.rules.claims import (
     POD_CLAIM_ANNOTATION,
     PODGROUP_CLAIM_ANNOTATION,
     admin_access,
     generated_claim_base,
     generated_claim_name,
 )
-from fakeapi.controllers.objects import as_dict, as_list, controller_ref, meta, text
-from fakeapi.controllers.runtime import meta_key
 from fakeapi.selectors.errors import go_quote
 
 __all__ = ["GENERATED_INDEX", "ClaimGenerator", "generated_for"]
@@ -191,7 +189,7 @@ class ClaimGenerator:
         raise RuntimeError(f"no free name for the claim of {ns}/{meta(owner).get('name')}")
 
     def creation_failed(self, owner: Obj, entry_name: str, why: str) -> None:
-        log.info("%s: claim %s: %s", meta_key(owner), entry_name, why)
+        log.info("%s: claim %s: %s", object_key(owner), entry_name, why)
         self.events.event(
             regarding=owner,
             type="Warning",

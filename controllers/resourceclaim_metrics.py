@@ -17,10 +17,15 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from fakeapi.client import Informer
-from fakeapi.controllers.claimnames import admin_access, claim_source
-from fakeapi.controllers.objects import as_dict
+from fakeapi.objects import Obj, as_dict, meta
+from fakeapi.rules.claims import (
+    EXTENDED_RESOURCE_ANNOTATION,
+    POD_CLAIM_ANNOTATION,
+    PODGROUP_CLAIM_ANNOTATION,
+    admin_access,
+)
 
-__all__ = ["ClaimCollector"]
+__all__ = ["ClaimCollector", "claim_source"]
 
 _CLAIMS = "dynamic_resource_allocation_resource_claims"
 _CLAIMS_HELP = (
@@ -30,6 +35,16 @@ _CLAIMS_HELP = (
 )
 _LABELS = ["allocated", "admin_access", "source"]
 
+
+
+def claim_source(claim: Obj) -> str:
+    """The ``source`` label of the claim metrics."""
+    annotations = as_dict(meta(claim).get("annotations"))
+    if POD_CLAIM_ANNOTATION in annotations or PODGROUP_CLAIM_ANNOTATION in annotations:
+        return "resource_claim_template"
+    if annotations.get(EXTENDED_RESOURCE_ANNOTATION) == "true":
+        return "extended_resource"
+    return ""
 
 class ClaimCollector(Collector):
     def __init__(self, claims: Informer) -> None:

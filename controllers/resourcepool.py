@@ -5,8 +5,8 @@ every pool the claim's allocation (old and new) names, found through an index; a
 change (with the DRADeviceTaintRules gate, as the scheduler honours them) queues every pool its
 selector reaches, before and after. A reconcile gathers the pool's slices (none: delete the
 ResourcePool), the allocation results pointing into it and the taint rules, computes the status
-(:mod:`fakeapi.controllers.resourcepool_status`) and creates or updates the ResourcePool named
-``<driver with / as ->.<pool>``.
+(:mod:`fakeapi.controllers.resourcepool_status`, counted by :mod:`fakeapi.rules.pools`) and
+creates or updates the ResourcePool named ``<driver with / as ->.<pool>``.
 
 **Bounded write rate.** The seed asks for eventual consistency under churn, not a write per
 allocation. After a status write, a pool is not written again for ``min_write_interval`` seconds
@@ -39,20 +39,20 @@ from fakeapi.client import (
     is_already_exists,
     is_not_found,
 )
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
 from fakeapi.controllers.indexes import (
     CLAIM_POOL_INDEX,
     SLICE_POOL_INDEX,
     allocated_pools,
     allocation_results,
+    ensure_index,
     pool_key,
     slice_pools,
 )
-from fakeapi.controllers.objects import as_dict, deep_copy, ensure_index, meta, text
 from fakeapi.controllers.resourcepool_status import PoolView, compute_status
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
-from fakeapi.resourcepools import resource_pool_name
+from fakeapi.objects import Obj, as_dict, deep_copy, meta, text
+from fakeapi.rules.pools import resource_pool_name
 from fakeapi.timefmt import format_time
 
 __all__ = ["FIELD_MANAGER", "ResourcePoolController"]
@@ -209,13 +209,13 @@ class ResourcePoolController(ControllerComponent):
             return None
         pool_obj = existing[0] if existing else await self._create(driver, pool, slices)
         rules = self.rules.list() if self.rules is not None else []
-        view = PoolView(driver=driver, pool=pool, slices=slices, taint_rules=rules)
-        for claim in self.claims.by_index(CLAIM_POOL_INDEX, key):
-            for result in allocation_results(claim):
-                if result.get("driver") == driver and result.get("pool") == pool:
-                    view.allocations.append(
-                        (text(result.get("device")), as_dict(result.get("consumedCapacity")))
-                    )
+        view = PoolView(
+            driver=driver,
+            pool=pool,
+            slices=slices,
+            claims=self.claims.by_index(CLAIM_POOL_INDEX, key),
+            taint_rules=rules,
+        )
         old = as_dict(pool_obj.get("status"))
         status = compute_status(view, old=old, now=self.clock.now())
         if old and _without_time(status) == _without_time(old):

@@ -38,10 +38,10 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.registry import Collector
 
 from fakeapi.client import Informer, WorkQueue, end_tasks, is_conflict, is_not_found
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
+from fakeapi.objects import Obj, object_key
 
-__all__ = ["Controller", "ControllerComponent", "Reconciler", "Result", "meta_key"]
+__all__ = ["Controller", "ControllerComponent", "Reconciler", "Result"]
 
 log = logging.getLogger("fakeapi.controllers")
 
@@ -61,14 +61,6 @@ class Reconciler(Protocol):
     """Makes the world match the desired state of one key; safe to call again at any time."""
 
     async def reconcile(self, key: str) -> Result | None: ...
-
-
-def meta_key(obj: Obj) -> str:
-    """``namespace/name`` or ``name``: the key an object is queued under."""
-    meta = obj.get("metadata") or {}
-    namespace = meta.get("namespace")
-    name = str(meta.get("name", ""))
-    return f"{namespace}/{name}" if namespace else name
 
 
 class Controller:
@@ -111,7 +103,7 @@ class Controller:
         self,
         informer: Informer,
         *,
-        key: Callable[[Obj], str | None] = meta_key,
+        key: Callable[[Obj], str | None] = object_key,
         on_delete: bool = True,
     ) -> None:
         """Queue ``key(obj)`` for every add, update (the new object) and — unless

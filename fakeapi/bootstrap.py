@@ -1,9 +1,13 @@
-"""A ready registry: every served kind, and the namespaces a fresh cluster always has.
+"""A ready registry: every served kind, admission, and the objects a fresh cluster always has.
+
+As kube-apiserver hands its admission chain to the generic registry it builds, the chain is made
+here (upstream's default plugins, reading the registry's own storage) and passed to the store,
+which looks nothing up itself.
 
 kube-apiserver creates ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease``, the
 priority classes ``system-cluster-critical`` and ``system-node-critical`` and the ``kubernetes``
-Service in ``default`` at start-up;
-clients (kubectl's default namespace, node leases, critical pods) rely on them existing.
+Service in ``default`` at start-up; clients (kubectl's default namespace, node leases, critical
+pods) rely on them existing.
 """
 
 from __future__ import annotations
@@ -11,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fakeapi.clock import Clock
+from fakeapi.registry.admission import default_admission
 from fakeapi.registry.kinds.priorityclass import SYSTEM_PRIORITY_CLASSES
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import default_resources
 from fakeapi.storage.interface import Storage
+from fakeapi.storage.memory import MemoryStorage
 
 __all__ = ["KUBERNETES_SERVICE", "SYSTEM_NAMESPACES", "new_registry"]
 
@@ -37,9 +43,16 @@ def new_registry(
     clock: Clock | None = None,
     storage: Storage | None = None,
 ) -> GenericStore:
-    """A registry serving every kind, with the system namespaces created."""
+    """A registry serving every kind through upstream's default admission, with the system
+    namespaces, priority classes and the ``kubernetes`` Service created."""
+    resources = default_resources()
+    storage = storage if storage is not None else MemoryStorage()
     registry = GenericStore(
-        resources=default_resources(), storage=storage, clock=clock, feature_gates=feature_gates
+        resources=resources,
+        storage=storage,
+        clock=clock,
+        feature_gates=feature_gates,
+        admission=default_admission(resources=resources, storage=storage),
     )
     namespaces = registry.resources.lookup("", "v1", "namespaces")
     assert namespaces is not None

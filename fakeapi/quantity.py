@@ -18,9 +18,10 @@ import math
 import re
 from enum import StrEnum
 from fractions import Fraction
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 
 __all__ = [
+    "parse_quantity_cached",
     "Quantity",
     "QuantityError",
     "QuantityFormat",
@@ -231,3 +232,10 @@ def _decimal_mantissa(value: Fraction) -> tuple[int, int]:
         number //= 1000
         exponent += 3
     return number, exponent
+
+
+@lru_cache(maxsize=4096)
+def parse_quantity_cached(text: str) -> Quantity:
+    """``parse_quantity(text)``, memoised: every pod write reads the same few requests and
+    limits. The result is shared, so callers only read it; a bad quantity raises every time."""
+    return parse_quantity(text)

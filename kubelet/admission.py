@@ -16,6 +16,9 @@ is
    ``spec.schedulingGroup.podGroupName``; KEP-5729); or ``status.allocation.reservedForAnyPod``
    is true (KEP-5194).
 
+Which claim an entry names, ownership (the claim's controller is the pod), reservation and node
+selection are the shared rules of :mod:`fakeapi.rules` the scheduler applies too.
+
 The checks are pure functions of the objects, so the kubelet re-runs them whenever a claim or the
 pod changes; :class:`NotAdmittedError` carries the reason reported in the Warning event.
 """
@@ -26,20 +29,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fakeapi.podgroups import pod_group_name
-from fakeapi.resource_requests import Resource, pod_requests
+from fakeapi.objects import Obj, is_controlled_by, meta, text
+from fakeapi.rules.claims import ClaimNameError, is_reserved_for_pod, pod_claim_name
+from fakeapi.rules.nodeaffinity import node_selector
+from fakeapi.rules.podrequests import Resource, pod_requests
 
 __all__ = [
     "ClaimRef",
     "NotAdmittedError",
     "check_claim",
-    "node_selector_matches",
     "extended_claim_name",
     "pod_claim_refs",
     "resource_fit_error",
 ]
 
-Obj = dict[str, Any]
 
 
 class NotAdmittedError(Exception):
@@ -64,7 +67,7 @@ def pod_claim_refs(pod: Obj, *, pod_group_claim: Callable[[str], str | None]) ->
     kubelet looks the PodGroup up), or None when it is not known.
     """
     spec = pod.get("spec") or {}
-    meta = pod.get("metadata") or {}
+    pod_meta = meta(pod)
     generated = {
         str(s.get("name")): s.get("resourceClaimName")
         for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []
@@ -72,21 +75,23 @@ def pod_claim_refs(pod: Obj, *, pod_group_claim: Callable[[str], str | None]) ->
     refs = []
     for entry in spec.get("resourceClaims") or []:
         name = str(entry.get("name"))
-        if entry.get("resourceClaimName"):
-            refs.append(ClaimRef(name, str(entry["resourceClaimName"])))
+        if entry.get("resourceClaimName") or entry.get("resourceClaimTemplateName"):
+            try:
+                claim_name, must_check_owner = pod_claim_name(pod, entry)
+            except ClaimNameError as exc:
+                raise NotAdmittedError(str(exc)) from None
+            refs.append(ClaimRef(name, claim_name or "", must_check_owner=must_check_owner))
             continue
-        if name in generated:
-            owned = bool(entry.get("resourceClaimTemplateName"))
-            refs.append(ClaimRef(name, str(generated[name] or ""), must_check_owner=owned))
-            continue
-        if entry.get("podGroupResourceClaim"):
-            resolved = pod_group_claim(str(entry["podGroupResourceClaim"]))
-            if resolved:
-                refs.append(ClaimRef(name, resolved))
-                continue
-        raise NotAdmittedError(
-            f'pod "{meta.get("namespace")}/{meta.get("name")}": ResourceClaim not created yet'
-        )
+        # a PodGroup claim (KEP-5729): recorded in the pod's status, or named by the group
+        resolved = str(generated.get(name) or "") if name in generated else None
+        if resolved is None and entry.get("podGroupResourceClaim"):
+            resolved = pod_group_claim(str(entry["podGroupResourceClaim"])) or None
+        if resolved is None:
+            raise NotAdmittedError(
+                f'pod "{pod_meta.get("namespace")}/{pod_meta.get("name")}": '
+                "ResourceClaim not created yet"
+            )
+        refs.append(ClaimRef(name, resolved))
     extended = extended_claim_name(pod)
     if extended:  # the scheduler's claim for extended resources backed by DRA, pod-owned
         refs.append(ClaimRef(extended, extended, must_check_owner=True))
@@ -99,47 +104,6 @@ def extended_claim_name(pod: Obj) -> str:
     return str(status.get("resourceClaimName") or "")
 
 
-def _requirement_matches(expression: Mapping[str, Any], values: Mapping[str, str]) -> bool:
-    key = str(expression.get("key"))
-    operator = expression.get("operator")
-    wanted = [str(v) for v in expression.get("values") or []]
-    present = key in values
-    value = values.get(key, "")
-    if operator == "In":
-        return present and value in wanted
-    if operator == "NotIn":
-        return not present or value not in wanted
-    if operator == "Exists":
-        return present
-    if operator == "DoesNotExist":
-        return not present
-    if operator in ("Gt", "Lt") and present and len(wanted) == 1:
-        try:
-            have, limit = int(value), int(wanted[0])
-        except ValueError:
-            return False
-        return have > limit if operator == "Gt" else have < limit
-    return False
-
-
-def node_selector_matches(selector: Mapping[str, Any] | None, node: Obj) -> bool:
-    """A core/v1 NodeSelector: terms are ORed, a term's requirements ANDed; None matches all."""
-    if selector is None:
-        return True
-    labels = {str(k): str(v) for k, v in ((node.get("metadata") or {}).get("labels") or {}).items()}
-    fields = {"metadata.name": str((node.get("metadata") or {}).get("name") or "")}
-    for term in selector.get("nodeSelectorTerms") or []:
-        expressions = term.get("matchExpressions") or []
-        field_reqs = term.get("matchFields") or []
-        if not expressions and not field_reqs:
-            continue  # an empty term matches nothing
-        if all(_requirement_matches(e, labels) for e in expressions) and all(
-            _requirement_matches(f, fields) for f in field_reqs
-        ):
-            return True
-    return False
-
-
 def check_claim(*, pod: Obj, claim: Obj | None, ref: ClaimRef, node: Obj) -> None:
     """NotAdmittedError unless ``claim`` may be used by ``pod`` on ``node``.
 
@@ -147,54 +111,37 @@ def check_claim(*, pod: Obj, claim: Obj | None, ref: ClaimRef, node: Obj) -> Non
     a template-generated claim is owned by the pod, the claim is reserved for the pod, it is
     allocated; fakeapi adds that the allocation is for this node.
     """
-    meta = pod.get("metadata") or {}
-    namespace = meta.get("namespace")
+    pod_meta = pod.get("metadata") or {}
+    namespace = pod_meta.get("namespace")
     name = ref.claim_name
     if claim is None:
         raise NotAdmittedError(
             f'fetch ResourceClaim {name}: resourceclaims.resource.k8s.io "{name}" not found'
         )
     claim_meta = claim.get("metadata") or {}
-    if ref.must_check_owner and not any(
-        owner.get("uid") == meta.get("uid") for owner in claim_meta.get("ownerReferences") or []
-    ):
+    if ref.must_check_owner and not is_controlled_by(claim, owner_uid=pod_meta.get("uid") or ""):
         raise NotAdmittedError(
             f"ResourceClaim {namespace}/{name} was not created for pod "
-            f"{namespace}/{meta.get('name')} (pod is not owner)"
+            f"{namespace}/{pod_meta.get('name')} (pod is not owner)"
         )
     status = claim.get("status") or {}
     allocation = status.get("allocation") or {}
-    if not _reserved_for(pod, status, allocation):
+    if not is_reserved_for_pod(pod, claim):
         raise NotAdmittedError(
-            f"pod {meta.get('name')} ({meta.get('uid')}) is not allowed to use ResourceClaim "
-            f"{name} ({claim_meta.get('uid')})"
+            f"pod {pod_meta.get('name')} ({pod_meta.get('uid')}) is not allowed to use "
+            f"ResourceClaim {name} ({claim_meta.get('uid')})"
         )
     if not allocation:
         raise NotAdmittedError(f"ResourceClaim {name}: not allocated")
-    if not node_selector_matches(allocation.get("nodeSelector"), node):
+    selector = allocation.get("nodeSelector")
+    node_meta = meta(node)
+    if selector is not None and not node_selector(selector).matches(
+        name=text(node_meta.get("name")), labels=node_meta.get("labels") or {}
+    ):
         raise NotAdmittedError(
             f"ResourceClaim {name}: allocated for other nodes, not for node "
-            f'"{(node.get("metadata") or {}).get("name")}"'
+            f'"{node_meta.get("name")}"'
         )
-
-
-def _reserved_for(pod: Obj, status: Obj, allocation: Obj) -> bool:
-    if allocation.get("reservedForAnyPod") is True:
-        return True
-    uid = (pod.get("metadata") or {}).get("uid")
-    group = pod_group_name(pod)
-    for ref in status.get("reservedFor") or []:
-        if ref.get("resource") == "pods" and not ref.get("apiGroup"):
-            if ref.get("uid") == uid:
-                return True
-        elif (
-            ref.get("resource") == "podgroups"
-            and ref.get("apiGroup") == "scheduling.k8s.io"
-            and group
-            and ref.get("name") == group
-        ):
-            return True
-    return False
 
 
 def resource_fit_error(

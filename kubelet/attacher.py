@@ -21,18 +21,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
 
 from fakeapi.client import RESOURCE_CLAIMS, Client, Informer, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
 from fakeapi.kubelet.dispatch import Dispatcher
+from fakeapi.objects import Obj
 from fakeapi.timefmt import format_time
 
 __all__ = ["ANNOTATION_ATTACH_FAILED", "DeviceAttacher"]
 
 log = logging.getLogger("fakeapi.kubelet.attacher")
 
-Obj = dict[str, Any]
 ANNOTATION_ATTACH_FAILED = "fakeapi.dev/fault-attach-failed"
 #: the dispatcher of the claims informer by the drivers of results with binding conditions
 _DISPATCH = "attach-drivers"

@@ -13,7 +13,6 @@ runs.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 from fakeapi.client import RESOURCE_CLAIMS, RESOURCE_SLICES, Client, InformerFactory
 from fakeapi.clock import Clock
@@ -21,10 +20,10 @@ from fakeapi.kubelet.attacher import DeviceAttacher
 from fakeapi.kubelet.dispatch import Dispatcher, field_key
 from fakeapi.kubelet.dra.driver import SimulatedDriver
 from fakeapi.kubelet.dra.profiles import DriverProfile
+from fakeapi.objects import Obj
 
 __all__ = ["DRIVER_INDEX", "ClusterDriver"]
 
-Obj = dict[str, Any]
 #: index of the shared slices informer by ``spec.driver``
 DRIVER_INDEX = "spec.driver"
 

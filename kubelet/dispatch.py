@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from fakeapi.client import Informer
+from fakeapi.objects import Obj
 
 __all__ = ["Dispatcher", "field_key"]
 
-Obj = dict[str, Any]
 Callback = Callable[[Obj], None]
 KeyFunc = Callable[[Obj], Iterable[str]]
 _DISPATCHERS: weakref.WeakKeyDictionary[Informer, dict[str, Dispatcher]] = (

@@ -25,10 +25,11 @@ from __future__ import annotations
 import uuid
 import zlib
 from collections.abc import Mapping
-from typing import Any
 
 from fakeapi.client import LEASES, NODES, Client, is_already_exists, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
+from fakeapi.objects import Obj
+from fakeapi.rules.nodes import is_node_ready
 from fakeapi.timefmt import format_micro_time, format_time
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
     "node_addresses",
 ]
 
-Obj = dict[str, Any]
 
 KUBELET_VERSION = "v1.37.0"
 LEASE_NAMESPACE = "kube-node-lease"
@@ -186,10 +186,7 @@ class NodeAgent:
 
     @staticmethod
     def is_ready(node: Obj) -> bool:
-        for condition in (node.get("status") or {}).get("conditions") or []:
-            if condition.get("type") == "Ready":
-                return bool(condition.get("status") == "True")
-        return False
+        return is_node_ready(node)
 
     # --- the Lease -----------------------------------------------------------------------------
     async def _set_node_owner(self, lease: Obj) -> None:

@@ -61,14 +61,14 @@ from fakeapi.kubelet.podstatus import (
 )
 from fakeapi.kubelet.stages import Stage
 from fakeapi.kubelet.steps import StageContext, apply_steps
-from fakeapi.resource_requests import Resource, pod_requests
+from fakeapi.objects import Obj
+from fakeapi.rules.podrequests import Resource, pod_requests
 from fakeapi.timefmt import format_time, parse_time
 
 __all__ = ["CLAIM_INDEX", "PodSync", "claim_index"]
 
 log = logging.getLogger("fakeapi.kubelet")
 
-Obj = dict[str, Any]
 #: index names on the shared informers are shared too: name them by what they index
 CLAIM_INDEX = "resourceClaimNames"
 #: admission and unprepare retries

@@ -32,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fakeapi.objects import Obj
+
 __all__ = [
     "CRASH_LOOP_BACK_OFF",
     "KUBELET_CONDITIONS",
@@ -52,7 +54,7 @@ __all__ = [
     "statuses_by_name",
 ]
 
-Obj = dict[str, Any]
+
 #: the pod conditions the kubelet owns and generates (``kubetypes.PodConditionByKubelet``), in
 #: the order ``generateAPIPodStatus`` appends them
 KUBELET_CONDITIONS = (

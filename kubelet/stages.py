@@ -65,6 +65,8 @@ from typing import Any, Literal
 
 import yaml
 
+from fakeapi.objects import Obj
+
 __all__ = [
     "CONTAINER_STATES",
     "FROM_CONTAINERS",
@@ -79,7 +81,6 @@ __all__ = [
     "text_of",
 ]
 
-Obj = dict[str, Any]
 Operator = Literal["In", "NotIn", "Exists", "DoesNotExist"]
 STEP_KINDS = ("network", "containers", "conditions", "phase", "event", "delete")
 CONTAINER_STATES = ("running", "waiting", "terminated")

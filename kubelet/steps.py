@@ -49,10 +49,11 @@ from fakeapi.kubelet.podstatus import (
     statuses_by_name,
 )
 from fakeapi.kubelet.stages import FROM_CONTAINERS, Stage, text_of
+from fakeapi.objects import Obj
 
 __all__ = ["StageContext", "StageOutcome", "apply_steps"]
 
-Obj = dict[str, Any]
+
 
 
 @dataclass(frozen=True, slots=True)

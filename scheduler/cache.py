@@ -18,14 +18,13 @@ NodeInfos), as upstream's snapshot lists them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.types import AffinityNodes, NodeInfo, PodInfo
 
 __all__ = ["Cache"]
 
-Obj = Mapping[str, Any]
 
 
 class Cache:

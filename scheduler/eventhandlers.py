@@ -26,6 +26,7 @@ from fakeapi.client import (
     Resource,
 )
 from fakeapi.features import enabled
+from fakeapi.objects import Obj, meta
 from fakeapi.scheduler.cache import Cache
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -35,12 +36,10 @@ from fakeapi.scheduler.framework.events import (
     pod_update_actions,
 )
 from fakeapi.scheduler.framework.runtime import Framework
-from fakeapi.scheduler.framework.types import object_meta
 from fakeapi.scheduler.queue import SchedulingQueue
 
 __all__ = ["EventHandlers", "responsible_for"]
 
-Obj = Mapping[str, Any]
 
 
 def responsible_for(scheduler_name: str, pod: Obj) -> bool:
@@ -49,7 +48,7 @@ def responsible_for(scheduler_name: str, pod: Obj) -> bool:
     return (
         (spec.get("schedulerName") or "default-scheduler") == scheduler_name
         and not spec.get("nodeName")
-        and not object_meta(pod).get("deletionTimestamp")
+        and not meta(pod).get("deletionTimestamp")
         and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
     )
 
@@ -115,7 +114,7 @@ class EventHandlers:
         if self.framework.nominator or (new.get("status") or {}).get("nominatedNodeName"):
             self.framework.nominator.observe(new)
         if (new.get("spec") or {}).get("nodeName"):
-            uid = object_meta(new).get("uid", "")
+            uid = meta(new).get("uid", "")
             was_bound = bool((old.get("spec") or {}).get("nodeName"))
             if not was_bound:
                 self.queue.delete(new)
@@ -141,7 +140,7 @@ class EventHandlers:
                     ClusterEvent(EventResource.ASSIGNED_POD, actions, "AssignedPodUpdate"), old, new
                 )
             return
-        if self.cache.is_assumed(object_meta(new).get("uid", "")):
+        if self.cache.is_assumed(meta(new).get("uid", "")):
             return
         if self._responsible(new):
             self.queue.update(old, new)
@@ -149,7 +148,7 @@ class EventHandlers:
             self.queue.delete(new)
 
     def _pod_deleted(self, pod: Obj) -> None:
-        uid = object_meta(pod).get("uid", "")
+        uid = meta(pod).get("uid", "")
         self.framework.nominator.forget(uid)
         waiting = self.framework.waiting.get(uid)
         if waiting is not None:
@@ -180,5 +179,5 @@ class EventHandlers:
 def _placement_meta(pod: Obj) -> tuple[Any, Any]:
     """What of a bound pod's metadata plugins read from the cache: its labels (affinity, topology
     spread) and whether it is terminating (topology spread skips such pods)."""
-    meta = object_meta(pod)
-    return meta.get("labels"), meta.get("deletionTimestamp")
+    metadata = meta(pod)
+    return metadata.get("labels"), metadata.get("deletionTimestamp")

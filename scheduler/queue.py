@@ -33,11 +33,11 @@ import heapq
 import itertools
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from fakeapi.clock import Clock
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.events import (
     UNSCHEDULABLE_TIMEOUT,
     ActionType,
@@ -61,7 +61,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("fakeapi.scheduler.queue")
-Obj = Mapping[str, Any]
 
 INITIAL_BACKOFF = 1.0
 MAX_BACKOFF = 10.0

@@ -39,7 +39,8 @@ from fakeapi.client import (
 )
 from fakeapi.clock import Clock
 from fakeapi.features import default_gates
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import Obj, meta
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.cache import Cache
 from fakeapi.scheduler.config import configured_registry, enable_out_of_tree
 from fakeapi.scheduler.eventhandlers import EventHandlers, responsible_for
@@ -50,7 +51,7 @@ from fakeapi.scheduler.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from fakeapi.scheduler.framework.registry import PluginFactory, Registry, merge_registries
 from fakeapi.scheduler.framework.runtime import Framework
 from fakeapi.scheduler.framework.status import Code, Status
-from fakeapi.scheduler.framework.types import NodeInfo, PodInfo, QueuedPodInfo, object_meta
+from fakeapi.scheduler.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 from fakeapi.scheduler.framework.waiting import WaitingPod
 from fakeapi.scheduler.metrics import SchedulerMetrics
 from fakeapi.scheduler.plugins import default_profile, in_tree_registry
@@ -61,7 +62,6 @@ from fakeapi.timefmt import format_time
 __all__ = ["MIN_FEASIBLE_NODES_TO_FIND", "Scheduler", "num_feasible_nodes_to_find"]
 
 log = logging.getLogger("fakeapi.scheduler")
-Obj = Mapping[str, Any]
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -83,12 +83,12 @@ def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None = None
 
 def _pod_group_index(pod: Obj) -> list[str]:
     group = pod_group_name(pod)
-    return [f"{object_meta(pod).get('namespace', '')}/{group}"] if group else []
+    return [f"{meta(pod).get('namespace', '')}/{group}"] if group else []
 
 
 def _pod_ref(pod: Obj) -> dict[str, Any]:
     """The pod as an event's ``regarding`` (list items carry no apiVersion/kind)."""
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": object_meta(pod)}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta(pod)}
 
 
 class Scheduler:
@@ -274,7 +274,7 @@ class Scheduler:
     # -- one pod -----------------------------------------------------------------------------------
     async def schedule_one(self, qpi: QueuedPodInfo) -> None:
         pod = self.pods.get(qpi.info.key) or qpi.pod
-        if object_meta(pod).get("uid") != qpi.uid or not responsible_for(
+        if meta(pod).get("uid") != qpi.uid or not responsible_for(
             self.profile.scheduler_name, pod
         ):
             self.queue.done(qpi.uid)
@@ -396,13 +396,14 @@ class Scheduler:
         self.metrics.attempt("scheduled", now - start)
         started = qpi.initial_timestamp if qpi.initial_timestamp is not None else now
         self.metrics.scheduled(attempts=qpi.attempts, seconds=now - started)
-        meta = object_meta(pod)
+        metadata = meta(pod)
+        namespace, name = metadata.get("namespace"), metadata.get("name")
         self.event(
             regarding=_pod_ref(pod),
             type="Normal",
             reason="Scheduled",
             action="Binding",
-            note=f"Successfully assigned {meta.get('namespace')}/{meta.get('name')} to {host}",
+            note=f"Successfully assigned {namespace}/{name} to {host}",
         )
 
     # -- failures ---------------------------------------------------------------------------------
@@ -466,7 +467,7 @@ class Scheduler:
         current = self.pods.get(qpi.info.key)
         if (
             current is None
-            or object_meta(current).get("uid") != qpi.uid
+            or meta(current).get("uid") != qpi.uid
             or not responsible_for(self.profile.scheduler_name, current)
         ):
             self.queue.done(qpi.uid)
@@ -502,7 +503,7 @@ class Scheduler:
                 return
             # still False: the condition changed its reason, not its status (UpdatePodCondition)
             since = condition.get("lastTransitionTime") or since
-        meta = object_meta(pod)
+        metadata = meta(pod)
         written: dict[str, Any] = {
             "type": "PodScheduled",
             "status": "False",
@@ -511,19 +512,19 @@ class Scheduler:
             "lastProbeTime": None,
             "lastTransitionTime": since,
         }
-        if isinstance(meta.get("generation"), int):  # PodObservedGenerationTracking
-            written["observedGeneration"] = meta["generation"]
+        if isinstance(metadata.get("generation"), int):  # PodObservedGenerationTracking
+            written["observedGeneration"] = metadata["generation"]
         patch: dict[str, Any] = {"status": {"conditions": [written]}}
         if nominated is not None:
             patch["status"]["nominatedNodeName"] = nominated or None
         try:
             await self.client.patch(
                 PODS,
-                name=meta.get("name", ""),
-                namespace=meta.get("namespace", ""),
+                name=metadata.get("name", ""),
+                namespace=metadata.get("namespace", ""),
                 patch=patch,
                 patch_type="strategic",
                 subresource="status",
             )
         except Exception as exc:
-            log.debug("updating the PodScheduled condition of %s: %s", meta.get("name"), exc)
+            log.debug("updating the PodScheduled condition of %s: %s", metadata.get("name"), exc)

@@ -42,13 +42,7 @@ import fakeapi
 
 #: Function-level imports known to hide a circle, each to be removed by work already under way.
 #: The test fails when an entry no longer hides a circle, so an entry cannot outlive its fix.
-KNOWN_HIDDEN_CIRCLES: dict[tuple[str, str], str] = {
-    (
-        "fakeapi.scheduler.plugins.dynamic_resources.plugin",
-        "fakeapi.scheduler.plugins.helpers",
-    ): "the scheduler's plugin helpers import the DRA plugin, which imports them back in a "
-    "function; the helpers/DRA split under way removes the circle",
-}
+KNOWN_HIDDEN_CIRCLES: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from fakeapi.client.transport import (
     WriteParams,
 )
 from fakeapi.errors import StatusError
+from fakeapi.objects import as_dict, meta
 
 __all__ = ["DEFAULT_FIELD_MANAGER", "DEFAULT_PAGE_SIZE", "Client", "WriteObserver"]
 
@@ -63,11 +64,6 @@ def _still_exists(obj: Obj) -> bool:
 
 def _log_warning(text: str) -> None:
     log.warning("server warning: %s", text)
-
-
-def _meta(body: Any) -> dict[str, Any]:
-    meta = body.get("metadata") if isinstance(body, dict) else None
-    return meta if isinstance(meta, dict) else {}
 
 
 class Client:
@@ -153,7 +149,7 @@ class Client:
         """The namespace of a request about one object: required for namespaced kinds."""
         if not resource.namespaced:
             return None
-        resolved = namespace or _meta(body).get("namespace") or self.namespace
+        resolved = namespace or meta(as_dict(body)).get("namespace") or self.namespace
         if not resolved:
             raise ValueError(
                 f"{resource} is namespaced: pass namespace= or set metadata.namespace"
@@ -162,7 +158,7 @@ class Client:
 
     @staticmethod
     def _name(resource: Resource, body: Any) -> str:
-        name = _meta(body).get("name")
+        name = meta(as_dict(body)).get("name")
         if not name:
             raise ValueError(f"the {resource.kind} body has no metadata.name")
         return str(name)

@@ -30,8 +30,8 @@ from typing import Any, Literal
 from fakeapi.client.client import Client
 from fakeapi.client.errors import is_already_exists, is_not_found
 from fakeapi.client.resource import EVENTS_K8S_IO, Resource
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock, RealClock
+from fakeapi.objects import Obj
 from fakeapi.timefmt import format_micro_time
 
 __all__ = [

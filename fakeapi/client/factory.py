@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from fakeapi.client.client import Client
 from fakeapi.client.informer import Informer, Transform
 from fakeapi.client.resource import Resource
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock, RealClock
+from fakeapi.objects import Obj
 from fakeapi.selectors import parse_field_selector, parse_label_selector
 
 __all__ = ["InformerFactory", "wait_for_sync"]

@@ -43,10 +43,10 @@ from types import TracebackType
 
 from fakeapi.client.client import DEFAULT_PAGE_SIZE, Client
 from fakeapi.client.resource import Resource
-from fakeapi.client.transport import Obj, WatchEvent
+from fakeapi.client.transport import WatchEvent
 from fakeapi.clock import Clock, RealClock
 from fakeapi.errors import StatusError
-from fakeapi.objects import object_key
+from fakeapi.objects import Obj, object_key
 
 __all__ = [
     "NAMESPACE_INDEX",

@@ -30,8 +30,8 @@ from fakeapi.client.client import Client
 from fakeapi.client.errors import is_not_found
 from fakeapi.client.events import EventType, QueuedEventWriter, object_reference, unique_stamp
 from fakeapi.client.resource import EVENTS
-from fakeapi.client.transport import Obj
 from fakeapi.clock import Clock
+from fakeapi.objects import Obj
 from fakeapi.timefmt import format_time
 
 __all__ = ["LegacyEventRecorder"]

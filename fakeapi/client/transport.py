@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any, Literal, Protocol
 
 from fakeapi.client.resource import Resource
+from fakeapi.objects import Obj
 
 __all__ = [
     "PATCH_CONTENT_TYPES",
@@ -39,7 +40,6 @@ __all__ = [
     "WriteParams",
 ]
 
-Obj = dict[str, Any]
 PatchType = Literal["merge", "json", "strategic", "apply"]
 PropagationPolicy = Literal["Orphan", "Background", "Foreground"]
 FieldValidation = Literal["Strict", "Warn", "Ignore"]

@@ -10,10 +10,12 @@ import uuid
 from datetime import datetime
 
 from fakeapi import errors
+from fakeapi.name_syntax import is_dns1123_label, is_dns1123_subdomain
 from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.strategy import Obj, Strategy
 from fakeapi.timefmt import format_time
 from fakeapi.validation import field as fe
+from fakeapi.validation.meta import validate_object_meta
 
 __all__ = [
     "set_namespace",
@@ -22,6 +24,7 @@ __all__ = [
     "drop_empty_maps",
     "spec_changed",
     "merge_errors",
+    "validate_metadata",
 ]
 
 #: set by the server on create, whatever the client sent
@@ -103,3 +106,15 @@ def merge_errors(errs: list[fe.FieldError], missing: list[fe.FieldError]) -> lis
         return errs
     reported = {e.field for e in errs}
     return errs + [e for e in missing if e.field not in reported]
+
+
+def validate_metadata(rt: ResourceType, obj: Obj) -> list[fe.FieldError]:
+    """Errors of an object's metadata on its own: its name by the kind's rule, its namespace by
+    the resource's scope, labels, annotations, finalizers and owners."""
+    rule = is_dns1123_label if rt.strategy.name_rule == "label" else is_dns1123_subdomain
+    return validate_object_meta(
+        obj.get("metadata") or {},
+        namespaced=rt.namespaced,
+        name_validator=rule,
+        path=fe.Path("metadata"),
+    )

@@ -2,8 +2,11 @@
 
 Like k8s.io/apiserver's generic registry, the store owns everything that does not depend on the
 kind — server-set metadata, namespaces, resourceVersion preconditions (checked by the storage, the
-single place that raises a conflict), finalizers, graceful deletion, the main/status split, dry
-run, field pruning and watch semantics — and calls the kind's :class:`Strategy` for the rest.
+single place that raises a conflict), finalizers, graceful deletion, the main/status split (one
+update strategy each, :mod:`fakeapi.registry.updates`), dry run, field pruning and watch
+semantics — and calls the kind's :class:`Strategy` for the rest. Mutating admission is handed in
+by whoever assembles the server (:func:`fakeapi.bootstrap.new_registry`), as kube-apiserver hands
+its chain to the generic registry.
 
 Both transports call this class: the HTTP handlers and the in-process client. So kubectl and an
 in-process controller see the same validation, conflicts and events.
@@ -20,10 +23,9 @@ import orjson
 from fakeapi import errors
 from fakeapi.clock import Clock, RealClock
 from fakeapi.features import default_gates
-from fakeapi.name_syntax import is_dns1123_label, is_dns1123_subdomain
 from fakeapi.objects import deep_copy, key_for, object_key
 from fakeapi.registry import metadata as md
-from fakeapi.registry.admission import default_admission
+from fakeapi.registry.admission import AdmissionChain
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.deletion import begin_deletion, check_delete_preconditions, finalized
 from fakeapi.registry.fields import ManagedFieldsTracker
@@ -38,6 +40,7 @@ from fakeapi.registry.options import (
 from fakeapi.registry.resource_table import ResourceTable, ResourceType
 from fakeapi.registry.results import DeleteResult, WriteResult
 from fakeapi.registry.strategy import Obj, WriteContext
+from fakeapi.registry.updates import MainResourceUpdate, StatusUpdate, UpdateStrategy
 from fakeapi.registry.watching import open_watch
 from fakeapi.selectors import parse_field_selector
 from fakeapi.storage.events import Stored, encode
@@ -46,7 +49,6 @@ from fakeapi.storage.memory import MemoryStorage
 from fakeapi.storage.watch import Watcher
 from fakeapi.timefmt import format_time
 from fakeapi.validation import field as fe
-from fakeapi.validation.meta import validate_object_meta, validate_object_meta_update
 
 __all__ = ["GenericStore"]
 
@@ -70,6 +72,7 @@ class GenericStore:
         clock: Clock | None = None,
         feature_gates: Mapping[str, bool] | None = None,
         random: Callable[[int], str] | None = None,
+        admission: AdmissionChain | None = None,
     ) -> None:
         self.resources = resources
         self.storage: Storage = storage or MemoryStorage()
@@ -78,7 +81,12 @@ class GenericStore:
         self._random = random or _random_suffix
         self._fields = ManagedFieldsTracker()
         self._namespaces = self.resources.lookup("", "v1", "namespaces")
-        self.admission = default_admission(resources=self.resources, storage=self.storage)
+        #: mutating admission, run on every create and on updates of the resource itself; the
+        #: server's assembly (:func:`fakeapi.bootstrap.new_registry`) passes kube-apiserver's
+        #: default chain in, a store built without one admits everything unchanged
+        self.admission = admission if admission is not None else AdmissionChain(())
+        self._main_update = MainResourceUpdate(admission=self.admission)
+        self._status_update = StatusUpdate()
 
     # --- helpers -----------------------------------------------------------------------------
     def context(
@@ -133,15 +141,6 @@ class GenericStore:
                     "field": "metadata.namespace",
                 }],
             )
-
-    def _validate_meta(self, rt: ResourceType, obj: Obj) -> builtins.list[fe.FieldError]:
-        rule = is_dns1123_label if rt.strategy.name_rule == "label" else is_dns1123_subdomain
-        return validate_object_meta(
-            obj.get("metadata") or {},
-            namespaced=rt.namespaced,
-            name_validator=rule,
-            path=fe.Path("metadata"),
-        )
 
     # --- reads -------------------------------------------------------------------------------
     @property
@@ -248,7 +247,7 @@ class GenericStore:
         )
         rt.strategy.prepare_for_create(obj, ctx)
         errs = md.merge_errors(
-            self._validate_meta(rt, obj) + rt.strategy.validate(obj, ctx), missing
+            md.validate_metadata(rt, obj) + rt.strategy.validate(obj, ctx), missing
         )
         name = meta.get("name") or ""
         if errs:
@@ -388,14 +387,13 @@ class GenericStore:
         decoded: bool = False,
         copied: Collection[str] = (),
     ) -> WriteResult:
-        """Write ``obj`` over ``current`` (``obj`` is owned by the store from here on).
+        """Write ``obj`` over ``current`` (``obj`` is owned by the store from here on): the one
+        entry point of every update, whatever its verb.
 
-        ``decoded``: ``obj`` came out of :func:`decode_object` or :func:`decode_patched` (parts
-        equal to the stored version's are the stored decoding), so its types need no second walk,
-        only its required fields; objects a strategy or a server-side apply merge built are
-        walked in full. ``copied``: top-level parts of ``obj`` that are private, byte for byte
-        copies of the stored version's. A status write whose every other part is such a copy
-        builds the new version on ``obj`` instead of decoding the stored bytes once more.
+        It checks the preconditions, lets the update strategy of ``subresource`` build and
+        validate the new version (:mod:`fakeapi.registry.updates`), and stores it unless it is
+        the stored version again. ``decoded`` and ``copied`` say what the request decoding
+        already did (:meth:`fakeapi.registry.updates.UpdateStrategy.build`).
         """
         old = current.obj
         name = old["metadata"]["name"]
@@ -411,67 +409,16 @@ class GenericStore:
             except ConflictError:
                 raise errors.conflict(resource=rt.plural, group=rt.group, name=name) from None
         ctx = self.context(subresource=subresource, options=options)
-        strategy = rt.strategy
-        if subresource == "status":
-            if _all_but_status_copied(obj, old, copied):
-                new = obj  # already a private copy of ``old`` in everything but status
-            else:
-                new = orjson.loads(current.raw)  # a private copy of ``old``: its bytes decoded
-            if "status" in obj:
-                new["status"] = obj["status"]
-            else:
-                new.pop("status", None)
-            request_meta = obj.get("metadata") or {}
-            if "managedFields" in request_meta:
-                new["metadata"]["managedFields"] = request_meta["managedFields"]
-            meta_changed = _take_status_metadata(
-                new["metadata"], request_meta, strategy.status_writes_metadata
-            )
-            missing = _check_status_types(rt, new, decoded=decoded)
-            strategy.prepare_for_status_update(new, old, ctx)
-            errs = strategy.validate_status_update(new, old, ctx)
-            if meta_changed:
-                meta_path = fe.Path("metadata")
-                errs = (
-                    self._validate_meta(rt, new)
-                    + validate_object_meta_update(new["metadata"], old["metadata"], meta_path)
-                    + errs
-                )
-        else:
-            missing = _check_changed_types(rt, obj, old, decoded=decoded, copied=copied)
-            new = obj
-            new["apiVersion"] = rt.api_version
-            new["kind"] = rt.kind
-            meta = new.setdefault("metadata", {})
-            old_meta = old["metadata"]
-            md.keep_server_fields(meta, old_meta)
-            meta["name"] = name
-            if strategy.status_subresource:
-                if "status" in old:
-                    new["status"] = deep_copy(old["status"])
-                else:
-                    new.pop("status", None)
-            strategy.apply_defaults(new, ctx)
-            self.admission.admit(
-                rt, new, operation="UPDATE", old=old, subresource=subresource,
-                namespace=old_meta.get("namespace"), dry_run=ctx.dry_run, name=name,
-            )
-            strategy.prepare_for_update(new, old, ctx)
-            errs = self._validate_meta(rt, new)
-            errs += validate_object_meta_update(meta, old_meta, fe.Path("metadata"))
-            errs += strategy.validate_update(new, old, ctx)
-            if (
-                not errs
-                and not subresource
-                and strategy.tracks_generation
-                and md.spec_changed(strategy, new, old)
-            ):
-                meta["generation"] = int(old_meta.get("generation") or 0) + 1
-        errs = md.merge_errors(errs, missing)
+        # ``status`` keeps all but the status; anything else updates the resource itself
+        update: UpdateStrategy = (
+            self._status_update if subresource == "status" else self._main_update
+        )
+        new, errs = update.build(rt, current, obj, ctx, decoded=decoded, copied=copied)
         if errs:
             raise self._invalid(rt, name, errs)
-        if subresource != "status":
-            warnings = warnings + strategy.warnings_on_update(new, old, ctx)
+        extra = update.warnings(rt, new, old, ctx)
+        if extra:
+            warnings = warnings + extra
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         if new == old:  # a no-op write: no new version, no event (as upstream)
             return WriteResult(old, current.raw, warnings)
@@ -624,96 +571,6 @@ class GenericStore:
                 if exc.code != 404:
                     raise
         return results
-
-
-def _take_status_metadata(meta: Obj, request_meta: Obj, fields: tuple[str, ...]) -> bool:
-    """Copy the ``fields`` a status write may change from the request's metadata into ``meta``
-    (the stored metadata's copy); whether any changed."""
-    changed = False
-    for name in fields:
-        value = request_meta.get(name)
-        if value != meta.get(name):
-            changed = True
-            if value is None:
-                del meta[name]
-            else:
-                meta[name] = value
-    return changed
-
-
-def _all_but_status_copied(obj: Obj, old: Obj, copied: Collection[str]) -> bool:
-    """Whether ``obj`` is what a status write builds from ``old`` and ``obj["status"]``: the
-    same keys in the same order (status kept in place, or last when new), each but status a
-    private byte-for-byte copy (``copied``) or, for apiVersion and kind, the same string."""
-    if not copied:
-        return False
-    has_status = "status" in obj
-    expected = [key for key in old if key != "status" or has_status]
-    if has_status and "status" not in old:
-        expected.append("status")
-    if list(obj) != expected:
-        return False
-    return all(
-        key == "status"
-        or key in copied
-        or (key in _TYPE_META and obj[key] == old[key])
-        for key in expected
-    )
-
-
-_TYPE_META = ("apiVersion", "kind")
-
-
-def _check_status_types(
-    rt: ResourceType, obj: Obj, *, decoded: bool
-) -> builtins.list[fe.FieldError]:
-    """:func:`check_types` for a status write, over the parts the request supplied.
-
-    Everything but ``status`` (and the request's ``metadata.managedFields``) is the stored
-    version's, which went through the same final decoding when it was written, so walking it
-    again changes nothing; only ``metadata`` and ``status`` are decoded, in place (``decoded``:
-    the request's parts were decoded already, so only their required fields are checked).
-    """
-    supplied = [key for key in ("metadata", "status") if key in obj]
-    part: Obj = {key: obj[key] for key in supplied}
-    missing = check_decoded(rt, part) if decoded else check_types(rt, part)
-    for key in supplied:  # the decoding drops nulls and may add required parts: carry it over
-        if key in part:
-            obj[key] = part[key]
-        else:
-            del obj[key]
-    return [e for e in missing if e.field.split(".", 1)[0].split("[", 1)[0] in supplied]
-
-
-def _check_changed_types(
-    rt: ResourceType, obj: Obj, old: Obj, *, decoded: bool, copied: Collection[str] = ()
-) -> builtins.list[fe.FieldError]:
-    """:func:`check_types` for an update, skipping top-level parts byte-identical to ``old``.
-
-    The stored version went through the same final decoding when it was written, so a part sent
-    back unchanged (the status in a spec update, the spec in a binding) would come out the same.
-    ``decoded``: the other parts were decoded already, so only their required fields are checked;
-    the decoding compared every part with ``old`` and named the identical ones in ``copied``.
-    """
-    if decoded:
-        same = {key for key in copied if key in obj and key in old}
-    else:
-        same = {
-            key for key, value in obj.items()
-            if key in old and orjson.dumps(value) == orjson.dumps(old[key])
-        }
-    if not same:
-        return check_decoded(rt, obj) if decoded else check_types(rt, obj, stored=old)
-    part: Obj = {key: value for key, value in obj.items() if key not in same}
-    changed = list(part)
-    missing = check_decoded(rt, part) if decoded else check_types(rt, part, stored=old)
-    for key in changed:  # the decoding drops nulls in place: carry that over
-        if key not in part:
-            del obj[key]
-    for key, value in part.items():  # decoded parts, and required parts the decoding added
-        if key not in same:  # (it fills a skipped required part too: keep the real one)
-            obj[key] = value
-    return [e for e in missing if e.field.split(".", 1)[0].split("[", 1)[0] not in same]
 
 
 def _random_suffix(n: int) -> str:

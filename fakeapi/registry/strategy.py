@@ -10,9 +10,10 @@ Hooks run in this order:
 
 - create: ``apply_defaults`` → (managedFields, admission) → ``prepare_for_create`` →
   ``validate`` → ``warnings_on_create``
-- update of the main resource: (store keeps the old status) ``apply_defaults`` → (admission) →
-  ``prepare_for_update`` → ``validate_update`` → ``warnings_on_update``
-- update of the status subresource: (store keeps everything but status)
+- update of the main resource (``MainResourceUpdate`` in ``fakeapi.registry.updates``, which keeps
+  the old status): ``apply_defaults`` → (admission) → ``prepare_for_update`` →
+  ``validate_update`` → ``warnings_on_update``
+- update of the status subresource (``StatusUpdate``, which keeps everything but status):
   ``prepare_for_status_update`` → ``validate_status_update``
 """
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from fakeapi.objects import Obj
 from fakeapi.registry.options import ReadOptions
 from fakeapi.validation.field import FieldError
 
@@ -32,7 +34,6 @@ __all__ = [
     "age_cell",
 ]
 
-Obj = dict[str, Any]
 #: how a custom subresource read with GET answers: ``read(obj, options) -> (content type, body)``
 SubresourceRead = Callable[[Obj, ReadOptions], tuple[str, bytes]]
 #: whether a read with ``follow`` stays open for this version of the object

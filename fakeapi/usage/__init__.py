@@ -1,10 +1,12 @@
 """Client-side views over DRA objects: KEP-5677's pool usage (library and ``kubectl dra``).
 
 Core-side on purpose: it reads the cluster only through :mod:`fakeapi.client` (or from objects
-the caller passes in), so it works against fakeapi and any real cluster alike.
+the caller passes in), so it works against fakeapi and any real cluster alike. The counting is
+the shared rule of :mod:`fakeapi.rules.pools`, which the ResourcePool controller applies too;
+it is re-exported here as the library's surface.
 """
 
-from fakeapi.usage.pools import (
+from fakeapi.rules.pools import (
     ALLOCATED,
     AVAILABLE,
     PARTIALLY_ALLOCATED,

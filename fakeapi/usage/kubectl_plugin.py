@@ -8,7 +8,7 @@ does (``--kubeconfig``, ``$KUBECONFIG``, ``--context``) and talks plain REST ove
 What it reads: every ResourceSlice, the ResourceClaims of all namespaces (or, when that is
 forbidden, of the context's namespace only), and the ResourcePools and DeviceTaintRules if the
 server serves them and the reader may list them. The join happens in
-:func:`fakeapi.usage.pools.pool_usage`. Tables follow kubectl's printer: upper-case headers,
+:func:`fakeapi.rules.pools.pool_usage`. Tables follow kubectl's printer: upper-case headers,
 columns padded and separated by three spaces, ``No resources found`` on stderr when there is
 nothing to show.
 
@@ -42,7 +42,7 @@ from fakeapi.client import (
     StatusError,
 )
 from fakeapi.kubeconfig import KubeconfigError, load_kubeconfig
-from fakeapi.usage.pools import PoolUsage, pool_usage
+from fakeapi.rules.pools import PoolUsage, pool_usage
 
 __all__ = ["ClusterView", "format_table", "main", "read_cluster"]
 

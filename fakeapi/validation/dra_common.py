@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import orjson
 
 from fakeapi.objects import as_dict, as_list
+from fakeapi.objects import text as as_str
 from fakeapi.quantity import FORMAT_ERROR, Quantity, QuantityError, parse_quantity
 from fakeapi.validation.dra_names import (
     qualified_name_errors,
@@ -70,10 +71,6 @@ TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
 TOLERATION_OPERATORS = ("Equal", "Exists")
 
 T = TypeVar("T")
-
-
-def as_str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def validate_items(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakeapi.name_syntax import is_dns1123_subdomain, is_qualified_name
+from fakeapi.objects import text
 from fakeapi.validation.field import FieldError, Path, invalid, required
 from fakeapi.validation.meta import validate_immutable
 
@@ -69,18 +70,14 @@ EVENTS_EVENT = EventShape(
 )
 
 
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _dict(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
 def _legacy(obj: Mapping[str, Any], shape: EventShape) -> list[FieldError]:
     errs: list[FieldError] = []
-    namespace = _text(_dict(obj.get("metadata")).get("namespace"))
-    involved = _text(_dict(obj.get(shape.involved)).get("namespace"))
+    namespace = text(_dict(obj.get("metadata")).get("namespace"))
+    involved = text(_dict(obj.get(shape.involved)).get("namespace"))
     mismatch = invalid(Path("involvedObject").child("namespace"), involved,
                        "does not match event.namespace")
     if not obj.get("eventTime"):
@@ -91,7 +88,7 @@ def _legacy(obj: Mapping[str, Any], shape: EventShape) -> list[FieldError]:
     else:
         if not involved and namespace not in ("default", "kube-system"):
             errs.append(mismatch)
-        controller = _text(obj.get(shape.controller))
+        controller = text(obj.get(shape.controller))
         path = Path(shape.controller)
         if not controller:
             errs.append(required(path))
@@ -101,12 +98,12 @@ def _legacy(obj: Mapping[str, Any], shape: EventShape) -> list[FieldError]:
             ("action", ACTION_LIMIT),
             ("reason", REASON_LIMIT),
         ):
-            value = _text(obj.get(field))
+            value = text(obj.get(field))
             if not value:
                 errs.append(required(Path(field)))
             elif len(value) > limit:
                 errs.append(invalid(Path(field), "", f"can have at most {limit} characters"))
-        if len(_text(obj.get(shape.message))) > NOTE_LIMIT:
+        if len(text(obj.get(shape.message))) > NOTE_LIMIT:
             errs.append(invalid(Path("note"), "", f"can have at most {NOTE_LIMIT} characters"))
     errs += [invalid(Path("namespace"), namespace, msg) for msg in is_dns1123_subdomain(namespace)]
     return errs
@@ -133,7 +130,7 @@ def event_errors(obj: Mapping[str, Any], shape: EventShape) -> list[FieldError]:
     errs += _series(obj)
     if not obj.get("eventTime"):
         errs.append(required(Path("eventTime")))
-    kind = _text(obj.get("type"))
+    kind = text(obj.get("type"))
     if kind not in _TYPES:
         errs.append(invalid(Path("type"), "", f"has invalid value: {kind}"))
     for field in _DEPRECATED:

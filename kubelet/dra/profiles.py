@@ -31,6 +31,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fakeapi.objects import Obj
+
 __all__ = [
     "DeviceGroup",
     "CounterSetGroup",
@@ -40,7 +42,6 @@ __all__ = [
     "RenderedPool",
 ]
 
-Obj = dict[str, Any]
 Scope = Literal["node", "cluster"]
 
 _UUID_NAMESPACE = uuid.UUID("6f1d2c1e-2b8a-4f7e-9c61-3a0d5e7b9f42")

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from fakeapi.kubelet.dra.profiles import RenderedPool
+from fakeapi.objects import Obj
 
 __all__ = [
     "MAX_COUNTER_SETS_PER_SLICE",
@@ -29,7 +29,6 @@ __all__ = [
     "slice_base_name",
 ]
 
-Obj = dict[str, Any]
 
 MAX_DEVICES_PER_SLICE = 128
 MAX_DEVICES_PER_SLICE_WITH_TAINTS_OR_COUNTERS = 64

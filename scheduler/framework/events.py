@@ -15,10 +15,11 @@ not wake every pod waiting for a label.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, IntFlag, StrEnum
-from typing import Any
+
+from fakeapi.objects import Obj, dig
 
 __all__ = [
     "ActionType",
@@ -33,7 +34,6 @@ __all__ = [
     "pod_update_actions",
 ]
 
-Obj = Mapping[str, Any]
 
 
 class ActionType(IntFlag):
@@ -148,29 +148,20 @@ class ClusterEventWithHint:
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "UnschedulableTimeout")
 
 
-def _dig(obj: Obj | None, *path: str) -> Any:
-    value: Any = obj
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
-
-
 def node_update_actions(old: Obj, new: Obj) -> ActionType:
     """Which parts of a node changed (upstream ``NodeSchedulingPropertiesChange``)."""
     actions = ActionType(0)
-    if _dig(old, "metadata", "labels") != _dig(new, "metadata", "labels"):
+    if dig(old, "metadata", "labels") != dig(new, "metadata", "labels"):
         actions |= ActionType.UPDATE_NODE_LABEL
-    if _dig(old, "spec", "taints") != _dig(new, "spec", "taints") or _dig(
+    if dig(old, "spec", "taints") != dig(new, "spec", "taints") or dig(
         old, "spec", "unschedulable"
-    ) != _dig(new, "spec", "unschedulable"):
+    ) != dig(new, "spec", "unschedulable"):
         actions |= ActionType.UPDATE_NODE_TAINT
-    if _dig(old, "status", "allocatable") != _dig(new, "status", "allocatable"):
+    if dig(old, "status", "allocatable") != dig(new, "status", "allocatable"):
         actions |= ActionType.UPDATE_NODE_ALLOCATABLE
-    if _dig(old, "status", "conditions") != _dig(new, "status", "conditions"):
+    if dig(old, "status", "conditions") != dig(new, "status", "conditions"):
         actions |= ActionType.UPDATE_NODE_CONDITION
-    if _dig(old, "metadata", "annotations") != _dig(new, "metadata", "annotations"):
+    if dig(old, "metadata", "annotations") != dig(new, "metadata", "annotations"):
         actions |= ActionType.UPDATE_NODE_ANNOTATION
     return actions
 
@@ -178,14 +169,14 @@ def node_update_actions(old: Obj, new: Obj) -> ActionType:
 def pod_update_actions(old: Obj, new: Obj) -> ActionType:
     """Which scheduling-relevant parts of a pod changed (``PodSchedulingPropertiesChange``)."""
     actions = ActionType(0)
-    if _dig(old, "metadata", "labels") != _dig(new, "metadata", "labels"):
+    if dig(old, "metadata", "labels") != dig(new, "metadata", "labels"):
         actions |= ActionType.UPDATE_POD_LABEL
-    if _dig(old, "spec", "tolerations") != _dig(new, "spec", "tolerations"):
+    if dig(old, "spec", "tolerations") != dig(new, "spec", "tolerations"):
         actions |= ActionType.UPDATE_POD_TOLERATIONS
-    if _dig(old, "spec", "schedulingGates") and not _dig(new, "spec", "schedulingGates"):
+    if dig(old, "spec", "schedulingGates") and not dig(new, "spec", "schedulingGates"):
         actions |= ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED
-    if _dig(old, "status", "resourceClaimStatuses") != _dig(new, "status", "resourceClaimStatuses"):
+    if dig(old, "status", "resourceClaimStatuses") != dig(new, "status", "resourceClaimStatuses"):
         actions |= ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM
-    if _dig(old, "spec", "containers") != _dig(new, "spec", "containers"):
+    if dig(old, "spec", "containers") != dig(new, "spec", "containers"):
         actions |= ActionType.UPDATE_POD_SCALE_DOWN
     return actions or ActionType.UPDATE_OTHER

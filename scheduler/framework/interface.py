@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fakeapi.client import Client, Informer
 from fakeapi.clock import Clock
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import ClusterEventWithHint
 from fakeapi.scheduler.framework.status import Status
@@ -58,7 +59,6 @@ __all__ = [
     "ScorePlugin",
 ]
 
-Obj = Mapping[str, Any]
 MAX_NODE_SCORE = 100
 
 
@@ -112,7 +112,8 @@ class Handle(Protocol):
     def get_waiting_pod(self, uid: str) -> WaitingPod | None: ...
 
     def pods_of_group(self, namespace: str, group: str) -> list[Obj]:
-        """Pods (any state) of PodGroup ``group`` (see :func:`fakeapi.podgroups.pod_group_name`)."""
+        """Pods (any state) of PodGroup ``group``
+        (:func:`fakeapi.rules.podgroups.pod_group_name`)."""
 
     def is_assumed_or_bound(self, uid: str) -> bool:
         """Whether the pod is assumed on a node (in a binding cycle) or already bound."""

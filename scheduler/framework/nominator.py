@@ -9,14 +9,11 @@ nomination counts while the pod is unbound and not being deleted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from fakeapi.scheduler.framework.types import PodInfo, object_meta
+from fakeapi.objects import Obj, meta
+from fakeapi.scheduler.framework.types import PodInfo
 
 __all__ = ["Nominator", "pod_priority"]
 
-Obj = Mapping[str, Any]
 
 
 def pod_priority(pod: Obj) -> int:
@@ -35,10 +32,10 @@ class Nominator:
 
     def observe(self, pod: Obj) -> None:
         """The pod as the informer has it now: (re)nominated, or no longer."""
-        meta = object_meta(pod)
-        uid = meta.get("uid", "")
+        metadata = meta(pod)
+        uid = metadata.get("uid", "")
         node = (pod.get("status") or {}).get("nominatedNodeName") or ""
-        if (pod.get("spec") or {}).get("nodeName") or meta.get("deletionTimestamp"):
+        if (pod.get("spec") or {}).get("nodeName") or metadata.get("deletionTimestamp"):
             node = ""
         if self._node_of.get(uid) == node and (not node or uid in self._by_node[node]):
             if node:
@@ -63,7 +60,7 @@ class Nominator:
         nominated = self._by_node.get(node)
         if not nominated:
             return []
-        uid = object_meta(pod).get("uid", "")
+        uid = meta(pod).get("uid", "")
         priority = pod_priority(pod)
         return [
             info for info in nominated.values()

@@ -15,9 +15,10 @@ fails one attempt, never the scheduler.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -60,7 +61,6 @@ __all__ = ["Framework"]
 _ACTIVE_FILTERS = "framework/active-filters"
 
 log = logging.getLogger("fakeapi.scheduler.framework")
-Obj = Mapping[str, Any]
 
 
 #: the fewest nodes filtered together (a chunk is otherwise the number still wanted)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from fakeapi.resource_requests import (
+from fakeapi.objects import Obj, meta
+from fakeapi.rules.podrequests import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     Resource,
@@ -38,23 +38,15 @@ __all__ = [
     "Resource",
     "affinity_terms",
     "klog_name",
-    "object_meta",
     "pod_key",
 ]
 
-Obj = Mapping[str, Any]
-
-
-def object_meta(obj: Obj) -> Mapping[str, Any]:
-    """An object's metadata (empty when it has none)."""
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
 
 
 def klog_name(obj: Obj) -> str:
     """``namespace/name``: how upstream's logs and messages name an object (``klog.KObj``)."""
-    meta = object_meta(obj)
-    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+    metadata = meta(obj)
+    return f"{metadata.get('namespace', '')}/{metadata.get('name', '')}"
 
 
 #: a pod's key in the scheduler's caches and queue
@@ -79,12 +71,12 @@ class AffinityTerm:
     def matches(self, pod: Obj, namespace_labels: Mapping[str, str] | None = None) -> bool:
         """Whether ``pod`` is one of the pods the term selects; ``namespace_labels`` are the
         labels of the pod's namespace (unknown counts as none, as upstream's nil set)."""
-        meta = object_meta(pod)
-        if meta.get("namespace", "") in self.namespaces or (
+        metadata = meta(pod)
+        if metadata.get("namespace", "") in self.namespaces or (
             self.namespace_selector is not None
             and self.namespace_selector.matches(namespace_labels or {})
         ):
-            return self.selector.matches(meta.get("labels") or {})
+            return self.selector.matches(metadata.get("labels") or {})
         return False
 
 
@@ -126,15 +118,15 @@ def _label_keys_merged(selector: Obj | None, term: Obj, labels: Mapping[str, str
     return {**selector, "matchExpressions": expressions}
 
 
-def _affinity_term(meta: Obj, term: Obj, weight: int) -> AffinityTerm:
-    """Parse one ``PodAffinityTerm`` of the pod with metadata ``meta`` (SelectorError if bad)."""
+def _affinity_term(metadata: Obj, term: Obj, weight: int) -> AffinityTerm:
+    """Parse one ``PodAffinityTerm`` of the pod with ``metadata`` (SelectorError if bad)."""
     selector = label_selector_from_api(
-        _label_keys_merged(term.get("labelSelector"), term, meta.get("labels") or {})
+        _label_keys_merged(term.get("labelSelector"), term, metadata.get("labels") or {})
     )
     names: Sequence[str] = term.get("namespaces") or ()
     raw_namespace_selector = term.get("namespaceSelector")
     if not names and raw_namespace_selector is None:
-        names = (meta.get("namespace", ""),)
+        names = (metadata.get("namespace", ""),)
     return AffinityTerm(
         selector=selector,
         namespaces=frozenset(names),
@@ -157,14 +149,14 @@ def affinity_terms(pod: Obj) -> AffinityTerms | None:
     pod_anti_affinity = affinity.get("podAntiAffinity")
     if pod_affinity is None and pod_anti_affinity is None:
         return None
-    meta = object_meta(pod)
+    metadata = meta(pod)
     errors: list[str] = []
 
     def required(section: Obj | None) -> tuple[AffinityTerm, ...]:
         parsed: list[AffinityTerm] = []
         for term in (section or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or ():
             try:
-                parsed.append(_affinity_term(meta, term, 0))
+                parsed.append(_affinity_term(metadata, term, 0))
             except SelectorError as exc:
                 errors.append(str(exc))
         return tuple(parsed)
@@ -175,7 +167,7 @@ def affinity_terms(pod: Obj) -> AffinityTerms | None:
         for weighted in weighted_terms or ():
             try:
                 term = weighted.get("podAffinityTerm") or {}
-                parsed.append(_affinity_term(meta, term, int(weighted.get("weight") or 0)))
+                parsed.append(_affinity_term(metadata, term, int(weighted.get("weight") or 0)))
             except SelectorError as exc:
                 errors.append(str(exc))
         return tuple(parsed)
@@ -195,11 +187,11 @@ class PodInfo:
     __slots__ = ("affinity", "key", "name", "namespace", "non_zero", "pod", "requests", "uid")
 
     def __init__(self, pod: Obj) -> None:
-        meta = pod.get("metadata") or {}
+        metadata = pod.get("metadata") or {}
         self.pod = pod
-        self.name: str = meta.get("name", "")
-        self.namespace: str = meta.get("namespace", "")
-        self.uid: str = meta.get("uid", "")
+        self.name: str = metadata.get("name", "")
+        self.namespace: str = metadata.get("namespace", "")
+        self.uid: str = metadata.get("uid", "")
         self.key = f"{self.namespace}/{self.name}"
         self.requests, self.non_zero = pod_requests(pod.get("spec") or {})
         #: inter-pod (anti-)affinity terms; None for the (usual) pod without any
@@ -301,11 +293,11 @@ class NodeInfo:
         self.set_node(node)
 
     def set_node(self, node: Obj) -> None:
-        meta = node.get("metadata") or {}
+        metadata = node.get("metadata") or {}
         spec = node.get("spec") or {}
         self.node = node
-        self.name: str = meta.get("name", "")
-        self.labels: Mapping[str, str] = meta.get("labels") or {}
+        self.name: str = metadata.get("name", "")
+        self.labels: Mapping[str, str] = metadata.get("labels") or {}
         self.taints: list[Obj] = list(spec.get("taints") or ())
         self.prefer_no_schedule_taints = [
             t for t in self.taints if t.get("effect") == "PreferNoSchedule"

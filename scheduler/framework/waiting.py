@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakeapi.clock import Clock
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.status import Code, Status
 from fakeapi.timefmt import go_duration
 
@@ -22,7 +23,7 @@ __all__ = ["WaitingPod", "go_duration"]
 
 
 class WaitingPod:
-    def __init__(self, *, pod: Mapping[str, Any], timeouts: Mapping[str, float]) -> None:
+    def __init__(self, *, pod: Obj, timeouts: Mapping[str, float]) -> None:
         self.pod = pod
         self.uid: str = (pod.get("metadata") or {}).get("uid", "")
         self.pending: dict[str, float] = dict(timeouts)

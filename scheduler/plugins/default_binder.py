@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from fakeapi.client import PODS, Client
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.interface import Handle
 from fakeapi.scheduler.framework.status import Status, as_error
@@ -13,7 +11,6 @@ from fakeapi.scheduler.framework.status import Status, as_error
 __all__ = ["DefaultBinder", "NAME"]
 
 NAME = "DefaultBinder"
-Obj = Mapping[str, Any]
 
 
 class DefaultBinder:

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from fakeapi.client import PODS, is_not_found
+from fakeapi.objects import Obj, object_key
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.interface import Handle, NodeToStatus, PostFilterResult
 from fakeapi.scheduler.framework.nominator import pod_priority
@@ -44,7 +44,6 @@ from fakeapi.timefmt import format_time
 __all__ = ["Candidate", "DefaultPreemption", "NAME", "fit_error_message", "pick_one_node"]
 
 NAME = "DefaultPreemption"
-Obj = Mapping[str, Any]
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 
@@ -151,10 +150,9 @@ class DefaultPreemption:
     def _terminating_on_nominated_node(self, pod: Obj) -> bool:
         assert self.handle is not None
         pods = self.handle.informer(PODS)
-        meta = pod.get("metadata") or {}
         # the queued copy may predate the nomination this plugin wrote, and the cache keeps the
         # pod objects it was given when they were placed: read the latest of both
-        latest = pods.get(f"{meta.get('namespace')}/{meta.get('name')}") or pod
+        latest = pods.get(object_key(pod)) or pod
         nominated = (latest.get("status") or {}).get("nominatedNodeName")
         if not nominated:
             return False

@@ -19,11 +19,9 @@ or none.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from fakeapi.client import POD_GROUPS
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import Obj, meta, object_key, text
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -42,15 +40,14 @@ __all__ = ["GangScheduling", "NAME", "PERMIT_TIMEOUT"]
 NAME = "GangScheduling"
 #: seconds a group has to complete at Permit (upstream's DefaultSchedulingTimeoutDuration)
 PERMIT_TIMEOUT = 300.0
-Obj = Mapping[str, Any]
 
 
 def _namespace(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("namespace") or "")
+    return text(meta(obj).get("namespace"))
 
 
 def _uid(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("uid") or "")
+    return text(meta(obj).get("uid"))
 
 
 def _member_key(pod: Obj) -> frozenset[str]:
@@ -65,7 +62,7 @@ def _added_member_key(old: Obj | None, new: Obj | None) -> frozenset[str] | None
 def _changed_group_key(old: Obj | None, new: Obj | None) -> frozenset[str] | None:
     if new is None:
         return None
-    return frozenset((f"{_namespace(new)}/{(new.get('metadata') or {}).get('name') or ''}",))
+    return frozenset((object_key(new),))
 
 
 #: a new member or a changed PodGroup concerns only the pods of that group, so a large gang

@@ -1,51 +1,15 @@
-"""Small pieces several plugins share: toleration matching (the allocator's, for devices and
-nodes alike), node selector terms, score scaling."""
+"""Small pieces several plugins share: score scaling (upstream's ``helper`` package).
+
+Toleration matching and node selectors are the shared rules of :mod:`fakeapi.rules.taints` and
+:mod:`fakeapi.rules.nodeaffinity`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
-
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE
-from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
-from fakeapi.scheduler.plugins.dynamic_resources.errors import AllocationError
-from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import node_selector_term_matches
-from fakeapi.scheduler.plugins.dynamic_resources.search import toleration_tolerates
+from fakeapi.scheduler.framework.types import NodeScore
 
-__all__ = [
-    "default_normalize_score",
-    "find_untolerated_taint",
-    "match_node_selector_terms",
-    "toleration_tolerates",
-]
-
-Obj = Mapping[str, Any]
-
-
-def find_untolerated_taint(
-    taints: Iterable[Obj], tolerations: Sequence[Obj], effects: frozenset[str]
-) -> Obj | None:
-    for taint in taints:
-        if taint.get("effect") not in effects:
-            continue
-        if not any(toleration_tolerates(t, taint) for t in tolerations):
-            return taint
-    return None
-
-
-def match_node_selector_term(term: Obj, node: NodeInfo) -> bool:
-    """A pod's ``NodeSelectorTerm`` against a node, by the allocator library's rules (one
-    implementation of core/v1 node selectors); an operator the API would have refused matches
-    nothing here instead of failing the cycle."""
-    try:
-        return node_selector_term_matches(term, node)
-    except AllocationError:
-        return False
-
-
-def match_node_selector_terms(terms: Iterable[Obj], node: NodeInfo) -> bool:
-    """Terms are ORed; a term with no requirements matches nothing (as upstream)."""
-    return any(match_node_selector_term(term, node) for term in terms)
+__all__ = ["default_normalize_score"]
 
 
 def default_normalize_score(scores: list[NodeScore], *, reverse: bool = False) -> None:

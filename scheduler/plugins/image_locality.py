@@ -9,9 +9,9 @@ do not) make PreScore answer Skip.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import ClusterEventWithHint
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle
@@ -21,7 +21,6 @@ from fakeapi.scheduler.framework.types import NodeInfo
 __all__ = ["NAME", "ImageLocality", "normalized_image_name"]
 
 NAME = "ImageLocality"
-Obj = Mapping[str, Any]
 _STATE = NAME
 _MB = 1024 * 1024
 _MIN_THRESHOLD = 23 * _MB

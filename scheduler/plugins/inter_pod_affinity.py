@@ -41,9 +41,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from fakeapi.client import NAMESPACES, Informer
+from fakeapi.objects import Obj, meta
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -61,7 +61,6 @@ from fakeapi.scheduler.framework.types import (
     NodeScore,
     PodInfo,
     affinity_terms,
-    object_meta,
 )
 
 __all__ = [
@@ -81,7 +80,6 @@ ERR_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity
 #: (upstream's ``hardPodAffinityWeight`` default)
 HARD_POD_AFFINITY_WEIGHT = 1
 
-Obj = Mapping[str, Any]
 #: (topologyKey, value)
 TopologyPair = tuple[str, str]
 Counts = dict[TopologyPair, int]
@@ -196,7 +194,7 @@ class InterPodAffinity:
         found = self._namespaces.get(namespace)
         if found is None:
             return {}
-        labels: Mapping[str, str] = object_meta(found).get("labels") or {}
+        labels: Mapping[str, str] = meta(found).get("labels") or {}
         return labels
 
     def _resolve_namespaces(self, terms: Sequence[AffinityTerm]) -> tuple[AffinityTerm, ...]:
@@ -210,9 +208,9 @@ class InterPodAffinity:
                 resolved.append(term)
                 continue
             names = {
-                object_meta(ns).get("name", "")
+                meta(ns).get("name", "")
                 for ns in (self._namespaces.list() if self._namespaces is not None else ())
-                if selector.matches(object_meta(ns).get("labels") or {})
+                if selector.matches(meta(ns).get("labels") or {})
             }
             resolved.append(
                 replace(term, namespaces=term.namespaces | names, namespace_selector=None)
@@ -267,9 +265,9 @@ class InterPodAffinity:
         """Upstream's ``isSchedulableAfterPodChange`` with its later fixes: the pod's own
         relabelling, a deleted pod whose anti-affinity matched the pod, and anti-affinity
         matched by any term (one is enough to repel)."""
-        uid = object_meta(pod).get("uid")
-        if old is not None and new is not None and object_meta(new).get("uid") == uid:
-            relabelled = object_meta(old).get("labels") != object_meta(new).get("labels")
+        uid = meta(pod).get("uid")
+        if old is not None and new is not None and meta(new).get("uid") == uid:
+            relabelled = meta(old).get("labels") != meta(new).get("labels")
             return QueueingHint.QUEUE if relabelled else QueueingHint.QUEUE_SKIP
         if any(
             changed is not None and not (changed.get("spec") or {}).get("nodeName")
@@ -312,9 +310,9 @@ class InterPodAffinity:
         if new is None:
             return QueueingHint.QUEUE_SKIP
         terms = affinity_terms(pod) or AffinityTerms()
-        new_labels: Mapping[str, str] = object_meta(new).get("labels") or {}
+        new_labels: Mapping[str, str] = meta(new).get("labels") or {}
         old_labels: Mapping[str, str] | None = (
-            None if old is None else object_meta(old).get("labels") or {}
+            None if old is None else meta(old).get("labels") or {}
         )
         for term in terms.required_affinity:
             key = term.topology_key
@@ -487,5 +485,5 @@ class InterPodAffinity:
 
 
 def _namespace(pod: Obj) -> str:
-    namespace: str = object_meta(pod).get("namespace", "")
+    namespace: str = meta(pod).get("namespace", "")
     return namespace

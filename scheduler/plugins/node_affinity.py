@@ -9,10 +9,16 @@ wake a rejected pod only when the changed node now matches it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from fakeapi.objects import Obj, meta
+from fakeapi.rules.nodeaffinity import (
+    NodeSelectorTerm,
+    RequiredNodeAffinity,
+    node_selector_term,
+    required_node_affinity,
+)
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -24,11 +30,7 @@ from fakeapi.scheduler.framework.events import (
 from fakeapi.scheduler.framework.interface import Handle, PreFilterResult
 from fakeapi.scheduler.framework.status import Status, skip, unresolvable
 from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
-from fakeapi.scheduler.plugins.helpers import (
-    default_normalize_score,
-    match_node_selector_term,
-    match_node_selector_terms,
-)
+from fakeapi.scheduler.plugins.helpers import default_normalize_score
 
 __all__ = ["ERR_REASON", "NAME", "NodeAffinity"]
 
@@ -36,33 +38,20 @@ NAME = "NodeAffinity"
 ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
 #: every required term names nodes, and no node is named by all of a term's requirements
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
-Obj = Mapping[str, Any]
 _STATE = NAME
 _SCORE_STATE = NAME + "/score"
 
 
-@dataclass(frozen=True, slots=True)
-class _Required:
-    node_selector: Mapping[str, str]
-    terms: tuple[Obj, ...] | None
-
-    def matches(self, node: NodeInfo) -> bool:
-        labels = node.labels
-        for key, value in self.node_selector.items():
-            if labels.get(key) != value:
-                return False
-        return self.terms is None or match_node_selector_terms(self.terms, node)
+def _required(pod: Obj) -> RequiredNodeAffinity | None:
+    """The pod's required node constraints (the shared rule), None when it has none."""
+    required = required_node_affinity(pod)
+    return None if required.empty else required
 
 
-def _required(pod: Obj) -> _Required | None:
-    spec = pod.get("spec") or {}
-    selector = spec.get("nodeSelector") or {}
-    affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+def _required_terms(pod: Obj) -> tuple[Obj, ...] | None:
+    affinity = ((pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
     required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-    terms = None if required is None else tuple(required.get("nodeSelectorTerms") or ())
-    if not selector and terms is None:
-        return None
-    return _Required(selector, terms)
+    return None if required is None else tuple(required.get("nodeSelectorTerms") or ())
 
 
 def _pinned_node_names(terms: tuple[Obj, ...] | None) -> set[str] | None:
@@ -85,9 +74,22 @@ def _pinned_node_names(terms: tuple[Obj, ...] | None) -> set[str] | None:
     return names
 
 
-def _preferred(pod: Obj) -> list[Obj]:
+@dataclass(frozen=True, slots=True)
+class _Preferred:
+    weight: int
+    term: NodeSelectorTerm
+
+
+def _preferred(pod: Obj) -> list[_Preferred]:
+    """The weighted preferred terms that can score (a zero weight or an empty term cannot)."""
     affinity = ((pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
-    return list(affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ())
+    out = []
+    for raw in affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ():
+        weight = int(raw.get("weight") or 0)
+        term = node_selector_term(raw.get("preference") or {}) if weight else None
+        if term is not None:
+            out.append(_Preferred(weight, term))
+    return out
 
 
 class NodeAffinity:
@@ -108,7 +110,10 @@ class NodeAffinity:
         if new is None:
             return QueueingHint.QUEUE_SKIP
         required = _required(pod)
-        if required is None or required.matches(NodeInfo(new)):
+        metadata = meta(new)
+        if required is None or required.matches(
+            name=metadata.get("name") or "", labels=metadata.get("labels") or {}
+        ):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
@@ -119,7 +124,7 @@ class NodeAffinity:
         if required is None:
             return None, skip()
         state.write(_STATE, required)
-        names = _pinned_node_names(required.terms)
+        names = _pinned_node_names(_required_terms(pod))
         if names is None:
             return None, None
         if not names:
@@ -127,8 +132,8 @@ class NodeAffinity:
         return PreFilterResult(names), None
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
-        required: _Required | None = state.get(_STATE)
-        if required is None or required.matches(node):
+        required: RequiredNodeAffinity | None = state.get(_STATE)
+        if required is None or required.matches(name=node.name, labels=node.labels):
             return None
         return unresolvable(ERR_REASON)
 
@@ -141,10 +146,11 @@ class NodeAffinity:
 
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
         total = 0
-        for term in state.get(_SCORE_STATE) or ():
-            weight = int(term.get("weight") or 0)
-            if weight and match_node_selector_term(term.get("preference") or {}, node):
-                total += weight
+        name, labels = node.name, node.labels
+        preferred: list[_Preferred] = state.get(_SCORE_STATE) or []
+        for entry in preferred:
+            if entry.term.matches(name=name, labels=labels):
+                total += entry.weight
         return total, None
 
     def normalize_score(

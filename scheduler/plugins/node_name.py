@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -20,7 +20,6 @@ __all__ = ["ERR_REASON", "NAME", "NodeName"]
 
 NAME = "NodeName"
 ERR_REASON = "node(s) didn't match the requested node name"
-Obj = Mapping[str, Any]
 
 
 class NodeName:

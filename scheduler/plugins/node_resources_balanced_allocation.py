@@ -9,10 +9,10 @@ best-effort check does, and costs nothing per node.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from fakeapi.resource_requests import pod_requests
+from fakeapi.objects import Obj
+from fakeapi.rules.podrequests import pod_requests
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import ClusterEventWithHint
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle
@@ -22,7 +22,6 @@ from fakeapi.scheduler.framework.types import NodeInfo
 __all__ = ["NAME", "NodeResourcesBalancedAllocation", "balanced_score"]
 
 NAME = "NodeResourcesBalancedAllocation"
-Obj = Mapping[str, Any]
 _STATE = NAME
 
 

@@ -14,11 +14,11 @@ scheduling cycle changes one node, the next pod scores the others from memory.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from fakeapi.client import DEVICE_CLASSES
 from fakeapi.features import enabled
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -34,7 +34,6 @@ from fakeapi.scheduler.plugins.dynamic_resources.extended import DeviceClassReso
 __all__ = ["NAME", "NodeResourcesFit"]
 
 NAME = "NodeResourcesFit"
-Obj = Mapping[str, Any]
 _STATE = NAME
 #: remembered node scores beyond which the memo starts afresh (names of deleted nodes)
 _SCORES_KEPT = 65536

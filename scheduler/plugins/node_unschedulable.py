@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any
 
+from fakeapi.objects import Obj
+from fakeapi.rules.taints import tolerations_tolerate_taint
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -18,14 +19,12 @@ from fakeapi.scheduler.framework.events import (
 from fakeapi.scheduler.framework.interface import Handle
 from fakeapi.scheduler.framework.status import Status, unresolvable
 from fakeapi.scheduler.framework.types import NodeInfo
-from fakeapi.scheduler.plugins.helpers import toleration_tolerates
 
 __all__ = ["ERR_REASON", "NAME", "NodeUnschedulable"]
 
 NAME = "NodeUnschedulable"
 ERR_REASON = "node(s) were unschedulable"
 TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
-Obj = Mapping[str, Any]
 
 
 def _schedulable_now(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
@@ -61,6 +60,6 @@ class NodeUnschedulable:
         if not node.unschedulable:
             return None
         tolerations = (pod.get("spec") or {}).get("tolerations") or ()
-        if any(toleration_tolerates(t, TAINT) for t in tolerations):
+        if tolerations_tolerate_taint(tolerations, TAINT):
             return None
         return unresolvable(ERR_REASON)

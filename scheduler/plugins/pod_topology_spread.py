@@ -40,9 +40,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from fakeapi.client import NAMESPACE_INDEX, SERVICES, Informer, namespace_index
+from fakeapi.objects import Obj, meta
+from fakeapi.rules.nodeaffinity import RequiredNodeAffinity, required_node_affinity
+from fakeapi.rules.taints import find_untolerated_taint
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -53,8 +55,7 @@ from fakeapi.scheduler.framework.events import (
 )
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
 from fakeapi.scheduler.framework.status import Status, as_error, skip, unresolvable, unschedulable
-from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, PodInfo, object_meta
-from fakeapi.scheduler.plugins.helpers import find_untolerated_taint, match_node_selector_terms
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, PodInfo
 from fakeapi.selectors import LabelSelector, SelectorError, label_selector_from_api
 
 __all__ = [
@@ -79,7 +80,6 @@ SYSTEM_DEFAULT_CONSTRAINTS: tuple[tuple[str, int, str], ...] = (
     (ZONE, 5, SCHEDULE_ANYWAY),
 )
 
-Obj = Mapping[str, Any]
 _STATE = NAME
 _SCORE_STATE = NAME + "/score"
 _UNTOLERATED_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
@@ -100,7 +100,7 @@ class Constraint:
 
 
 def _labels(pod: Obj) -> Mapping[str, str]:
-    labels: Mapping[str, str] = object_meta(pod).get("labels") or {}
+    labels: Mapping[str, str] = meta(pod).get("labels") or {}
     return labels
 
 
@@ -143,8 +143,8 @@ def _counts(info: PodInfo, selector: LabelSelector, namespace: str) -> bool:
     selected (an empty selector counts nobody, as upstream's ``countPodsMatchSelector``)."""
     if info.namespace != namespace or selector.empty:
         return False
-    meta = object_meta(info.pod)
-    return not meta.get("deletionTimestamp") and selector.matches(meta.get("labels") or {})
+    metadata = meta(info.pod)
+    return not metadata.get("deletionTimestamp") and selector.matches(metadata.get("labels") or {})
 
 
 def _count(node: NodeInfo, selector: LabelSelector, namespace: str) -> int:
@@ -157,32 +157,26 @@ def _count(node: NodeInfo, selector: LabelSelector, namespace: str) -> int:
 class _Inclusion:
     """Which nodes a pod's constraints count (``nodeAffinityPolicy`` / ``nodeTaintsPolicy``)."""
 
-    node_selector: Mapping[str, str]
-    #: required node affinity terms; None when the pod has none
-    terms: tuple[Obj, ...] | None
+    #: the pod's ``nodeSelector`` and required node affinity
+    affinity: RequiredNodeAffinity
     tolerations: tuple[Obj, ...]
 
     @classmethod
     def of(cls, pod: Obj) -> _Inclusion:
         spec = pod.get("spec") or {}
-        affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
-        required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
         return cls(
-            node_selector=spec.get("nodeSelector") or {},
-            terms=None if required is None else tuple(required.get("nodeSelectorTerms") or ()),
+            affinity=required_node_affinity(pod),
             tolerations=tuple(spec.get("tolerations") or ()),
         )
 
     def affinity_matches(self, node: NodeInfo) -> bool:
-        labels = node.labels
-        if any(labels.get(k) != v for k, v in self.node_selector.items()):
-            return False
-        return self.terms is None or match_node_selector_terms(self.terms, node)
+        return self.affinity.matches(name=node.name, labels=node.labels)
 
     def taints_tolerated(self, node: NodeInfo) -> bool:
-        return (
-            find_untolerated_taint(node.taints, self.tolerations, _UNTOLERATED_EFFECTS) is None
+        untolerated = find_untolerated_taint(
+            node.taints, self.tolerations, effects=_UNTOLERATED_EFFECTS
         )
+        return untolerated is None
 
     def admits(self, node: NodeInfo, constraints: Sequence[Constraint]) -> list[bool]:
         """Per constraint, whether its policies count ``node`` (each check made once)."""
@@ -290,7 +284,7 @@ class PodTopologySpread:
             return None
         labels = _labels(pod)
         merged: dict[str, str] = {}
-        namespace = object_meta(pod).get("namespace", "")
+        namespace = meta(pod).get("namespace", "")
         for service in self._services.by_index(NAMESPACE_INDEX, namespace):
             selector: Mapping[str, str] = (service.get("spec") or {}).get("selector") or {}
             if selector and all(labels.get(k) == v for k, v in selector.items()):
@@ -335,13 +329,13 @@ class PodTopologySpread:
     def _pod_changed(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         """Upstream's ``isSchedulableAfterPodChange``: only the pod itself or bound pods of its
         namespace matter, and only when they enter or leave a constraint's selection."""
-        meta = object_meta(pod)
+        metadata = meta(pod)
 
         def involved(other: Obj) -> bool:
-            theirs = object_meta(other)
-            return theirs.get("uid") == meta.get("uid") or (
+            theirs = meta(other)
+            return theirs.get("uid") == metadata.get("uid") or (
                 bool((other.get("spec") or {}).get("nodeName"))
-                and theirs.get("namespace") == meta.get("namespace")
+                and theirs.get("namespace") == metadata.get("namespace")
             )
 
         if (new is not None and not involved(new)) or (old is not None and not involved(old)):
@@ -352,7 +346,7 @@ class PodTopologySpread:
             return QueueingHint.QUEUE
         if old is not None and new is not None:
             if (
-                object_meta(new).get("uid") == meta.get("uid")
+                meta(new).get("uid") == metadata.get("uid")
                 and (old.get("spec") or {}).get("tolerations")
                 != (new.get("spec") or {}).get("tolerations")
                 and any(c.honor_node_taints for c in constraints)
@@ -410,7 +404,7 @@ class PodTopologySpread:
             )
         if not constraints:
             return None, skip()
-        namespace = object_meta(pod).get("namespace", "")
+        namespace = meta(pod).get("namespace", "")
         inclusion = _Inclusion.of(pod)
         counts: list[dict[str, int]] = [{} for _ in constraints]
         for node in nodes:
@@ -488,7 +482,7 @@ class PodTopologySpread:
             )
             for i, c in enumerate(constraints)
         ]
-        namespace = object_meta(pod).get("namespace", "")
+        namespace = meta(pod).get("namespace", "")
         inclusion = _Inclusion.of(pod)
         for node in all_nodes:
             labels = node.labels

@@ -3,9 +3,7 @@ last gate is removed (upstream's first PreEnqueue plugin)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
@@ -18,7 +16,6 @@ from fakeapi.scheduler.framework.status import Status, unresolvable
 __all__ = ["NAME", "SchedulingGates"]
 
 NAME = "SchedulingGates"
-Obj = Mapping[str, Any]
 
 
 class SchedulingGates:

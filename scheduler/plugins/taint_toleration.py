@@ -3,10 +3,11 @@ the pod does not tolerate lower the node's score."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any
 
+from fakeapi.objects import Obj
+from fakeapi.rules.taints import find_untolerated_taint, toleration_tolerates_taint
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ActionType,
@@ -18,18 +19,13 @@ from fakeapi.scheduler.framework.events import (
 from fakeapi.scheduler.framework.interface import Handle
 from fakeapi.scheduler.framework.status import Status, skip, unresolvable
 from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
-from fakeapi.scheduler.plugins.helpers import (
-    default_normalize_score,
-    find_untolerated_taint,
-    toleration_tolerates,
-)
+from fakeapi.scheduler.plugins.helpers import default_normalize_score
 
 __all__ = ["NAME", "TaintToleration"]
 
 UNTOLERATED = "node(s) had untolerated taint(s)"
 
 NAME = "TaintToleration"
-Obj = Mapping[str, Any]
 _FILTER_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 _SCORE_STATE = NAME + "/score"
 
@@ -59,7 +55,7 @@ class TaintToleration:
         if new is None:
             return QueueingHint.QUEUE_SKIP
         taints = (new.get("spec") or {}).get("taints") or ()
-        if find_untolerated_taint(taints, _tolerations(pod), _FILTER_EFFECTS) is None:
+        if find_untolerated_taint(taints, _tolerations(pod), effects=_FILTER_EFFECTS) is None:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
@@ -73,7 +69,9 @@ class TaintToleration:
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
         if not node.taints:
             return None
-        taint = find_untolerated_taint(node.taints, _tolerations(pod), _FILTER_EFFECTS)
+        taint = find_untolerated_taint(
+            node.taints, _tolerations(pod), effects=_FILTER_EFFECTS
+        )
         if taint is None:
             return None
         # upstream stopped naming the taint in 1.35 (its key and value may be private)
@@ -101,7 +99,7 @@ class TaintToleration:
         count = sum(
             1
             for taint in node.prefer_no_schedule_taints
-            if not any(toleration_tolerates(t, taint) for t in tolerations)
+            if not any(toleration_tolerates_taint(t, taint) for t in tolerations)
         )
         return count, None
 

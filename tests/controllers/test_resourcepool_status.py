@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fakeapi.controllers.resourcepool_status import PoolView, compute_status
-from fakeapi.resourcepools import resource_pool_name
+from fakeapi.rules.pools import resource_pool_name
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -22,6 +22,16 @@ def _slice(
             "devices": devices,
         },
     }
+
+
+def _claim(*held: tuple[str, dict[str, str]]) -> dict[str, Any]:
+    """A claim whose allocation holds each (device, consumedCapacity) of pool d/p."""
+    results = [
+        {"request": "r", "driver": "d", "pool": "p", "device": device, "consumedCapacity": used}
+        for device, used in held
+    ]
+    return {"metadata": {"namespace": "default", "name": "c"},
+            "status": {"allocation": {"devices": {"results": results}}}}
 
 
 def _shared(name: str, memory: str) -> dict[str, Any]:
@@ -49,10 +59,9 @@ def test_multi_allocatable_devices_count_as_partially_allocated_until_full():
             _slice("s", [_shared("big", "8Gi"), _shared("full", "4Gi"), _shared("idle", "4Gi")])
         ],
     )
-    view.allocations = [
-        ("big", {"memory": "2Gi"}),
-        ("big", {"memory": "2Gi"}),
-        ("full", {"memory": "4Gi"}),
+    view.claims = [
+        _claim(("big", {"memory": "2Gi"})),
+        _claim(("big", {"memory": "2Gi"}), ("full", {"memory": "4Gi"})),
     ]
     status = compute_status(view, old={}, now=NOW)
     assert status["summary"] == {
@@ -88,7 +97,7 @@ def test_condition_times_are_kept_while_the_status_does_not_change():
 
 def test_allocations_of_unknown_devices_are_ignored():
     view = PoolView(
-        driver="d", pool="p", slices=[_slice("s", [{"name": "a"}])], allocations=[("ghost", {})]
+        driver="d", pool="p", slices=[_slice("s", [{"name": "a"}])], claims=[_claim(("ghost", {}))]
     )
     assert compute_status(view, old={}, now=NOW)["summary"] == {
         "totalDevices": 1,
@@ -116,7 +125,7 @@ def test_unallocated_devices_tainted_against_scheduling_are_unavailable():
                 ],
             )
         ],
-        allocations=[("in-use", {})],
+        claims=[_claim(("in-use", {}))],
     )
     assert compute_status(view, old={}, now=NOW)["summary"] == {
         "totalDevices": 5,
@@ -138,7 +147,7 @@ def test_devices_a_taint_rule_selects_against_scheduling_are_unavailable():
         driver="d",
         pool="p",
         slices=[_slice("s", devices)],
-        allocations=[("d", {})],
+        claims=[_claim(("d", {}))],
         taint_rules=[
             rule({"driver": "d", "pool": "p", "device": "a"}, "NoSchedule"),
             rule({"device": "b"}, "NoExecute"),  # unset fields match every driver and pool

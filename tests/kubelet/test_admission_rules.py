@@ -10,7 +10,6 @@ from fakeapi.kubelet.admission import (
     ClaimRef,
     NotAdmittedError,
     check_claim,
-    node_selector_matches,
     pod_claim_refs,
 )
 
@@ -33,7 +32,8 @@ def _claim(*, owner: str = "pod-uid", reserved: str = "pod-uid", selector: Obj |
         allocation["nodeSelector"] = selector
     return {
         "metadata": {"name": "web-gpu-abcde", "uid": "claim-uid",
-                     "ownerReferences": [{"kind": "Pod", "name": "web", "uid": owner}]},
+                     "ownerReferences": [{"kind": "Pod", "name": "web", "uid": owner,
+                                          "controller": True}]},
         "status": {"allocation": allocation,
                    "reservedFor": [{"resource": "pods", "name": "web", "uid": reserved}]},
     }
@@ -53,29 +53,20 @@ def test_template_claim_resolves_through_pod_status_and_must_be_owned() -> None:
         check_claim(pod=pod, claim=_claim(owner="someone-else"), ref=ref, node=NODE)
 
 
+def test_a_template_claim_the_pod_owns_but_does_not_control_is_refused() -> None:
+    """As upstream's IsForPod (and the scheduler): the pod must be the claim's controller."""
+    pod = _pod(resourceClaimStatuses=[{"name": "gpu", "resourceClaimName": "web-gpu-abcde"}])
+    (ref,) = pod_claim_refs(pod, pod_group_claim=lambda _: None)
+    claim = _claim()
+    claim["metadata"]["ownerReferences"][0]["controller"] = False
+    with pytest.raises(NotAdmittedError, match=r"\(pod is not owner\)"):
+        check_claim(pod=pod, claim=claim, ref=ref, node=NODE)
+
+
 def test_claim_reserved_for_another_pod_is_refused() -> None:
     ref = ClaimRef("gpu", "web-gpu-abcde")
     with pytest.raises(NotAdmittedError, match=r"pod web \(pod-uid\) is not allowed to use"):
         check_claim(pod=_pod(), claim=_claim(reserved="other"), ref=ref, node=NODE)
-
-
-@pytest.mark.parametrize(
-    ("term", "matches"),
-    [
-        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]},
-         True),
-        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-2"]}]},
-         False),
-        ({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}, True),
-        ({"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a"]}]}, False),
-        ({"matchExpressions": [{"key": "gpus", "operator": "Gt", "values": ["4"]}]}, True),
-        ({"matchExpressions": [{"key": "gpus", "operator": "Lt", "values": ["4"]}]}, False),
-        ({"matchExpressions": [{"key": "rack", "operator": "DoesNotExist"}]}, True),
-        ({}, False),  # an empty term matches nothing
-    ],
-)
-def test_node_selector_terms(term: Obj, matches: bool) -> None:
-    assert node_selector_matches({"nodeSelectorTerms": [term]}, NODE) is matches
 
 
 def test_claim_allocated_for_another_node_is_refused() -> None:

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from fakeapi.client import DEVICE_CLASSES, NODES, RESOURCE_CLAIMS, RESOURCE_SLICES
+from fakeapi.rules.claims import EXTENDED_RESOURCE_ANNOTATION
 from fakeapi.scheduler.plugins.dynamic_resources.extended import (
-    ANNOTATION,
     DeviceClassResolver,
     is_dra_extended_resource_name,
     requests_and_mappings,
@@ -62,7 +62,7 @@ async def test_a_mapped_extended_resource_is_allocated_through_a_claim_of_the_sc
     [claim] = await _claims(cluster)
     meta = claim["metadata"]
     assert meta["name"].startswith("app-extended-resources-")
-    assert meta["annotations"] == {ANNOTATION: "true"}
+    assert meta["annotations"] == {EXTENDED_RESOURCE_ANNOTATION: "true"}
     assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Pod", "name": "app",
                                         "uid": pod["metadata"]["uid"], "controller": True,
                                         "blockOwnerDeletion": True}]
@@ -170,7 +170,8 @@ async def test_a_claim_left_by_an_earlier_attempt_is_deleted_and_the_pod_schedul
     pod = await cluster.pod("app", containers=[_container("app", {GPU: "1"})])
     stale = await cluster.client.create(RESOURCE_CLAIMS, namespace="default", body={
         "metadata": {
-            "name": "app-extended-resources-old", "annotations": {ANNOTATION: "true"},
+            "name": "app-extended-resources-old",
+            "annotations": {EXTENDED_RESOURCE_ANNOTATION: "true"},
             "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "app",
                                  "uid": pod["metadata"]["uid"], "controller": True}],
         },

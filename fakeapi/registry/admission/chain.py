@@ -1,5 +1,8 @@
 """The admission chain the registry runs on every create and update, before the strategy.
 
+As kube-apiserver builds its chain and hands it to the generic registry, the chain is built where
+the server is assembled (:func:`fakeapi.bootstrap.new_registry`) and passed to the store, which
+runs it on creates and on updates of the resource itself (a ``status`` write is not admitted).
 Upstream's default plugin order puts ``Priority`` before ``DefaultTolerationSeconds``; the chain
 keeps that order, and ``PodGroupProtection`` (which only touches PodGroups) follows them.
 ``ServiceAllocation`` stands in for the allocators of upstream's Service storage (virtual IPs,
@@ -11,10 +14,11 @@ resource table, so a plugin reads the same objects a ``GET`` would.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from fakeapi.objects import Obj
 from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
-from fakeapi.registry.admission.interface import AdmissionPlugin, Attributes, Obj, Operation
+from fakeapi.registry.admission.interface import AdmissionPlugin, Attributes, Operation
 from fakeapi.registry.admission.podgroup_protection import PodGroupProtection
 from fakeapi.registry.admission.priority import Priority
 from fakeapi.registry.admission.service_allocation import ServiceAllocation
@@ -78,7 +82,7 @@ class AdmissionChain:
                 plugin.admit(attrs)
 
 
-def default_admission(*, resources: ResourceTable, storage: Storage, **_: Any) -> AdmissionChain:
+def default_admission(*, resources: ResourceTable, storage: Storage) -> AdmissionChain:
     """The plugins upstream enables by default that change what DRA users see, in its order."""
     reader = RegistryReader(resources=resources, storage=storage)
     return AdmissionChain([

@@ -14,12 +14,13 @@ the storage, so they see exactly what a client would.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
+
+from fakeapi.objects import Obj
 
 __all__ = ["AdmissionPlugin", "Attributes", "ObjectReader", "Operation"]
 
 Operation = Literal["CREATE", "UPDATE"]
-Obj = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,8 @@ import random
 from typing import Any
 
 from fakeapi import errors
+from fakeapi.objects import as_dict, as_list, text
 from fakeapi.registry.admission.interface import Attributes, ObjectReader
-from fakeapi.registry.kinds.common import as_dict, as_list, text
 from fakeapi.registry.kinds.service import NODE_PORTS, SERVICE_CIDR, keep_allocated
 from fakeapi.validation.field import FieldError, Path, causes, invalid
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from fakeapi.registry.kinds.common import as_dict
+from fakeapi.objects import as_dict
 from fakeapi.registry.strategy import Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, invalid
 

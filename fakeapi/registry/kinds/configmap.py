@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import ClassVar
 
 from fakeapi.name_syntax import is_config_map_key
-from fakeapi.registry.kinds.common import as_dict
+from fakeapi.objects import as_dict
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, forbidden, invalid, too_long
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar
 
-from fakeapi.registry.kinds.common import as_dict, dig, since_cell, text
+from fakeapi.objects import as_dict, dig, text
+from fakeapi.registry.kinds.common import since_cell
 from fakeapi.registry.strategy import Column, Obj, Strategy, WriteContext
 from fakeapi.validation.events import CORE_EVENT, EVENTS_EVENT, event_errors, event_update_errors
 from fakeapi.validation.field import FieldError

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import ClassVar
 
-from fakeapi.registry.kinds.common import as_dict, text
+from fakeapi.objects import as_dict, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, forbidden, invalid
 

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from fakeapi import errors
 from fakeapi.name_syntax import is_qualified_name
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import FieldError, Path, invalid
 

@@ -12,8 +12,9 @@ from datetime import datetime
 from typing import ClassVar
 
 from fakeapi.name_syntax import is_qualified_name, is_valid_label_value
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
+from fakeapi.rules.nodes import NODE_READY, node_condition
 from fakeapi.validation.field import FieldError, Path, duplicate, invalid, not_supported, required
 
 __all__ = ["NodeStrategy", "node_roles", "node_status_cell"]
@@ -25,13 +26,11 @@ TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 def node_status_cell(obj: Obj, _now: datetime | None = None) -> str:
     """``Ready``, ``NotReady`` or ``Unknown``, then ``SchedulingDisabled`` when unschedulable."""
-    states: list[str] = []
-    for condition in as_list(dig(obj, "status", "conditions")):
-        condition = as_dict(condition)
-        if condition.get("type") == "Ready":
-            states = ["Ready" if condition.get("status") == "True" else "NotReady"]
-    if not states:
+    ready = node_condition(obj, NODE_READY)
+    if ready is None:
         states = ["Unknown"]
+    else:
+        states = ["Ready" if ready.get("status") == "True" else "NotReady"]
     if dig(obj, "spec", "unschedulable") is True:
         states.append("SchedulingDisabled")
     return ",".join(states)

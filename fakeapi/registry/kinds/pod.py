@@ -20,17 +20,13 @@ from typing import Any, ClassVar
 import orjson
 
 from fakeapi.features import GatedFields, drop_disabled_fields
+from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.quantity import QuantityError
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, quantity, text
+from fakeapi.registry.kinds.common import quantity
 from fakeapi.registry.kinds.pod_binding import write_binding
 from fakeapi.registry.kinds.pod_eviction import evict_pod
 from fakeapi.registry.kinds.pod_log import log_follows, read_log
 from fakeapi.registry.kinds.pod_printing import POD_COLUMNS
-from fakeapi.registry.kinds.pod_validation import (
-    validate_pod_spec,
-    validate_pod_status_update,
-    validate_pod_update,
-)
 from fakeapi.registry.strategy import (
     Column,
     Obj,
@@ -41,6 +37,8 @@ from fakeapi.registry.strategy import (
 )
 from fakeapi.timefmt import format_time
 from fakeapi.validation.field import FieldError, Path
+from fakeapi.validation.pod import validate_pod_spec
+from fakeapi.validation.pod_update import validate_pod_status_update, validate_pod_update
 from fakeapi.validation.remembered import ValidByContent
 
 __all__ = [

@@ -25,14 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi import errors
 from fakeapi.features import enabled
-from fakeapi.objects import object_key
+from fakeapi.objects import as_dict, as_list, dig, object_key, text
 from fakeapi.registry.deletion import check_preconditions
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
-from fakeapi.registry.kinds.pod_validation import validate_node_name
 from fakeapi.registry.options import Preconditions, WriteOptions
 from fakeapi.registry.strategy import Obj
 from fakeapi.timefmt import format_time
-from fakeapi.validation.field import FieldError, Path, not_supported, required
+from fakeapi.validation.field import Path
+from fakeapi.validation.pod import validate_binding_target, validate_pod_node_name
 
 if TYPE_CHECKING:
     from fakeapi.registry.resource_table import ResourceType
@@ -65,7 +64,7 @@ def write_binding(
     bound = bind_pod(current.obj, body, registry.clock.now())
     if enabled(registry.feature_gates, "ClearingNominatedNodeNameAfterBinding"):
         bound["status"].pop("nominatedNodeName", None)
-    errs = validate_node_name(bound["spec"], path=Path("spec"))
+    errs = validate_pod_node_name(bound["spec"], path=Path("spec"))
     if errs:
         raise errors.invalid(
             kind=rt.kind, group=rt.group, name=name, causes=[e.cause() for e in errs]
@@ -86,12 +85,7 @@ def bind_pod(pod: Obj, binding: Obj, now: datetime) -> Obj:
     if binding_name and binding_name != name:
         raise errors.bad_request("name in URL does not match name in Binding object")
     target = as_dict(binding.get("target"))
-    causes: list[FieldError] = []
-    kind = text(target.get("kind"))
-    if kind and kind != "Node":
-        causes.append(not_supported(Path("target").child("kind"), kind, ("Node", "<empty>")))
-    if not text(target.get("name")):
-        causes.append(required(Path("target").child("name")))
+    causes = validate_binding_target(target)
     if causes:
         raise errors.invalid(
             kind="Binding", group="", name=binding_name or name, causes=[c.cause() for c in causes]

@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fakeapi import errors
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, text
+from fakeapi.objects import as_dict, as_list, dig, text
 from fakeapi.registry.options import ReadOptions
 from fakeapi.registry.strategy import Obj
 from fakeapi.validation import field as fe
+from fakeapi.validation.pod import validate_pod_log_options
 
 __all__ = ["log_follows", "read_log"]
 
@@ -42,7 +43,12 @@ _CONTAINER_LISTS = {
 def read_log(pod: Obj, options: ReadOptions) -> tuple[str, bytes]:
     """The content type and body of the log ``options`` ask for; StatusError 400 as upstream."""
     name = text(dig(pod, "metadata", "name"))
-    errs = _option_errors(options)
+    errs = validate_pod_log_options(
+        tail_lines=options.tail_lines,
+        limit_bytes=options.limit_bytes,
+        since_seconds=options.since_seconds,
+        since_time=options.since_time,
+    )
     if errs:
         raise errors.invalid(kind="PodLogOptions", group="", name=name, causes=fe.causes(errs))
     spec = as_dict(pod.get("spec"))
@@ -61,24 +67,6 @@ def read_log(pod: Obj, options: ReadOptions) -> tuple[str, bytes]:
     if text(spec.get("nodeName")):  # on no node, no kubelet to ask: an empty log, as upstream
         _check_kubelet_has_log(pod, where, container, previous=options.previous)
     return "text/plain", b""
-
-
-def _option_errors(options: ReadOptions) -> list[fe.FieldError]:
-    """Upstream's ValidatePodLogOptions."""
-    errs: list[fe.FieldError] = []
-    if options.tail_lines is not None and options.tail_lines < 0:
-        errs.append(
-            fe.invalid("tailLines", options.tail_lines, "must be greater than or equal to 0")
-        )
-    if options.limit_bytes is not None and options.limit_bytes < 1:
-        errs.append(fe.invalid("limitBytes", options.limit_bytes, "must be greater than 0"))
-    if options.since_seconds is not None and options.since_time is not None:
-        errs.append(
-            fe.forbidden("", "at most one of `sinceTime` or `sinceSeconds` may be specified")
-        )
-    elif options.since_seconds is not None and options.since_seconds < 1:
-        errs.append(fe.invalid("sinceSeconds", options.since_seconds, "must be greater than 0"))
-    return errs
 
 
 def log_follows(pod: Obj, options: ReadOptions) -> bool:

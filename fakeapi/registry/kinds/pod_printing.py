@@ -11,7 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from fakeapi.registry.kinds.common import as_dict, as_list, dig, since_cell, text
+from fakeapi.objects import as_dict, as_list, dig, text
+from fakeapi.registry.kinds.common import since_cell
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj
 
 __all__ = ["POD_COLUMNS", "pod_status_reason"]

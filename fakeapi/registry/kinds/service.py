@@ -26,7 +26,7 @@ from fakeapi.name_syntax import (
     is_dns1123_subdomain,
     is_valid_port_name,
 )
-from fakeapi.registry.kinds.common import as_dict, as_list, text
+from fakeapi.objects import as_dict, as_list, text
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation.field import (
     FieldError,

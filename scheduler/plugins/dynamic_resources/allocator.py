@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.plugins.dynamic_resources.errors import (
     AllocationError,
     AllocationTimeoutError,
@@ -33,7 +34,6 @@ from fakeapi.scheduler.plugins.dynamic_resources.search import MAX_RESULTS, Requ
 
 __all__ = ["AllocationStats", "Allocator", "PreparedClaims", "allocate", "as_node"]
 
-JSON = Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ class AllocationStats:
     early_rejected: bool = False
 
 
-def as_node(node: Node | JSON | str) -> Node:
+def as_node(node: Node | Obj | str) -> Node:
     """Accept a :class:`Node`, a core/v1 Node object, or a bare node name."""
     if isinstance(node, Node):
         return node
@@ -77,7 +77,7 @@ class Allocator:
     def features(self) -> AllocatorFeatures:
         return self.inventory.features
 
-    def prepare(self, *, claims: Sequence[JSON]) -> PreparedClaims:
+    def prepare(self, *, claims: Sequence[Obj]) -> PreparedClaims:
         """Node-independent work; errors are deferred to :meth:`allocate` (upstream order)."""
         prepared = tuple(
             prepare_claim(
@@ -93,8 +93,8 @@ class Allocator:
     def allocate(
         self,
         *,
-        claims: PreparedClaims | Sequence[JSON],
-        node: Node | JSON | str,
+        claims: PreparedClaims | Sequence[Obj],
+        node: Node | Obj | str,
         deadline: float | None = None,
         now: Callable[[], float] | None = None,
     ) -> list[dict[str, Any]] | None:
@@ -176,14 +176,14 @@ def _needs_free_device(claims: Iterable[PreparedClaim]) -> bool:
 
 def allocate(
     *,
-    claims: Sequence[JSON],
-    node: Node | JSON | str,
-    classes: Iterable[JSON] = (),
-    slices: Iterable[JSON] = (),
+    claims: Sequence[Obj],
+    node: Node | Obj | str,
+    classes: Iterable[Obj] = (),
+    slices: Iterable[Obj] = (),
     allocated: Iterable[str] = (),
     allocated_capacity: Mapping[str, Mapping[str, str]] | None = None,
-    allocated_claims: Iterable[JSON] = (),
-    taint_rules: Iterable[JSON] = (),
+    allocated_claims: Iterable[Obj] = (),
+    taint_rules: Iterable[Obj] = (),
     features: AllocatorFeatures | Mapping[str, bool] | None = None,
 ) -> list[dict[str, Any]] | None:
     """One-shot allocation on a fresh inventory.

@@ -17,20 +17,15 @@ plugin reuse a node's allocation result while nothing on that node has changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from fakeapi.client import Informer
+from fakeapi.objects import Obj, key_for, object_key
 from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory
 
-__all__ = ["ClaimTracker", "PendingAllocation", "claim_key", "rv_int"]
+__all__ = ["ClaimTracker", "PendingAllocation", "rv_int"]
 
-Obj = Mapping[str, Any]
-
-
-def claim_key(namespace: str, name: str) -> str:
-    return f"{namespace}/{name}"
 
 
 def rv_int(obj: Obj | None) -> int:
@@ -86,7 +81,7 @@ class ClaimTracker:
 
     # -- reading ---------------------------------------------------------------------------------
     def get(self, namespace: str, name: str) -> Obj | None:
-        key = claim_key(namespace, name)
+        key = key_for(namespace, name)
         cached = self.informer.get(key)
         assumed = self._assumed.get(key)
         if assumed is not None and (cached is None or rv_int(assumed) > rv_int(cached)):
@@ -102,7 +97,7 @@ class ClaimTracker:
     # -- informer events ------------------------------------------------------------------------
     def on_claim(self, claim: Obj) -> None:
         meta = claim.get("metadata") or {}
-        key = claim_key(meta.get("namespace", ""), meta.get("name", ""))
+        key = object_key(claim)
         self._keys[meta.get("uid", "")] = key
         assumed = self._assumed.get(key)
         if assumed is not None and rv_int(claim) >= rv_int(assumed):
@@ -111,7 +106,7 @@ class ClaimTracker:
 
     def on_claim_deleted(self, claim: Obj) -> None:
         meta = claim.get("metadata") or {}
-        self._assumed.pop(claim_key(meta.get("namespace", ""), meta.get("name", "")), None)
+        self._assumed.pop(object_key(claim), None)
         uid = meta.get("uid", "")
         self._keys.pop(uid, None)
         self._pending.pop(uid, None)
@@ -121,7 +116,7 @@ class ClaimTracker:
     def assume(self, claim: Obj) -> None:
         """Remember a claim as this scheduler just wrote it."""
         meta = claim.get("metadata") or {}
-        key = claim_key(meta.get("namespace", ""), meta.get("name", ""))
+        key = object_key(claim)
         self._keys[meta.get("uid", "")] = key
         if rv_int(claim) > rv_int(self.get(meta.get("namespace", ""), meta.get("name", ""))):
             self._assumed[key] = claim

@@ -14,11 +14,11 @@ from fractions import Fraction
 from typing import Any
 
 from fakeapi.cel import DeviceView
+from fakeapi.objects import Obj
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
 
 __all__ = ["CapacitySpec", "DeviceEntry", "SliceEntry", "device_id", "parse_slice"]
 
-JSON = Mapping[str, Any]
 
 
 def device_id(driver: str, pool: str, device: str) -> str:
@@ -107,7 +107,7 @@ class DeviceEntry:
         "view",
     )
 
-    def __init__(self, raw: JSON, slice_entry: SliceEntry) -> None:
+    def __init__(self, raw: Obj, slice_entry: SliceEntry) -> None:
         self.raw = raw
         self.slice = slice_entry
         self.name = str(raw.get("name", ""))
@@ -143,7 +143,7 @@ class DeviceEntry:
         self.binds_to_node = bool(raw.get("bindsToNode"))
         self.allow_multiple = bool(raw.get("allowMultipleAllocations"))
         self.node_name: str | None = raw.get("nodeName") or None
-        self.node_selector: JSON | None = raw.get("nodeSelector")
+        self.node_selector: Obj | None = raw.get("nodeSelector")
         self.all_nodes = bool(raw.get("allNodes"))
 
     def __repr__(self) -> str:
@@ -170,7 +170,7 @@ class SliceEntry:
         "version",
     )
 
-    def __init__(self, raw: JSON) -> None:
+    def __init__(self, raw: Obj) -> None:
         self.raw = raw
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
@@ -182,7 +182,7 @@ class SliceEntry:
         self.generation = int(pool.get("generation") or 0)
         self.slice_count = int(pool.get("resourceSliceCount") or 0)
         self.node_name: str | None = spec.get("nodeName") or None
-        self.node_selector: JSON | None = spec.get("nodeSelector")
+        self.node_selector: Obj | None = spec.get("nodeSelector")
         self.all_nodes = bool(spec.get("allNodes"))
         self.per_device_set = spec.get("perDeviceNodeSelection") is not None
         self.per_device = bool(spec.get("perDeviceNodeSelection"))
@@ -208,7 +208,7 @@ class SliceEntry:
         return f"SliceEntry({self.name}, {self.driver}/{self.pool}@{self.generation})"
 
 
-def parse_slice(raw: JSON) -> SliceEntry:
+def parse_slice(raw: Obj) -> SliceEntry:
     return SliceEntry(raw)
 
 

@@ -23,15 +23,16 @@ DynamicResources plugin does:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi.client import Informer
+from fakeapi.objects import Obj
 from fakeapi.quantity import QuantityError, parse_quantity
+from fakeapi.rules.claims import EXTENDED_RESOURCE_ANNOTATION
 
 __all__ = [
-    "ANNOTATION",
     "DEVICE_CLASS_PREFIX",
     "IN_MEMORY_NAME",
     "OWNER_INDEX",
@@ -43,11 +44,8 @@ __all__ = [
     "requests_and_mappings",
 ]
 
-Obj = Mapping[str, Any]
 #: the implicit extended resource name of every DeviceClass: this prefix and the class name
 DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
-#: marks the claim the scheduler made for a pod's extended resources
-ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 #: the in-memory claim's name until PreBind creates it (not a valid name, as upstream's)
 IN_MEMORY_NAME = "<extended-resources>"
 
@@ -229,7 +227,7 @@ OWNER_INDEX = "extended-resource-claim-owner"
 def owner_index(claim: Obj) -> list[str]:
     """Index function: the uid of the pod that owns an extended-resource claim (as controller)."""
     meta: Obj = claim.get("metadata") or {}
-    if (meta.get("annotations") or {}).get(ANNOTATION) != "true":
+    if (meta.get("annotations") or {}).get(EXTENDED_RESOURCE_ANNOTATION) != "true":
         return []
     return [
         str(ref.get("uid") or "")

@@ -9,10 +9,10 @@ when the change can help the pod, so a busy cluster does not wake every waiting 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import Obj, meta, object_key
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
@@ -21,20 +21,18 @@ from fakeapi.scheduler.framework.events import (
     EventResource,
     QueueingHint,
 )
-from fakeapi.scheduler.framework.types import object_meta
 from fakeapi.scheduler.plugins.dynamic_resources.extended import owner_index
 from fakeapi.scheduler.plugins.dynamic_resources.podclaims import ClaimNotReadyError, PodClaim
 
 __all__ = ["QueueingHints"]
 
-Obj = Mapping[str, Any]
 
 
 def _pod_claim_keys(pod: Obj) -> frozenset[str] | None:
     """The ``namespace/name`` of every claim the pod names (directly or through its generated
     claim statuses); None when it reaches a claim through its PodGroup, whose claims are only
     known by looking the group up."""
-    namespace = object_meta(pod).get("namespace")
+    namespace = meta(pod).get("namespace")
     keys = set()
     for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
         if entry.get("podGroupResourceClaim"):
@@ -52,8 +50,7 @@ def _changed_claim_keys(old: Obj | None, new: Obj | None) -> frozenset[str] | No
     frees devices)."""
     if new is None or _deallocated(old, new):
         return None
-    meta = object_meta(new)
-    return frozenset((f"{meta.get('namespace')}/{meta.get('name')}",))
+    return frozenset((object_key(new),))
 
 
 def _deallocated(old: Obj | None, new: Obj) -> bool:
@@ -75,8 +72,7 @@ def _may_be_pods_claim(pod: Obj, claim: Obj) -> bool:
     keys = _pod_claim_keys(pod)
     if keys is None:
         return True
-    meta = object_meta(claim)
-    return f"{meta.get('namespace')}/{meta.get('name')}" in keys
+    return object_key(claim) in keys
 
 
 class QueueingHints:
@@ -128,8 +124,8 @@ class QueueingHints:
             return QueueingHint.QUEUE_SKIP
         if deallocated:
             return QueueingHint.QUEUE  # devices became free
-        uid = object_meta(new).get("uid")
-        if not any(object_meta(c.claim).get("uid") == uid for c in claims):
+        uid = meta(new).get("uid")
+        if not any(meta(c.claim).get("uid") == uid for c in claims):
             return QueueingHint.QUEUE_SKIP
         if old is None:
             return QueueingHint.QUEUE
@@ -140,12 +136,12 @@ class QueueingHints:
     def _after_claim_delete(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         if old is not None and (old.get("status") or {}).get("allocation"):
             return QueueingHint.QUEUE
-        if old is not None and owner_index(old) == [object_meta(pod).get("uid")]:
+        if old is not None and owner_index(old) == [meta(pod).get("uid")]:
             return QueueingHint.QUEUE  # the pod's stale extended-resource claim is gone
         return QueueingHint.QUEUE_SKIP
 
     def _after_pod_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if new is None or object_meta(new).get("uid") != object_meta(pod).get("uid"):
+        if new is None or meta(new).get("uid") != meta(pod).get("uid"):
             return QueueingHint.QUEUE_SKIP
         try:
             self._resolve(new)
@@ -154,6 +150,6 @@ class QueueingHints:
         return QueueingHint.QUEUE
 
     def _after_pod_group_change(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        if new is None or object_meta(new).get("name") != pod_group_name(pod):
+        if new is None or meta(new).get("name") != pod_group_name(pod):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE

@@ -21,6 +21,7 @@ from typing import Any
 
 from fakeapi.cel import SelectorCompiler, get_compiler
 from fakeapi.models.device_taint_rule import rule_selects
+from fakeapi.objects import Obj
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
 from fakeapi.scheduler.plugins.dynamic_resources.entries import DeviceEntry, SliceEntry
 from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
@@ -30,7 +31,6 @@ from fakeapi.scheduler.plugins.dynamic_resources.requests import ClassEntry, pre
 
 __all__ = ["DeviceInventory", "NodeView"]
 
-JSON = Mapping[str, Any]
 
 
 class NodeView:
@@ -93,7 +93,7 @@ class DeviceInventory:
         self.slice_version = 0
         self._node_views: dict[str, NodeView] = {}
         self.classes: dict[str, ClassEntry] = {}
-        self._taint_rules: dict[str, JSON] = {}
+        self._taint_rules: dict[str, Obj] = {}
         self.taint_rule_version = 1
         # Allocated state (upstream AllocatedState), reference-counted per device.
         self.allocated_devices: set[str] = set()
@@ -106,7 +106,7 @@ class DeviceInventory:
         self.allocation_version = 0
 
     # -- slices -------------------------------------------------------------------------------
-    def upsert_slice(self, resource_slice: JSON, *, key: str | None = None) -> None:
+    def upsert_slice(self, resource_slice: Obj, *, key: str | None = None) -> None:
         """Add or replace a ResourceSlice (``key`` defaults to its name)."""
         entry = SliceEntry(resource_slice)
         key = key if key is not None else entry.name
@@ -170,7 +170,7 @@ class DeviceInventory:
         return view
 
     # -- classes --------------------------------------------------------------------------------
-    def upsert_class(self, device_class: JSON) -> None:
+    def upsert_class(self, device_class: Obj) -> None:
         entry = prepare_class(device_class, self.compiler)
         self.classes[entry.name] = entry
 
@@ -178,7 +178,7 @@ class DeviceInventory:
         self.classes.pop(name, None)
 
     # -- taint rules ----------------------------------------------------------------------------
-    def upsert_taint_rule(self, rule: JSON) -> None:
+    def upsert_taint_rule(self, rule: Obj) -> None:
         name = str((rule.get("metadata") or {}).get("name", ""))
         self._taint_rules[name] = rule
         self.taint_rule_version += 1
@@ -203,7 +203,7 @@ class DeviceInventory:
         return device.rule_taints
 
     # -- allocated state ------------------------------------------------------------------------
-    def mark_allocated(self, *, claim_key: str, allocation: JSON) -> None:
+    def mark_allocated(self, *, claim_key: str, allocation: Obj) -> None:
         """Record a claim's ``status.allocation`` (allocated, assumed or in flight).
 
         Results with ``shareID`` count as shared allocations with their consumed capacity,

@@ -1,19 +1,21 @@
-"""Node selector matching (core/v1 ``NodeSelector``) for slices, devices and pools.
+"""The node an allocation is attempted for, and the allocator's strict node selector check.
 
-Same rules as component-helpers' ``nodeaffinity``: terms are ORed, requirements inside a term
-ANDed; ``matchFields`` supports only ``metadata.name``. An unknown operator is an error, which the
-allocator reports as fatal, like upstream.
+Slices, devices and allocations name their nodes with core/v1 ``NodeSelector`` objects, matched
+by the shared rule of :mod:`fakeapi.rules.nodeaffinity`. The allocator reads them as upstream's
+does, through ``NewNodeSelector``: a selector with a term that does not parse (an unknown
+operator, bad values) is an error, reported as fatal, not a node that merely does not match.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
+from fakeapi.rules.nodeaffinity import NodeSelectorError, node_selector
 from fakeapi.scheduler.plugins.dynamic_resources.errors import AllocationError
 
-__all__ = ["Node", "NodeLike", "node_selector_matches", "node_selector_term_matches"]
+__all__ = ["Node", "NodeLike", "node_selector_matches"]
 
 
 class NodeLike(Protocol):
@@ -35,51 +37,12 @@ class Node:
     labels: Mapping[str, str] = field(default_factory=dict)
 
 
-def _requirement_matches(req: Mapping[str, object], value: str | None) -> bool:
-    operator = req.get("operator")
-    values = req.get("values") or []
-    assert isinstance(values, list)
-    if operator == "In":
-        return value is not None and value in values
-    if operator == "NotIn":
-        return value is None or value not in values
-    if operator == "Exists":
-        return value is not None
-    if operator == "DoesNotExist":
-        return value is None
-    if operator in ("Gt", "Lt"):
-        if value is None or len(values) != 1:
-            return False
-        try:
-            have, want = int(value), int(str(values[0]))
-        except ValueError:
-            return False
-        return have > want if operator == "Gt" else have < want
-    raise AllocationError(
-        f'failed to parse node selector: "{operator}" is not a valid label selector operator'
-    )
-
-
-def node_selector_term_matches(term: Mapping[str, object], node: NodeLike) -> bool:
-    """One ``NodeSelectorTerm``: its requirements ANDed; a term without any matches nothing."""
-    expressions = term.get("matchExpressions") or []
-    fields = term.get("matchFields") or []
-    assert isinstance(expressions, list) and isinstance(fields, list)
-    if not expressions and not fields:
-        return False
-    for req in expressions:
-        if not _requirement_matches(req, node.labels.get(str(req.get("key")))):
-            return False
-    for req in fields:
-        if req.get("key") != "metadata.name":
-            return False
-        if not _requirement_matches(req, node.name):
-            return False
-    return True
-
-
-def node_selector_matches(selector: Mapping[str, object], node: NodeLike) -> bool:
-    """True when any term of ``selector`` (a ``NodeSelector`` dict) matches ``node``."""
-    terms = selector.get("nodeSelectorTerms") or []
-    assert isinstance(terms, Sequence)
-    return any(node_selector_term_matches(term, node) for term in terms)
+def node_selector_matches(selector: Mapping[str, Any], node: NodeLike) -> bool:
+    """True when any term of ``selector`` (a ``NodeSelector`` dict) matches ``node``;
+    AllocationError when a term does not parse."""
+    parsed = node_selector(selector)
+    try:
+        parsed.check()
+    except NodeSelectorError as exc:
+        raise AllocationError(f"failed to parse node selector: {exc}") from None
+    return parsed.matches(name=node.name, labels=node.labels)

@@ -14,11 +14,12 @@ Phases, as upstream (``pkg/scheduler/framework/plugins/dynamicresources``):
   conditions their binding must not have failed or timed out
   (``resourceclaim not available on the node``); unallocated claims must all allocate
   (``cannot allocate all claims``). A node's result is reused while nothing that feeds the
-  allocator for that node has changed (its pools' slices and allocations, classes, taint rules).
+  allocator for that node has changed (its pools' slices and allocations, classes, taint rules;
+  ``memo.py``).
 * **PostFilter** — deallocate one allocated claim that blocked the pod and is reserved for
   nobody but the pod, or for the pod's PodGroup while no member of it is assumed or bound (the
   seed's PodGroupPostFilter); never one reserved for a workload or a busy group, nor one whose
-  allocation is still in flight.
+  allocation is still in flight (``postfilter.py``).
 * **Score** — prioritized lists: ``8 − i`` for each subrequest chosen at index ``i``.
 * **Reserve / Unreserve** — the chosen allocation is marked in flight (so the next pod cannot
   take the devices); Unreserve drops it, takes the pod out of ``reservedFor`` and undoes an
@@ -43,7 +44,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +60,14 @@ from fakeapi.client import (
     Client,
 )
 from fakeapi.features import enabled
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import Obj, meta
+from fakeapi.rules.claims import (
+    EXTENDED_RESOURCE_ANNOTATION,
+    can_be_reserved,
+    is_reserved_for,
+    is_reserved_for_pod,
+)
+from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
     ClusterEventWithHint,
@@ -76,9 +84,8 @@ from fakeapi.scheduler.framework.status import (
     as_error,
     skip,
     unresolvable,
-    unschedulable,
 )
-from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, klog_name, object_meta
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, klog_name
 from fakeapi.scheduler.plugins.dynamic_resources.allocator import Allocator, PreparedClaims
 from fakeapi.scheduler.plugins.dynamic_resources.claims import ClaimTracker
 from fakeapi.scheduler.plugins.dynamic_resources.errors import (
@@ -87,7 +94,6 @@ from fakeapi.scheduler.plugins.dynamic_resources.errors import (
     FailedAllocationOnNodeError,
 )
 from fakeapi.scheduler.plugins.dynamic_resources.extended import (
-    ANNOTATION,
     IN_MEMORY_NAME,
     OWNER_INDEX,
     DeviceClassResolver,
@@ -98,17 +104,17 @@ from fakeapi.scheduler.plugins.dynamic_resources.extended import (
 )
 from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
 from fakeapi.scheduler.plugins.dynamic_resources.hints import QueueingHints
-from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory, NodeView
-from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node, node_selector_matches
+from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory
+from fakeapi.scheduler.plugins.dynamic_resources.memo import FilterMemo
+from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import node_selector_matches
 from fakeapi.scheduler.plugins.dynamic_resources.podclaims import (
-    PODGROUPS_REF,
     ClaimNotReadyError,
     PodClaim,
-    can_be_reserved,
-    is_reserved_for_pod,
     resolve_pod_claims,
 )
+from fakeapi.scheduler.plugins.dynamic_resources.postfilter import ClaimReleaser
 from fakeapi.scheduler.plugins.dynamic_resources.writer import BindError, ClaimWriter
+from fakeapi.scheduler.plugins.helpers import default_normalize_score
 
 __all__ = ["DEFAULT_FILTER_TIMEOUT", "DynamicResources", "NAME"]
 
@@ -117,14 +123,10 @@ NAME = "DynamicResources"
 #: upstream's default ``filterTimeout`` for one node's allocation in Filter, in seconds
 DEFAULT_FILTER_TIMEOUT = 10.0
 MAX_SUBREQUESTS = 8
-Obj = Mapping[str, Any]
 #: the common per-node rejection, shared: Filter results are only read afterwards
 _CANNOT_ALLOCATE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",), plugin=NAME
 )
-#: remembered allocator answers kept at most (all are dropped when there would be more)
-_MEMO_SIZE = 50_000
-
 _TIMED_OUT = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("timed out trying to allocate devices",), plugin=NAME
 )
@@ -134,16 +136,6 @@ _NOT_AVAILABLE = Status(
 _STALE_EXTENDED = Status(
     Code.UNSCHEDULABLE, ("cannot schedule extended resource claim",), plugin=NAME
 )
-
-
-@dataclass(slots=True)
-class _MemoEntry:
-    """An allocator answer for one node and one set of requests. It holds while the node's
-    labels are the same object; the plugin drops it when the slices, classes or taint rules
-    change, or an allocation in a pool the node sees does."""
-
-    labels: object
-    result: list[dict[str, Any]] | None
 
 
 @dataclass(slots=True)
@@ -221,18 +213,23 @@ class DynamicResources:
         self.pod_group_claims = enabled(gates, "WorkloadPodGroupResourceClaimTemplate")
         self.reserved_for_workloads = enabled(gates, "DRAReservedForWorkloads")
         self.taint_rules_enabled = enabled(gates, "DRADeviceTaintRules")
-        #: seconds one node's allocation may take in Filter (upstream ``filterTimeout``, 10 s
-        #: with DRASchedulerFilterTimeout on; 0 waits for ever)
-        self.filter_timeout = (
-            DEFAULT_FILTER_TIMEOUT if enabled(gates, "DRASchedulerFilterTimeout") else 0.0
-        )
         self.inventory = DeviceInventory(features=self.features)
         self.allocator = Allocator(inventory=self.inventory)
+        #: Filter's allocator, its answers remembered per requests and node
+        self.memo = FilterMemo(
+            inventory=self.inventory,
+            allocator=self.allocator,
+            monotonic=self._monotonic,
+            # upstream's ``filterTimeout``: 10 s with DRASchedulerFilterTimeout on; 0 waits
+            filter_timeout=(
+                DEFAULT_FILTER_TIMEOUT if enabled(gates, "DRASchedulerFilterTimeout") else 0.0
+            ),
+        )
         self.claims_informer = handle.informer(RESOURCE_CLAIMS)
         self.tracker = ClaimTracker(
             informer=self.claims_informer,
             inventory=self.inventory,
-            on_pool_change=self._forget_pool,
+            on_pool_change=self.memo.forget_pool,
         )
         self.pod_groups = handle.informer(POD_GROUPS)
         #: extended resources backed by DRA (None: DRAExtendedResource off)
@@ -240,15 +237,6 @@ class DynamicResources:
         if enabled(gates, "DRAExtendedResource"):
             self.resolver = DeviceClassResolver(handle.informer(DEVICE_CLASSES))
             self.claims_informer.add_index(OWNER_INDEX, owner_index)
-        self._classes_version = 0
-        #: remembered allocator answers: requests signature → node name → answer
-        self._memo: dict[bytes, dict[str, _MemoEntry]] = {}
-        #: which answers each pool's allocations invalidate
-        self._memo_by_pool: dict[tuple[str, str], set[tuple[bytes, str]]] = {}
-        #: slice, class and taint-rule versions the remembered answers were made with
-        self._memo_versions = (-1, -1, -1)
-        self._memo_size = 0
-        self._nodes: dict[str, Node] = {}
         self.writer = ClaimWriter(
             client=self.client,
             tracker=self.tracker,
@@ -257,11 +245,32 @@ class DynamicResources:
             event=handle.event,
             reserved_for_workloads=self.reserved_for_workloads,
         )
-        #: counters for benchmarks: allocator runs and memo hits
-        self.allocate_calls = 0
-        self.memo_hits = 0
+        self.releaser = ClaimReleaser(handle=handle, writer=self.writer, tracker=self.tracker)
         self.hints = QueueingHints(resolve=self._resolve)
         self._wire()
+
+    def _monotonic(self) -> float:
+        """The scheduler's clock, read each time (a test may swap the clock)."""
+        return self.handle.clock.monotonic()
+
+    @property
+    def filter_timeout(self) -> float:
+        """Seconds one node's allocation may take in Filter (0: no limit)."""
+        return self.memo.filter_timeout
+
+    @filter_timeout.setter
+    def filter_timeout(self, seconds: float) -> None:
+        self.memo.filter_timeout = seconds
+
+    @property
+    def allocate_calls(self) -> int:
+        """How often Filter ran the allocator (for benchmarks and tests)."""
+        return self.memo.allocate_calls
+
+    @property
+    def memo_hits(self) -> int:
+        """How often Filter reused a remembered answer instead."""
+        return self.memo.hits
 
     # -- informers ------------------------------------------------------------------------------
     def _wire(self) -> None:
@@ -274,7 +283,7 @@ class DynamicResources:
         slices.add_handler(
             on_add=self.inventory.upsert_slice,
             on_update=lambda old, new: self.inventory.upsert_slice(new),
-            on_delete=lambda obj: self.inventory.remove_slice(key=object_meta(obj).get("name", "")),
+            on_delete=lambda obj: self.inventory.remove_slice(key=meta(obj).get("name", "")),
         )
         classes = self.handle.informer(DEVICE_CLASSES)
         classes.add_handler(
@@ -288,21 +297,21 @@ class DynamicResources:
                 on_add=self.inventory.upsert_taint_rule,
                 on_update=lambda old, new: self.inventory.upsert_taint_rule(new),
                 on_delete=lambda obj: self.inventory.remove_taint_rule(
-                    name=object_meta(obj).get("name", "")
+                    name=meta(obj).get("name", "")
                 ),
             )
 
     def _claim_seen(self, claim: Obj) -> None:
         self.tracker.on_claim(claim)
-        self.writer.claim_changed(object_meta(claim).get("uid", ""))
+        self.writer.claim_changed(meta(claim).get("uid", ""))
 
     def _class_seen(self, device_class: Obj) -> None:
         self.inventory.upsert_class(device_class)
-        self._classes_version += 1
+        self.memo.classes_changed()
 
     def _class_gone(self, device_class: Obj) -> None:
-        self.inventory.remove_class(name=object_meta(device_class).get("name", ""))
-        self._classes_version += 1
+        self.inventory.remove_class(name=meta(device_class).get("name", ""))
+        self.memo.classes_changed()
 
     def _get_pod_group(self, namespace: str, name: str) -> Obj | None:
         return self.pod_groups.get(f"{namespace}/{name}")
@@ -348,7 +357,7 @@ class DynamicResources:
             s.extended = self._extended(pod, extended)
         state.write(NAME, s)
         group_name = pod_group_name(pod)
-        namespace = object_meta(pod).get("namespace", "")
+        namespace = meta(pod).get("namespace", "")
         s.group = self._get_pod_group(namespace, group_name) if group_name else None
         to_allocate: list[Obj] = []
         for index, pod_claim in enumerate(claims):
@@ -363,7 +372,7 @@ class DynamicResources:
                     selector = allocation["nodeSelector"]
                     s.available_on[index] = (selector, _pinned_nodes(selector))
                 continue
-            pending = self.tracker.pending(object_meta(claim).get("uid", ""))
+            pending = self.tracker.pending(meta(claim).get("uid", ""))
             if pending is not None:
                 if pod_claim.via_group and pending.group == f"{namespace}/{group_name}":
                     s.shared_pending[index] = pending.allocation
@@ -389,19 +398,19 @@ class DynamicResources:
     def _extended(self, pod: Obj, resources: list[str]) -> _Extended:
         """The claim for the pod's extended resources: one an earlier attempt created, or a new
         one in memory (upstream's ``preFilterExtendedResources``)."""
-        meta = object_meta(pod)
-        uid = meta.get("uid", "")
+        metadata = meta(pod)
+        uid = metadata.get("uid", "")
         earlier = self.claims_informer.by_index(OWNER_INDEX, uid)
         if earlier:
             return _Extended(pod, resources, earlier[0], stale=True, uid="")
         claim = {
             "metadata": {
                 "name": IN_MEMORY_NAME,
-                "generateName": f"{meta.get('name', '')}-extended-resources-",
-                "namespace": meta.get("namespace", ""),
-                "annotations": {ANNOTATION: "true"},
+                "generateName": f"{metadata.get('name', '')}-extended-resources-",
+                "namespace": metadata.get("namespace", ""),
+                "annotations": {EXTENDED_RESOURCE_ANNOTATION: "true"},
                 "ownerReferences": [
-                    {"apiVersion": "v1", "kind": "Pod", "name": meta.get("name", ""),
+                    {"apiVersion": "v1", "kind": "Pod", "name": metadata.get("name", ""),
                      "uid": uid, "controller": True, "blockOwnerDeletion": True},
                 ],
             },
@@ -485,7 +494,7 @@ class DynamicResources:
         # the common case: no node-bound claims, and an answer per node, mostly remembered
         answers: list[Status | None] = []
         allocations_by_node = s.node_allocations
-        remembered = self._remembered(s.signature)
+        remembered = self.memo.remembered(s.signature)
         hits = 0
         for node in nodes:
             memo = remembered.get(node.name)
@@ -498,7 +507,7 @@ class DynamicResources:
                 hits += 1
                 allocations_by_node[node.name] = memo.result
                 answers.append(None)
-        self.memo_hits += hits
+        self.memo.hits += hits
         return answers
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
@@ -525,7 +534,7 @@ class DynamicResources:
             needed = frozenset(r for r in ext.resources if not node.allocatable.scalar.get(r))
             if needed:
                 extra, prepared, signature = self._variant(s, needed)
-        target = self._node(node)
+        target = self.memo.node(node)
         unavailable = (
             [
                 index
@@ -541,7 +550,7 @@ class DynamicResources:
         )
         if prepared is not None:
             try:
-                allocations = self._allocate(prepared, signature, target)
+                allocations = self.memo.allocate(prepared, signature, target)
             except AllocationTimeoutError:
                 return _TIMED_OUT
             except FailedAllocationOnNodeError as exc:
@@ -562,116 +571,16 @@ class DynamicResources:
             return _NOT_AVAILABLE
         return None
 
-    def _node(self, node: NodeInfo) -> Node:
-        """The allocator's view of a node, rebuilt only when the node's labels change."""
-        cached = self._nodes.get(node.name)
-        if cached is None or cached.labels is not node.labels:
-            cached = self._nodes[node.name] = Node(node.name, node.labels)
-        return cached
-
-    def _remembered(self, signature: bytes) -> Mapping[str, _MemoEntry]:
-        """The remembered allocator answers for these requests, by node name (an answer holds
-        while the node's labels are the ones it was given for)."""
-        inventory = self.inventory
-        versions = (inventory.slice_version, self._classes_version, inventory.taint_rule_version)
-        if versions != self._memo_versions:
-            self._forget_all(versions)
-        return self._memo.get(signature) or {}
-
-    def _remember(self, signature: bytes, node: Node, view: NodeView, result: Any) -> None:
-        if self._memo_size >= _MEMO_SIZE:
-            self._forget_all(self._memo_versions)
-        self._memo.setdefault(signature, {})[node.name] = _MemoEntry(node.labels, result)
-        self._memo_size += 1
-        for pool in view.pools:
-            self._memo_by_pool.setdefault(pool.key, set()).add((signature, node.name))
-
-    def _forget_pool(self, pool: tuple[str, str]) -> None:
-        """An allocation in ``pool`` changed: drop the answers of the nodes that see it."""
-        for signature, node_name in self._memo_by_pool.pop(pool, ()):
-            by_node = self._memo.get(signature)
-            if by_node is not None and by_node.pop(node_name, None) is not None:
-                self._memo_size -= 1
-
-    def _forget_all(self, versions: tuple[int, int, int]) -> None:
-        self._memo.clear()
-        self._memo_by_pool.clear()
-        self._memo_size = 0
-        self._memo_versions = versions
-
-    def _allocate(
-        self, prepared: PreparedClaims, signature: bytes, node: Node
-    ) -> list[dict[str, Any]] | None:
-        """The allocator's answer for this node, reused while its inputs are unchanged."""
-        view = self.inventory.node_view(node)
-        memo = self._remembered(signature).get(node.name)
-        if memo is not None and memo.labels is node.labels:
-            self.memo_hits += 1
-            return memo.result
-        self.allocate_calls += 1
-        clock = self.handle.clock
-        result = self.allocator.allocate(
-            claims=prepared,
-            node=node,
-            deadline=clock.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None,
-            now=clock.monotonic,
-        )
-        if result is None or not any(
-            "shareID" in r for a in result for r in (a.get("devices") or {}).get("results") or ()
-        ):
-            self._remember(signature, node, view, result)
-        return result
-
     async def post_filter(
         self, state: CycleState, pod: Obj, statuses: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
         s: _PodState | None = state.get(NAME)
-        if s is not None and s.extended is not None and s.extended.stale:
-            # left by an earlier attempt whose binding failed: delete it, then try afresh
-            try:
-                await self.writer.delete_claim(s.extended.claim)
-            except Exception as exc:
-                return None, as_error(exc)
-            return None, unschedulable("deletion of ResourceClaim completed")
-        if s is None or not s.claims:
-            return None, unschedulable("no new claims to deallocate") if s else unschedulable()
-        candidates = sorted(s.unavailable)
-        self.handle.rng.shuffle(candidates)
-        pod_uid = object_meta(pod).get("uid")
-        for index in candidates:
-            claim = s.claims[index].claim
-            if self.tracker.has_pending(object_meta(claim).get("uid", "")):
-                continue  # allocated in flight (another pod's, or its group's): nothing written
-            reserved = (claim.get("status") or {}).get("reservedFor") or []
-            if reserved and not (
-                len(reserved) == 1
-                and reserved[0].get("resource") == "pods"
-                and not reserved[0].get("apiGroup")
-                and reserved[0].get("uid") == pod_uid
-            ) and not self._idle_group_claim(pod, reserved):
-                continue
-            try:
-                await self.writer.write_deallocation(claim)
-            except Exception as exc:
-                return None, as_error(exc)
-            return None, unschedulable("deallocation of ResourceClaim completed")
-        return None, unschedulable("still not schedulable")
-
-    def _idle_group_claim(self, pod: Obj, reserved: list[Obj]) -> bool:
-        """The claim is reserved for the pod's PodGroup alone and no member of the group is
-        assumed or bound (the seed's PodGroupPostFilter): nothing runs on its devices, so it may
-        be released for the group to be placed elsewhere."""
-        group = pod_group_name(pod)
-        if not group or len(reserved) != 1:
-            return False
-        ref = reserved[0]
-        if (ref.get("apiGroup"), ref.get("resource")) != PODGROUPS_REF or ref.get("name") != group:
-            return False
-        members = self.handle.pods_of_group(object_meta(pod).get("namespace", ""), group)
-        return not any(
-            (member.get("spec") or {}).get("nodeName")
-            or self.handle.is_assumed_or_bound(object_meta(member).get("uid", ""))
-            for member in members
+        stale = s.extended.claim if s is not None and s.extended and s.extended.stale else None
+        return await self.releaser.post_filter(
+            pod,
+            claims=s.claims if s is not None else None,
+            blocking=s.unavailable if s is not None else set(),
+            stale_extended_claim=stale,
         )
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -714,8 +623,6 @@ class DynamicResources:
     def normalize_score(
         self, state: CycleState, pod: Obj, scores: list[NodeScore]
     ) -> Status | None:
-        from fakeapi.scheduler.plugins.helpers import default_normalize_score
-
         default_normalize_score(scores)
         return None
 
@@ -723,10 +630,10 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return None
-        pod_uid = object_meta(pod).get("uid", "")
-        group = f"{object_meta(pod).get('namespace', '')}/{pod_group_name(pod)}"
+        pod_uid = meta(pod).get("uid", "")
+        group = f"{meta(pod).get('namespace', '')}/{pod_group_name(pod)}"
         for index, allocation in s.shared_pending.items():
-            uid = object_meta(s.claims[index].claim).get("uid", "")
+            uid = meta(s.claims[index].claim).get("uid", "")
             s.allocations[index] = allocation
             self.tracker.signal_pending(uid=uid, allocation=allocation, holder=pod_uid, group=group)
             s.pending_uids.append(uid)
@@ -738,7 +645,7 @@ class DynamicResources:
             return as_error("claim allocation not found for node")
         for position, index in enumerate(s.to_allocate):
             claim = s.claims[index].claim
-            uid = object_meta(claim).get("uid", "")
+            uid = meta(claim).get("uid", "")
             allocation = orjson.loads(orjson.dumps(allocations[position]))
             s.allocations[index] = allocation
             self.tracker.signal_pending(
@@ -761,20 +668,20 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return
-        pod_uid = object_meta(pod).get("uid", "")
+        pod_uid = meta(pod).get("uid", "")
         for uid in s.pending_uids:
             self.tracker.release_pending(uid=uid, holder=pod_uid)
         s.pending_uids = []
         for index, pod_claim in enumerate(s.claims):
-            meta = object_meta(pod_claim.claim)
-            claim = self.tracker.get(meta.get("namespace", ""), meta.get("name", ""))
+            metadata = meta(pod_claim.claim)
+            claim = self.tracker.get(metadata.get("namespace", ""), metadata.get("name", ""))
             if claim is None or not (claim.get("status") or {}).get("allocation"):
                 continue
             reserved = (claim.get("status") or {}).get("reservedFor") or []
             if index in s.wrote_allocation and self._only_ours(pod, pod_claim, reserved):
                 await self.writer.deallocate(claim)
                 continue
-            if any(r.get("resource") == "pods" and r.get("uid") == pod_uid for r in reserved):
+            if is_reserved_for(claim, uid=pod_uid):
                 await self.writer.remove_pod_reservation(claim, pod_uid=pod_uid)
         s.wrote_allocation.clear()
         ext = s.extended
@@ -786,7 +693,7 @@ class DynamicResources:
                 log.warning("unreserve: delete %s: %s", klog_name(created), exc)
 
     def _only_ours(self, pod: Obj, pod_claim: PodClaim, reserved: list[Obj]) -> bool:
-        pod_uid = object_meta(pod).get("uid")
+        pod_uid = meta(pod).get("uid")
         for ref in reserved:
             if ref.get("resource") == "pods" and not ref.get("apiGroup"):
                 if ref.get("uid") != pod_uid:
@@ -795,12 +702,12 @@ class DynamicResources:
                 members = [
                     p
                     for p in self.handle.pods_of_group(
-                        object_meta(pod).get("namespace", ""), pod_group_name(pod)
+                        meta(pod).get("namespace", ""), pod_group_name(pod)
                     )
-                    if object_meta(p).get("uid") != pod_uid
+                    if meta(p).get("uid") != pod_uid
                 ]
                 if any(
-                    self.handle.is_assumed_or_bound(object_meta(p).get("uid", "")) for p in members
+                    self.handle.is_assumed_or_bound(meta(p).get("uid", "")) for p in members
                 ):
                     return False
             else:
@@ -812,7 +719,7 @@ class DynamicResources:
         s: _PodState | None = state.get(NAME)
         if s is None:
             return None
-        pod_uid = object_meta(pod).get("uid", "")
+        pod_uid = meta(pod).get("uid", "")
         try:
             for index, pod_claim in enumerate(s.claims):
                 allocation = s.allocations.get(index)
@@ -848,16 +755,16 @@ class DynamicResources:
         """Create the extended-resource claim, write its allocation and the pod's reservation,
         and name it in the pod's status with the request of each container's resource."""
         assert ext.allocation is not None and ext.requests is not None
-        meta = ext.claim["metadata"]
+        metadata = ext.claim["metadata"]
         body = {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaim",
-            "metadata": {key: value for key, value in meta.items() if key != "name"},
+            "metadata": {key: value for key, value in metadata.items() if key != "name"},
             "spec": {"devices": {"requests": ext.requests.requests}},
         }
         try:
             ext.created = await self.client.create(
-                RESOURCE_CLAIMS, body=body, namespace=meta["namespace"]
+                RESOURCE_CLAIMS, body=body, namespace=metadata["namespace"]
             )
         except Exception:
             self.handle.count_claim_create(success=False, admin_access=False)
@@ -871,7 +778,7 @@ class DynamicResources:
             shared=False,
             pod_group=None,
         )
-        pod_meta = object_meta(pod)
+        pod_meta = meta(pod)
         await self.client.patch(
             PODS,
             name=pod_meta.get("name", ""),
@@ -880,6 +787,6 @@ class DynamicResources:
             patch_type="strategic",
             patch={"status": {"extendedResourceClaimStatus": {
                 "requestMappings": ext.requests.mappings,
-                "resourceClaimName": object_meta(ext.created).get("name", ""),
+                "resourceClaimName": meta(ext.created).get("name", ""),
             }}},
         )

@@ -13,31 +13,32 @@ A pod reaches a claim in one of three ways (``spec.resourceClaims[]``):
 Reservation (``status.reservedFor``) follows the seed designs: a pod entry; or, for a claim reached
 through the PodGroup, one PodGroup entry shared by every member; or, when the claim names its
 consumer in ``spec.reservedFor`` (KEP-5194), that reference with
-``status.allocation.reservedForAnyPod: true`` and no pod entries at all.
+``status.allocation.reservedForAnyPod: true`` and no pod entries at all. Whom a claim is reserved
+for, the claim a template entry names and the consumer references are the shared rules of
+:mod:`fakeapi.rules.claims`, which the kubelet and the claim controller read alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fakeapi.podgroups import pod_group_name
+from fakeapi.objects import Obj, is_controlled_by
+from fakeapi.rules.claims import (
+    ClaimNameError,
+    pod_claim_name,
+    pod_group_reference,
+    pod_reference,
+)
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = [
-    "MAX_RESERVED_FOR",
-    "PODGROUPS_REF",
     "ClaimNotReadyError",
     "PodClaim",
-    "can_be_reserved",
     "consumer_for",
-    "is_reserved_for_pod",
     "resolve_pod_claims",
 ]
-
-Obj = Mapping[str, Any]
-MAX_RESERVED_FOR = 256
-PODGROUPS_REF = ("scheduling.k8s.io", "podgroups")
 
 
 class ClaimNotReadyError(Exception):
@@ -59,13 +60,6 @@ def _status_name(statuses: Any, name: str) -> tuple[bool, str | None]:
     return False, None
 
 
-def _owned_by(claim: Obj, uid: str) -> bool:
-    for ref in (claim.get("metadata") or {}).get("ownerReferences") or ():
-        if ref.get("uid") == uid and ref.get("controller"):
-            return True
-    return False
-
-
 def _pod_ref(pod: Obj) -> str:
     meta = pod.get("metadata") or {}
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
@@ -80,21 +74,22 @@ def resolve_pod_claims(
 ) -> list[PodClaim]:
     """The pod's claims in spec order; raises :class:`ClaimNotReadyError` when one is missing,
     being deleted or not the pod's own (upstream ``foreachPodResourceClaim``)."""
-    meta = pod.get("metadata") or {}
-    namespace = meta.get("namespace", "")
+    metadata = pod.get("metadata") or {}
+    namespace = metadata.get("namespace", "")
     statuses = (pod.get("status") or {}).get("resourceClaimStatuses")
     out: list[PodClaim] = []
     for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
-        pod_claim_name = entry.get("name", "")
+        entry_name = entry.get("name", "")
         owner_uid = ""
         via_group = False
         if entry.get("resourceClaimName"):
             name: str | None = entry["resourceClaimName"]
         elif entry.get("resourceClaimTemplateName"):
-            found, name = _status_name(statuses, pod_claim_name)
-            if not found:
-                raise ClaimNotReadyError(f'pod "{_pod_ref(pod)}": ResourceClaim not created yet')
-            owner_uid = meta.get("uid", "")
+            try:
+                name, _ = pod_claim_name(pod, entry)
+            except ClaimNameError as exc:
+                raise ClaimNotReadyError(str(exc)) from None
+            owner_uid = metadata.get("uid", "")
         elif entry.get("podGroupResourceClaim") and pod_group_claims:
             via_group = True
             group_name = pod_group_name(pod)
@@ -120,7 +115,7 @@ def resolve_pod_claims(
             if group_entry.get("resourceClaimName"):
                 name = group_entry["resourceClaimName"]
             else:
-                found, name = _status_name(statuses, pod_claim_name)
+                found, name = _status_name(statuses, entry_name)
                 if not found:
                     found, name = _status_name(
                         (group.get("status") or {}).get("resourceClaimStatuses"), wanted
@@ -139,39 +134,15 @@ def resolve_pod_claims(
             raise ClaimNotReadyError(f'resourceclaim "{name}" not found')
         if (claim.get("metadata") or {}).get("deletionTimestamp"):
             raise ClaimNotReadyError(f'resourceclaim "{name}" is being deleted')
-        if owner_uid and not _owned_by(claim, owner_uid):
+        if owner_uid and not is_controlled_by(claim, owner_uid=owner_uid):
             owner = "pod" if not via_group else "PodGroup"
             raise ClaimNotReadyError(
                 f"ResourceClaim {namespace}/{name} was not created for {owner} "
                 f"{_pod_ref(pod) if not via_group else namespace + '/' + pod_group_name(pod)} "
                 f"({owner} is not owner)"
             )
-        out.append(PodClaim(pod_claim_name, claim, via_group))
+        out.append(PodClaim(entry_name, claim, via_group))
     return out
-
-
-def is_reserved_for_pod(pod: Obj, claim: Obj) -> bool:
-    """The pod may use the allocated claim without a new entry: listed itself, its PodGroup is
-    listed (by name), or the allocation is for any pod."""
-    status = claim.get("status") or {}
-    if (status.get("allocation") or {}).get("reservedForAnyPod"):
-        return True
-    uid = (pod.get("metadata") or {}).get("uid")
-    group = pod_group_name(pod)
-    for ref in status.get("reservedFor") or ():
-        if ref.get("resource") == "pods" and not ref.get("apiGroup") and ref.get("uid") == uid:
-            return True
-        if (
-            group
-            and (ref.get("apiGroup"), ref.get("resource")) == PODGROUPS_REF
-            and ref.get("name") == group
-        ):
-            return True
-    return False
-
-
-def can_be_reserved(claim: Obj) -> bool:
-    return len((claim.get("status") or {}).get("reservedFor") or ()) < MAX_RESERVED_FOR
 
 
 def consumer_for(
@@ -182,12 +153,5 @@ def consumer_for(
     if spec_ref:
         return {k: v for k, v in spec_ref.items() if v}, True
     if via_group and pod_group is not None:
-        meta = pod_group.get("metadata") or {}
-        return {
-            "apiGroup": PODGROUPS_REF[0],
-            "resource": PODGROUPS_REF[1],
-            "name": meta.get("name", ""),
-            "uid": meta.get("uid", ""),
-        }, False
-    meta = pod.get("metadata") or {}
-    return {"resource": "pods", "name": meta.get("name", ""), "uid": meta.get("uid", "")}, False
+        return pod_group_reference(pod_group), False
+    return pod_reference(pod), False

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from fakeapi.cel import CELCompileError, CompiledSelector, SelectorCompiler
+from fakeapi.objects import Obj, object_key
 from fakeapi.quantity import Quantity, QuantityError, parse_quantity
 from fakeapi.scheduler.plugins.dynamic_resources.constraints import (
     Constraint,
@@ -33,19 +33,10 @@ __all__ = [
     "PreparedClaim",
     "PreparedRequest",
     "RequestSpec",
-    "claim_ref",
     "prepare_claim",
 ]
 
-JSON = Mapping[str, Any]
 Selector = tuple[int, CompiledSelector | CELCompileError]
-
-
-def claim_ref(claim: JSON) -> str:
-    """``klog.KObj`` form used in messages: ``namespace/name``, or ``name`` without namespace."""
-    meta = claim.get("metadata") or {}
-    namespace, name = meta.get("namespace") or "", meta.get("name") or ""
-    return f"{namespace}/{name}" if namespace else str(name)
 
 
 @dataclass(slots=True)
@@ -53,9 +44,9 @@ class ClassEntry:
     """A DeviceClass with its selectors compiled."""
 
     name: str
-    raw: JSON
+    raw: Obj
     selectors: tuple[Selector, ...]
-    config: tuple[JSON, ...]
+    config: tuple[Obj, ...]
 
 
 @dataclass(slots=True)
@@ -64,14 +55,14 @@ class RequestSpec:
 
     name: str
     parent: str | None
-    raw: JSON
+    raw: Obj
     error: AllocationError | None = None
     device_class: ClassEntry | None = None
     selectors: tuple[Selector, ...] = ()
     mode: str = "ExactCount"
     count: int = 1
     admin: bool = False
-    tolerations: list[JSON] | None = None
+    tolerations: list[Obj] | None = None
     capacity: dict[str, Quantity] | None = None
     index: int = 0
 
@@ -98,7 +89,7 @@ class PreparedRequest:
 
 @dataclass(slots=True)
 class PreparedClaim:
-    raw: JSON
+    raw: Obj
     ref: str
     requests: list[PreparedRequest]
     constraint_error: AllocationError | None
@@ -113,7 +104,7 @@ class PreparedClaim:
         ]
 
 
-def _compile_all(compiler: SelectorCompiler, selectors: Sequence[JSON]) -> tuple[Selector, ...]:
+def _compile_all(compiler: SelectorCompiler, selectors: Sequence[Obj]) -> tuple[Selector, ...]:
     out: list[Selector] = []
     for i, selector in enumerate(selectors):
         cel = selector.get("cel") if isinstance(selector, Mapping) else None
@@ -127,7 +118,7 @@ def _compile_all(compiler: SelectorCompiler, selectors: Sequence[JSON]) -> tuple
     return tuple(out)
 
 
-def prepare_class(raw: JSON, compiler: SelectorCompiler) -> ClassEntry:
+def prepare_class(raw: Obj, compiler: SelectorCompiler) -> ClassEntry:
     spec = raw.get("spec") or {}
     name = str((raw.get("metadata") or {}).get("name", ""))
     return ClassEntry(
@@ -138,7 +129,7 @@ def prepare_class(raw: JSON, compiler: SelectorCompiler) -> ClassEntry:
     )
 
 
-def _capacity_requests(raw: JSON) -> dict[str, Quantity] | None:
+def _capacity_requests(raw: Obj) -> dict[str, Quantity] | None:
     capacity = raw.get("capacity")
     if not isinstance(capacity, Mapping):
         return None
@@ -154,7 +145,7 @@ def _capacity_requests(raw: JSON) -> dict[str, Quantity] | None:
 def _spec(
     *,
     ref: str,
-    raw: JSON,
+    raw: Obj,
     name: str,
     parent: str | None,
     classes: Mapping[str, ClassEntry],
@@ -201,13 +192,13 @@ def _spec(
 
 
 def prepare_claim(
-    claim: JSON,
+    claim: Obj,
     *,
     classes: Mapping[str, ClassEntry],
     compiler: SelectorCompiler,
     features: AllocatorFeatures,
 ) -> PreparedClaim:
-    ref = claim_ref(claim)
+    ref = object_key(claim)  # how messages name the claim
     devices = (claim.get("spec") or {}).get("devices") or {}
     prepared: list[PreparedRequest] = []
     for request in devices.get("requests") or ():

@@ -8,9 +8,9 @@ one device is node-local, otherwise the union of the slices' (or devices') selec
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from fakeapi.objects import Obj
 from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
 from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node
 from fakeapi.scheduler.plugins.dynamic_resources.requests import PreparedClaim
@@ -18,7 +18,6 @@ from fakeapi.scheduler.plugins.dynamic_resources.search import DeviceResult
 
 __all__ = ["build_allocation"]
 
-JSON = Mapping[str, Any]
 
 
 def _result(item: DeviceResult, features: AllocatorFeatures) -> dict[str, Any]:
@@ -87,18 +86,18 @@ def _configs(claim: PreparedClaim, selected: list[int]) -> list[dict[str, Any]]:
     return configs
 
 
-def _configuration(config: JSON) -> dict[str, Any]:
+def _configuration(config: Obj) -> dict[str, Any]:
     """The DeviceConfiguration members (``opaque``) of a class or claim config entry."""
     return {key: value for key, value in config.items() if key not in ("requests", "source")}
 
 
-def _requirement_key(req: JSON) -> tuple[object, object, frozenset[str]]:
+def _requirement_key(req: Obj) -> tuple[object, object, frozenset[str]]:
     return (req.get("key"), req.get("operator"), frozenset(req.get("values") or ()))
 
 
 def _node_selector(results: list[DeviceResult], node: Node) -> dict[str, Any] | None:
-    fields: list[JSON] = []
-    expressions: list[JSON] = []
+    fields: list[Obj] = []
+    expressions: list[Obj] = []
     seen_fields: set[tuple[object, object, frozenset[str]]] = set()
     seen_expressions: set[tuple[object, object, frozenset[str]]] = set()
     for item in results:

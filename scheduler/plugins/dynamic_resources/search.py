@@ -20,6 +20,7 @@ from typing import Any
 
 from fakeapi.cel import CELCompileError, CELRuntimeError
 from fakeapi.quantity import Quantity
+from fakeapi.rules.taints import device_toleration_tolerates_taint
 from fakeapi.scheduler.plugins.dynamic_resources.capacity import consumed_capacity, fits_capacity
 from fakeapi.scheduler.plugins.dynamic_resources.constraints import Constraint
 from fakeapi.scheduler.plugins.dynamic_resources.entries import DeviceEntry
@@ -33,7 +34,7 @@ from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import Node
 from fakeapi.scheduler.plugins.dynamic_resources.pools import Pool, device_matches_node
 from fakeapi.scheduler.plugins.dynamic_resources.requests import PreparedClaim, RequestSpec
 
-__all__ = ["MAX_RESULTS", "DeviceResult", "RequestData", "Search", "toleration_tolerates"]
+__all__ = ["MAX_RESULTS", "DeviceResult", "RequestData", "Search"]
 
 MAX_RESULTS = 32
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
@@ -76,26 +77,11 @@ class DeviceResult:
         self.consumed = consumed
 
 
-def toleration_tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
-    """``ToleratesTaint`` of core/v1 and resource.k8s.io tolerations alike: an empty effect
-    matches every effect, an empty key with Exists every key, Exists ignores the value, Equal
-    (or no operator) compares it."""
-    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
-        return False
-    if toleration.get("key") and toleration.get("key") != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    if operator == "Equal":
-        return (toleration.get("value") or "") == (taint.get("value") or "")
-    return False
-
-
 def taint_prevents_allocation(taints: tuple[Mapping[str, Any], ...], spec: RequestSpec) -> bool:
+    tolerations = spec.tolerations
     for taint in taints:
         if taint.get("effect") in _BLOCKING_EFFECTS and not (
-            spec.tolerations and any(toleration_tolerates(t, taint) for t in spec.tolerations)
+            tolerations and any(device_toleration_tolerates_taint(t, taint) for t in tolerations)
         ):
             return True
     return False

@@ -22,28 +22,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import orjson
 
 from fakeapi.client import RESOURCE_CLAIMS, Client, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
-from fakeapi.scheduler.framework.status import Code, Status
-from fakeapi.scheduler.framework.types import klog_name, object_meta
-from fakeapi.scheduler.plugins.dynamic_resources.claims import ClaimTracker
-from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
-from fakeapi.scheduler.plugins.dynamic_resources.podclaims import (
-    PodClaim,
-    consumer_for,
+from fakeapi.objects import Obj, meta
+from fakeapi.rules.claims import (
+    DELETE_PROTECTION_FINALIZER,
+    MAX_RESERVED_FOR,
     is_reserved_for_pod,
 )
+from fakeapi.rules.conditions import find_status_condition
+from fakeapi.scheduler.framework.status import Code, Status
+from fakeapi.scheduler.framework.types import klog_name
+from fakeapi.scheduler.plugins.dynamic_resources.claims import ClaimTracker
+from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
+from fakeapi.scheduler.plugins.dynamic_resources.podclaims import PodClaim, consumer_for
 from fakeapi.selectors.errors import go_quote
 from fakeapi.timefmt import format_time, parse_time
 
 __all__ = [
     "BINDING_TIMEOUT",
-    "FINALIZER",
     "BindError",
     "ClaimWriter",
     "binding_verdict",
@@ -51,8 +52,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("fakeapi.scheduler.dra")
-Obj = Mapping[str, Any]
-FINALIZER = "resource.kubernetes.io/delete-protection"
 #: how long PreBind waits for binding conditions (upstream's default bindingTimeout)
 BINDING_TIMEOUT = 600.0
 EventFn = Callable[..., None]
@@ -85,16 +84,16 @@ class ClaimWriter:
             waiter.set()
 
     async def remove_pod_reservation(self, claim: Obj, *, pod_uid: str) -> None:
-        meta = object_meta(claim)
+        metadata = meta(claim)
         patch = {
-            "metadata": {"uid": meta.get("uid")},
+            "metadata": {"uid": metadata.get("uid")},
             "status": {"reservedFor": [{"$patch": "delete", "uid": pod_uid}]},
         }
         try:
             updated = await self.client.patch(
                 RESOURCE_CLAIMS,
-                name=meta.get("name", ""),
-                namespace=meta.get("namespace", ""),
+                name=metadata.get("name", ""),
+                namespace=metadata.get("namespace", ""),
                 patch=patch,
                 patch_type="strategic",
                 subresource="status",
@@ -122,8 +121,8 @@ class ClaimWriter:
     async def delete_claim(self, claim: Obj) -> None:
         """Take the scheduler's finalizer off a claim it made, then delete it (upstream's
         ``deleteClaim``, for extended-resource claims); raises what the writes raised."""
-        meta = object_meta(claim)
-        namespace, name = meta.get("namespace", ""), meta.get("name", "")
+        metadata = meta(claim)
+        namespace, name = metadata.get("namespace", ""), metadata.get("name", "")
         first = True
 
         async def attempt() -> None:
@@ -134,8 +133,8 @@ class ClaimWriter:
             first = False
             current_meta = current.get("metadata") or {}
             finalizers = list(current_meta.get("finalizers") or ())
-            if FINALIZER in finalizers:
-                finalizers.remove(FINALIZER)
+            if DELETE_PROTECTION_FINALIZER in finalizers:
+                finalizers.remove(DELETE_PROTECTION_FINALIZER)
                 body = {**current, "metadata": {**current_meta, "finalizers": finalizers}}
                 self.tracker.assume(await self.client.update(RESOURCE_CLAIMS, body=body))
 
@@ -147,8 +146,8 @@ class ClaimWriter:
                 raise
 
     def current(self, claim: Obj) -> Obj:
-        meta = object_meta(claim)
-        return self.tracker.get(meta.get("namespace", ""), meta.get("name", "")) or claim
+        metadata = meta(claim)
+        return self.tracker.get(metadata.get("namespace", ""), metadata.get("name", "")) or claim
 
     async def bind_claim(
         self,
@@ -166,8 +165,8 @@ class ClaimWriter:
         is expected, not a lost race.
         """
         wrote = False
-        meta = object_meta(pod_claim.claim)
-        namespace, name = meta.get("namespace", ""), meta.get("name", "")
+        metadata = meta(pod_claim.claim)
+        namespace, name = metadata.get("namespace", ""), metadata.get("name", "")
         first = True
 
         async def attempt() -> Obj:
@@ -200,10 +199,11 @@ class ClaimWriter:
             new_status = dict(status)
             if write_allocation:
                 assert allocation is not None
-                meta = claim.get("metadata") or {}
-                finalizers = meta.get("finalizers") or []
-                if FINALIZER not in finalizers:
-                    protected = {**meta, "finalizers": [*finalizers, FINALIZER]}
+                metadata = claim.get("metadata") or {}
+                finalizers = metadata.get("finalizers") or []
+                if DELETE_PROTECTION_FINALIZER not in finalizers:
+                    finalizers = [*finalizers, DELETE_PROTECTION_FINALIZER]
+                    protected = {**metadata, "finalizers": finalizers}
                     claim = await self.client.update(
                         RESOURCE_CLAIMS, body={**claim, "metadata": protected}
                     )
@@ -215,15 +215,14 @@ class ClaimWriter:
                 if self.features.device_binding_and_status:  # every allocation, as upstream
                     new_allocation["allocationTimestamp"] = format_time(self.clock.now())
                 new_status["allocation"] = new_allocation
-            elif is_reserved_for_pod(pod, claim) or (status.get("allocation") or {}).get(
-                "reservedForAnyPod"
-            ):
+            elif is_reserved_for_pod(pod, claim):
                 return claim
             reserved = list(new_status.get("reservedFor") or ())
             if not any(r.get("uid") == consumer["uid"] for r in reserved):
-                if len(reserved) >= 256:
+                if len(reserved) >= MAX_RESERVED_FOR:
                     raise BindError(
-                        f"claim {namespace}/{name}: reservedFor already has 256 entries"
+                        f"claim {namespace}/{name}: reservedFor already has "
+                        f"{MAX_RESERVED_FOR} entries"
                     )
                 reserved.append(consumer)
             new_status["reservedFor"] = reserved
@@ -254,7 +253,7 @@ class ClaimWriter:
         if not waiting:
             return None
         self.event(
-            regarding={"apiVersion": "v1", "kind": "Pod", "metadata": object_meta(pod)},
+            regarding={"apiVersion": "v1", "kind": "Pod", "metadata": meta(pod)},
             type="Normal",
             reason="BindingConditionsPending",
             action="Scheduling",
@@ -290,7 +289,7 @@ class ClaimWriter:
         return verdict is False and self.binding_deadline(claim) <= self.clock.monotonic()
 
     async def _wait_for_binding(self, claim: Obj) -> Status | None:
-        uid = object_meta(claim).get("uid", "")
+        uid = meta(claim).get("uid", "")
         deadline = self.binding_deadline(claim)
         waiter = self._waiters.setdefault(uid, asyncio.Event())
         try:
@@ -303,7 +302,7 @@ class ClaimWriter:
                     return Status(Code.ERROR, (verdict,))
                 remaining = deadline - self.clock.monotonic()
                 if remaining <= 0:  # upstream's isPodReadyForBinding error
-                    name = object_meta(claim).get("name", "")
+                    name = meta(claim).get("name", "")
                     return Status(Code.ERROR, (f"claim {name} binding timeout",))
                 waiter.clear()
                 timer = asyncio.ensure_future(self.clock.sleep(remaining))
@@ -356,12 +355,10 @@ def binding_verdict(claim: Obj) -> bool | str:
         )
         conditions = {c.get("type"): c.get("status") for c in entry.get("conditions") or ()}
         for failure in failures:
-            failed = next(
-                (c for c in entry.get("conditions") or () if c.get("type") == failure), None
-            )
+            failed = find_status_condition(entry.get("conditions") or (), failure)
             if failed is not None and failed.get("status") == "True":
                 # upstream's isClaimReadyForBinding: the driver's reason and message
-                name = object_meta(claim).get("name", "")
+                name = meta(claim).get("name", "")
                 return (
                     f"claim {name} binding failed: reason={failed.get('reason') or ''}, "
                     f"message={go_quote(str(failed.get('message') or ''))}"

@@ -1,4 +1,7 @@
-"""A pod's resource requests and a node's allocatable, as numbers (upstream's component-helpers).
+"""A pod's resource requests and a node's allocatable, as numbers (component-helpers' ``resource``).
+
+Mirrors ``k8s.io/component-helpers/resource`` ``PodRequests`` (and the scheduler's
+``schedutil.GetNonzeroRequests`` defaults for scoring).
 
 The scheduler (NodeResourcesFit, its cache of what each node holds) and the kubelet (its
 admission of a pod onto its node) reckon requests the same way, as upstream's both use
@@ -27,8 +30,6 @@ __all__ = [
     "Resource",
     "pod_requests",
 ]
-
-Obj = Mapping[str, Any]
 
 #: what a container without requests counts as for scoring (upstream schedutil defaults)
 DEFAULT_MILLI_CPU_REQUEST = 100
@@ -75,7 +76,7 @@ class Resource:
     scalar: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def from_list(cls, resources: Obj | None) -> Resource:
+    def from_list(cls, resources: Mapping[str, Any] | None) -> Resource:
         resources = resources or {}
         out = cls(
             milli_cpu=_milli(resources["cpu"]) if "cpu" in resources else 0,
@@ -122,7 +123,7 @@ def _is_pod_level(name: str) -> bool:
     return name in ("cpu", "memory") or name.startswith("hugepages-")
 
 
-def pod_requests(spec: Obj) -> tuple[Resource, Resource]:
+def pod_requests(spec: Mapping[str, Any]) -> tuple[Resource, Resource]:
     """(requests, non-zero requests), as upstream's ``PodRequests``; the non-zero requests (for
     scoring) count 100m cpu and 200Mi memory for a container that requests neither, unless the
     pod-level requests set them. Scalar resources (extended resources) are in the requests only,
