@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -149,8 +150,9 @@ async def test_a_component_that_fails_to_start_fails_the_cluster_and_says_which(
 
 async def test_a_factory_must_return_something_that_starts_and_stops() -> None:
     cluster = Cluster(components=(), profiles=(), extra_components=[NoStart])
-    with pytest.raises(TypeError, match="component 'no-start': its factory returned NoStart, "
-                                        "which has no async start()"):
+    with pytest.raises(TypeError, match=re.escape(
+        "component 'no-start': its factory returned NoStart, which has no async start()"
+    )):
         await cluster.start()
 
 

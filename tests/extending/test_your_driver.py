@@ -47,7 +47,8 @@ class StillResetting(DriverBehavior):
     """Every NodePrepareResources fails: the devices are still resetting."""
 
     async def prepare(self, claim: dict[str, Any], prepared: PreparedClaim) -> PreparedClaim:
-        raise PrepareError(f"{self.driver.name}: device reset in progress on {self.driver.node_name}")
+        driver = self.driver
+        raise PrepareError(f"{driver.name}: device reset in progress on {driver.node_name}")
 
 
 class FirstDeviceFailing(DriverBehavior):
@@ -150,6 +151,6 @@ async def test_a_class_that_cannot_be_imported_is_an_error_before_the_nodes_star
 ) -> None:
     profile_file.write_text(profile_file.read_text().replace("Unplugged", "Missing"))
 
-    with pytest.raises(ValueError, match="driver profile unplugged-gpu: behavior "
-                                         "'my_drivers:Missing': .*Missing"):
+    with pytest.raises(ValueError, match=r"driver profile unplugged-gpu: behavior "
+                                         r"'my_drivers:Missing': .*Missing"):
         await fakeapi_cluster_factory(nodes=1, profiles=[profile_file])
