@@ -117,7 +117,8 @@ class ComponentWiring(InProcessAccess):
             transport: Any = HttpTransport(self.server.url, verify=False)
         else:
             transport = InProcessTransport(self.registry)
-        client = Client(transport, field_manager=field_manager)
+        # resources may be named as kubectl names them ("configmaps"), as with the test's client
+        client = Client(transport, field_manager=field_manager, resolve=self.resource)
         self._clients.append(client)
         if observed:
             self.informers.observe_writes_of(client)
