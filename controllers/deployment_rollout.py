@@ -19,6 +19,7 @@ Pure plans over the ReplicaSets as the controller last saw them; the controller 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from fakeapi.controllers.deployment_util import (
@@ -153,7 +154,8 @@ def _fraction(rs: Obj, deployment: Obj) -> int:
         before = as_dict(deployment.get("status")).get("replicas") or 0
         if not isinstance(before, int) or before == 0:
             return 0
-    return round(replicas_of(rs) * new_max / before) - replicas_of(rs)
+    # Go's RoundToInt32 rounds halves away from zero
+    return math.floor(replicas_of(rs) * new_max / before + 0.5) - replicas_of(rs)
 
 
 def plan_proportional_scale(
