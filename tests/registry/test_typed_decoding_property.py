@@ -77,6 +77,15 @@ CLIENT_MODELS: dict[tuple[str, str], str | None] = {
     ("resource.k8s.io/v1", "ResourceSlice"): "V1ResourceSlice",
     ("resource.k8s.io/v1", "DeviceTaintRule"): "V1DeviceTaintRule",
     ("resource.k8s.io/v1beta2", "DeviceTaintRule"): "V1beta2DeviceTaintRule",
+    ("resource.k8s.io/v1beta2", "DeviceClass"): "V1beta2DeviceClass",
+    ("resource.k8s.io/v1beta2", "ResourceClaim"): "V1beta2ResourceClaim",
+    ("resource.k8s.io/v1beta2", "ResourceClaimTemplate"): "V1beta2ResourceClaimTemplate",
+    ("resource.k8s.io/v1beta2", "ResourceSlice"): "V1beta2ResourceSlice",
+    ("resource.k8s.io/v1beta1", "DeviceClass"): "V1beta1DeviceClass",
+    ("resource.k8s.io/v1beta1", "ResourceClaim"): "V1beta1ResourceClaim",
+    ("resource.k8s.io/v1beta1", "ResourceClaimTemplate"): "V1beta1ResourceClaimTemplate",
+    ("resource.k8s.io/v1beta1", "ResourceSlice"): "V1beta1ResourceSlice",
+    ("resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest"): "V1alpha3ResourcePoolStatusRequest",
     ("resource.k8s.io/v1beta2", "ResourcePool"): None,  # the client's V1beta2ResourcePool is
     # the slice's pool struct, not this kind
     ("scheduling.k8s.io/v1", "PriorityClass"): "V1PriorityClass",
