@@ -91,6 +91,11 @@ CLIENT_MODELS: dict[tuple[str, str], str | None] = {
     ("scheduling.k8s.io/v1", "PriorityClass"): "V1PriorityClass",
     ("scheduling.k8s.io/v1alpha1", "Workload"): None,  # the client ships v1alpha3 and v1beta1
     ("scheduling.k8s.io/v1alpha1", "PodGroup"): None,
+    ("scheduling.k8s.io/v1beta1", "Workload"): "V1beta1Workload",
+    ("scheduling.k8s.io/v1beta1", "PodGroup"): "V1beta1PodGroup",
+    ("scheduling.k8s.io/v1alpha3", "Workload"): "V1alpha3Workload",
+    ("scheduling.k8s.io/v1alpha3", "PodGroup"): "V1alpha3PodGroup",
+    ("scheduling.k8s.io/v1alpha3", "CompositePodGroup"): "V1alpha3CompositePodGroup",
     ("authentication.k8s.io/v1", "SelfSubjectReview"): "V1SelfSubjectReview",
     ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): "V1SelfSubjectAccessReview",
     ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): "V1SelfSubjectRulesReview",

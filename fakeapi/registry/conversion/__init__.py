@@ -18,8 +18,9 @@ between the two shapes. Such a row
   field manager does.
 
 A converter is two pure functions on JSON-shaped dicts. They must not modify their argument (it
-may be a stored object) and should share the sub-trees they leave unchanged, ``metadata`` in
-particular: the store keeps a reference to the metadata it stamped while a strategy hook runs.
+may be a stored object) and should share the sub-trees they leave unchanged. A hook's result is
+put back into the same dicts (the object's and its ``metadata``), since the store keeps a
+reference to the metadata it stamped while a strategy hook runs.
 """
 
 from __future__ import annotations
@@ -110,8 +111,15 @@ class ConversionChain:
 
 
 def _replace_contents(target: Obj, source: Obj) -> None:
+    """Make ``target`` hold ``source``, keeping ``target``'s metadata dict (others hold it)."""
     if source is target:
         return
+    meta, new_meta = target.get("metadata"), source.get("metadata")
+    if isinstance(meta, dict) and isinstance(new_meta, dict) and meta is not new_meta:
+        fresh = dict(new_meta)
+        meta.clear()
+        meta.update(fresh)
+        source = {**source, "metadata": meta}
     target.clear()
     target.update(source)
 
@@ -199,17 +207,23 @@ def served_version(
     group: str | None = None,
     kind: str | None = None,
     openapi_prefix: str = "",
+    strategy: Strategy | None = None,
+    releases: tuple[int, ...] | None = None,
 ) -> ResourceType:
     """The row serving ``storage``'s objects at ``version``: its own model (the storage row's
     when None), the storage row's names, scope, subresources and (converted) strategy, and
-    ``converter`` between the shapes (only ``apiVersion`` changes when it is None)."""
+    ``converter`` between the shapes (only ``apiVersion`` changes when it is None). ``strategy``
+    replaces the converted storage strategy (it must convert for itself); ``releases`` the
+    storage row's releases."""
     if model is None:
         model = storage.model_reference
     group = storage.group if group is None else group
     api_version = f"{group}/{version}" if group else version
     if converter is None:
         converter = ApiVersionConversion(stored=storage.api_version, served=api_version)
-    if isinstance(converter, ApiVersionConversion):
+    if strategy is not None:
+        pass  # the caller's, which converts for itself
+    elif isinstance(converter, ApiVersionConversion):
         strategy = storage.strategy  # the same fields: the storage rules read them as they are
     else:
         strategy = ConvertingStrategy(storage.strategy, converter)
@@ -223,6 +237,7 @@ def served_version(
         openapi_prefix=openapi_prefix or _prefix_for(storage.openapi_prefix, version),
         stored_in=storage.key,
         converter=converter,
+        releases=storage.releases if releases is None else releases,
     )
 
 
