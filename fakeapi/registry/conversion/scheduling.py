@@ -241,8 +241,11 @@ def _pod_group_in(*, v1alpha2: bool) -> Callable[[Obj], Obj]:
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return obj
-        spec = _rename(_group_refs_in(spec, v1alpha2=v1alpha2), "schedulingPolicy", "policy")
-        kept, moved = _split(spec, _POD_GROUP_EXTRAS)
+        refs = _group_refs_in(spec, v1alpha2=v1alpha2)
+        ref_field = "podGroupTemplateRef" if v1alpha2 else "workloadRef"
+        kept, moved = _split(_rename(refs, "schedulingPolicy", "policy"), _POD_GROUP_EXTRAS)
+        if _group_refs_out(refs, v1alpha2=v1alpha2).get(ref_field) != spec.get(ref_field):
+            moved["ref"] = spec.get(ref_field)  # a reference the seed's two names cannot carry
         if v1alpha2 and "schedulingConstraints" in moved:
             moved["schedulingConstraints"] = _topology_from_v1alpha2(
                 moved["schedulingConstraints"]
@@ -264,9 +267,12 @@ def _pod_group_out(*, v1alpha2: bool) -> Callable[[Obj], Obj]:
         moved = extras.get("spec")
         if isinstance(moved, dict):
             for key, value in moved.items():
-                if v1alpha2 and key != "schedulingConstraints":
+                if key == "ref":
+                    out["podGroupTemplateRef" if v1alpha2 else "workloadRef"] = value
+                elif v1alpha2 and key != "schedulingConstraints":
                     continue
-                out[key] = _topology_to_v1alpha2(value) if v1alpha2 else value
+                else:
+                    out[key] = _topology_to_v1alpha2(value) if v1alpha2 else value
         result = {**obj, "spec": out}
         if v1alpha2:
             out.pop("resourceClaims", None)
