@@ -17,7 +17,14 @@ from fakeapi.registry.conversion import ApiVersionConversion, served_version
 from fakeapi.registry.kinds.scheduling_versions import scheduling_rows
 from fakeapi.registry.resource_table import ResourceTable, ResourceType
 
-__all__ = ["ApiVersionConversion", "ResourceTable", "ResourceType", "default_resources"]
+__all__ = [
+    "ApiVersionConversion",
+    "ResourceTable",
+    "ResourceType",
+    "RuntimeConfigError",
+    "default_resources",
+    "parse_runtime_config",
+]
 
 _CORE = "fakeapi.models.core:"
 _CLAIM = "fakeapi.models.resource_claim:"
@@ -38,16 +45,49 @@ def default_resources(
         row for row in _all_rows()
         if row.served_at(emulated_version.minor) and _enabled(row, runtime_config or {})
     ]
-    return ResourceTable(rows)
+    return ResourceTable(rows, emulated_version=emulated_version)
+
+
+class RuntimeConfigError(ValueError):
+    """A ``--runtime-config`` value kube-apiserver would reject; str() is the message."""
+
+
+def parse_runtime_config(text: str) -> dict[str, bool]:
+    """kube-apiserver's ``--runtime-config``: ``group/version=bool`` pairs (``v1`` or ``api/v1``
+    for the core group, ``api/all``, ``api/ga``, ``api/beta``, ``api/alpha`` for every version of
+    that stability); a key without a value means ``true``."""
+    config: dict[str, bool] = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        value = raw.strip().lower() if sep else "true"
+        if value not in ("true", "false"):
+            raise RuntimeConfigError(f"invalid value {raw.strip()} for key {key}")
+        if "/" not in key and key != "v1":
+            raise RuntimeConfigError(
+                f"runtime-config invalid key {key}; expected <group>/<version>"
+            )
+        config["api/v1" if key == "v1" else key] = value == "true"
+    return config
+
+
+def _stability(version: str) -> str:
+    return "alpha" if "alpha" in version else "beta" if "beta" in version else "ga"
 
 
 def _enabled(row: ResourceType, runtime_config: Mapping[str, bool]) -> bool:
+    """Whether ``runtime_config`` leaves ``row``'s group-version on (the most specific key
+    wins, as kube-apiserver resolves them)."""
     if not runtime_config:
         return True
-    for key in (row.api_version, f"api/{row.version}" if not row.group else row.group):
+    own = row.api_version if row.group else f"api/{row.version}"
+    for key in (own, f"api/{_stability(row.version)}", "api/all"):
         if key in runtime_config:
             return runtime_config[key]
-    return runtime_config.get("api/all", True)
+    return True
 
 
 def _all_rows() -> list[ResourceType]:

@@ -20,6 +20,7 @@ from functools import cached_property
 
 from pydantic import BaseModel
 
+from fakeapi.features import EMULATED_VERSION, KubernetesVersion
 from fakeapi.registry.conversion import ApiVersionConversion
 from fakeapi.registry.strategy import Strategy
 from fakeapi.schema import SchemaNode, schema_for
@@ -143,8 +144,12 @@ class ResourceType:
 class ResourceTable:
     """The served kinds, indexed the ways requests look them up."""
 
-    def __init__(self, types: Iterable[ResourceType]) -> None:
+    def __init__(
+        self, types: Iterable[ResourceType], *, emulated_version: KubernetesVersion | None = None
+    ) -> None:
         self._types = list(types)
+        #: the Kubernetes release the table serves (``/version``, OpenAPI's info)
+        self.emulated_version = emulated_version or EMULATED_VERSION
         self._by_path: dict[tuple[str, str, str], ResourceType] = {}
         self._by_kind: dict[tuple[str, str], ResourceType] = {}
         for rt in self._types:
