@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fakeapi.models.base import K8sModel, Time, atomic_list, map_list
+from fakeapi.models.base import K8sModel, atomic_list, map_list
 from fakeapi.models.meta import Condition, ObjectMeta
 
 __all__ = [
@@ -30,6 +30,8 @@ class ResourcePoolStatusRequestSpec(K8sModel):
     """Only the pool of this name; all pools of the driver when unset."""
     limit: int | None = None
     """The most pools listed in status (1 to 1000, default 100); poolCount counts them all."""
+    default_partition_type_attribute: str | None = None
+    """The attribute that names a partitioned device's type where its slice declares none."""
 
 
 class PoolStatus(K8sModel):
@@ -62,8 +64,6 @@ class PoolStatus(K8sModel):
 class ResourcePoolStatusRequestStatus(K8sModel):
     """The answer, written once by the controller."""
 
-    observation_time: Time | None = None
-    """When the controller computed the answer."""
     pool_count: int
     """The number of pools matching the request, whether or not all are listed."""
     pools: Annotated[list[PoolStatus] | None, atomic_list()] = None
