@@ -43,11 +43,15 @@ def test_kubectl_create_service_allocates_and_prints_each_type(kubectl):
 
 
 def test_a_taken_node_port_is_refused_and_expose_copies_the_selector(kubectl):
-    kubectl("create", "service", "nodeport", "first", "--tcp=80:8080", "--node-port=30111")
+    # a port no service of the module holds yet: earlier tests' services got random node ports
+    taken = kubectl("get", "svc", "-A", "-o", "jsonpath={.items[*].spec.ports[*].nodePort}",
+                    namespaced=False).split()
+    port = next(str(p) for p in range(30111, 32768) if str(p) not in taken)
+    kubectl("create", "service", "nodeport", "first", "--tcp=80:8080", f"--node-port={port}")
     refused = kubectl.run("create", "service", "nodeport", "second", "--tcp=80:8080",
-                          "--node-port=30111", check=False)
+                          f"--node-port={port}", check=False)
     assert refused.returncode != 0
-    assert ("spec.ports[0].nodePort: Invalid value: 30111: provided port is already allocated"
+    assert (f"spec.ports[0].nodePort: Invalid value: {port}: provided port is already allocated"
             in refused.stderr)
     kubectl("expose", "service", "first", "--name=copy", "--port=81", "--target-port=8080")
     selector = kubectl("get", "svc", "copy", "-o", "jsonpath={.spec.selector.app}")
