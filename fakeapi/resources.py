@@ -198,7 +198,7 @@ def _all_rows() -> list[ResourceType]:
                      "resourcepoolstatusrequests", False,
                      "fakeapi.models.resource_pool_status_request:ResourcePoolStatusRequest",
                      ResourcePoolStatusRequestStrategy(), subresources=("status",),
-                     openapi_prefix="io.k8s.api.resource.v1alpha3"),
+                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1alpha3"),
         # every kind of the group at v1beta2 (1.36's shapes are v1's) and at v1beta1
         *(served_version(row, version="v1beta2")
           for row in (device_class, claim, claim_template, resource_slice, taint_rule)),
