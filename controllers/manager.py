@@ -52,6 +52,8 @@ _CONTROLLERS: dict[str, str] = {
     "podgroup-protection-controller":
         f"{_PACKAGE}.podgroup_protection:PodGroupProtectionController",
     "resourcepool-controller": f"{_PACKAGE}.resourcepool:ResourcePoolController",
+    "resourcepoolstatusrequest-controller":
+        f"{_PACKAGE}.resourcepoolstatusrequest:ResourcePoolStatusRequestController",
     "device-taint-eviction-controller":
         f"{_PACKAGE}.devicetaint_eviction:DeviceTaintEvictionController",
     "node-lifecycle-controller": f"{_PACKAGE}.nodelifecycle:NodeLifecycleController",
