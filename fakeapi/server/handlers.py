@@ -23,6 +23,7 @@ from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
 from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
+from fakeapi.server.limits import RequestLimits
 from fakeapi.server.params import WriteVerb
 from fakeapi.server.partial_metadata import partial_list, partial_object, response_view
 from fakeapi.server.patching import APPLY, apply_patch_request
@@ -35,6 +36,7 @@ from fakeapi.server.replies import (
 )
 from fakeapi.server.routing import Target, resolve, unserved_stream
 from fakeapi.server.watchstream import error_stream, stream_watch
+from fakeapi.storage.watch import Watcher
 
 __all__ = ["ResourceHandlers", "WatchSettings"]
 
@@ -52,8 +54,15 @@ class WatchSettings:
 
 
 class ResourceHandlers:
-    def __init__(self, *, registry: GenericStore, watch: WatchSettings | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        registry: GenericStore,
+        watch: WatchSettings | None = None,
+        limits: RequestLimits | None = None,
+    ) -> None:
         self.registry = registry
+        self.limits = limits or RequestLimits()
         self.resources: ResourceTable = registry.resources
         # URL → target depends only on the (immutable) resource table: cache recent paths
         self._resolve = functools.lru_cache(maxsize=4096)(
@@ -207,12 +216,23 @@ class ResourceHandlers:
         if target.name is not None:
             options = _with_name(options, target.name)
         timeout = q.timeout_seconds(request.query)
-        try:
-            watcher = self.registry.watch(rt, target.namespace, options)
-        except errors.StatusError as exc:
-            if exc.code in (410, 504):  # expired, or too large: an ERROR event, as upstream
-                return await error_stream(request, exc)
-            raise
+        with self.limits.watch_slot(request):
+            try:
+                watcher = self.registry.watch(rt, target.namespace, options)
+            except errors.StatusError as exc:
+                if exc.code in (410, 504):  # expired, or too large: an ERROR event, as upstream
+                    return await error_stream(request, exc)
+                raise
+            return await self._stream(request, rt, watcher, options, timeout)
+
+    async def _stream(
+        self,
+        request: web.Request,
+        rt: ResourceType,
+        watcher: Watcher,
+        options: WatchOptions,
+        timeout: int | None,
+    ) -> web.StreamResponse:
         settings = self.watch_settings
         return await stream_watch(
             request,
