@@ -37,7 +37,8 @@ def new_registry(
     clock: Clock | None = None,
     storage: Storage | None = None,
 ) -> GenericStore:
-    """A registry serving every kind, with the system namespaces created."""
+    """A registry serving every kind, with the system namespaces created (those a restored
+    storage already holds are left as they are)."""
     registry = GenericStore(
         resources=default_resources(), storage=storage, clock=clock, feature_gates=feature_gates
     )
@@ -45,10 +46,13 @@ def new_registry(
     assert namespaces is not None
     options = WriteOptions(field_manager="fakeapi-bootstrap")
     for name in SYSTEM_NAMESPACES:
-        registry.create(namespaces, None, {"metadata": {"name": name}}, options)
+        if registry.find(namespaces, None, name) is None:
+            registry.create(namespaces, None, {"metadata": {"name": name}}, options)
     priority_classes = registry.resources.lookup("scheduling.k8s.io", "v1", "priorityclasses")
     if priority_classes is not None:
         for name, value in SYSTEM_PRIORITY_CLASSES.items():
+            if registry.find(priority_classes, None, name) is not None:
+                continue
             body = {
                 "metadata": {"name": name},
                 "value": value,
@@ -56,6 +60,6 @@ def new_registry(
             }
             registry.create(priority_classes, None, body, options)
     services = registry.resources.lookup("", "v1", "services")
-    if services is not None:
+    if services is not None and registry.find(services, "default", "kubernetes") is None:
         registry.create(services, "default", KUBERNETES_SERVICE, options)
     return registry

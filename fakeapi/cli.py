@@ -43,6 +43,12 @@ SANDBOX_CONTEXT = "fakeapi"
 _FEATURE_GATES_HELP = "comma-separated Gate=true|false pairs, as upstream (DRAAdminAccess=false)"
 
 
+_DATA_DIR_HELP = (
+    "keep the cluster's objects in this directory: every acknowledged write survives a restart "
+    "(or a kill -9) and is restored on the next start with the same directory"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fakeapi", description="A hermetic Kubernetes control plane for DRA."
@@ -54,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=6443, help="port (0 picks a free one)")
     serve.add_argument("--kubeconfig", help="write a kubeconfig for this server here")
     serve.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+    serve.add_argument("--data-dir", help=_DATA_DIR_HELP)
 
     sandbox = sub.add_parser(
         "sandbox",
@@ -76,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
         help="driver profile of every node (repeatable; default gpu)",
     )
     sandbox.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+    sandbox.add_argument("--data-dir", help=_DATA_DIR_HELP)
     sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sandbox.add_argument("--port", type=int, default=6443,
                          help="port to listen on (default 6443; 0 picks a free one)")
@@ -176,12 +184,24 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     gates = _feature_gates(args.feature_gates)
     if gates is None:
         return 2
-    registry = new_registry(feature_gates=gates)
+    storage = None
+    if args.data_dir:
+        from fakeapi.storage.durable import DurableStorage
+        from fakeapi.storage.interface import StorageError
+
+        try:
+            storage = DurableStorage(args.data_dir)
+        except (StorageError, OSError) as exc:
+            print(f"fakeapi serve: --data-dir: {exc}", file=sys.stderr)
+            return 1
+    registry = new_registry(feature_gates=gates, storage=storage)
     server = ApiServer(registry=registry, host=args.host, port=args.port)
     try:
         await server.start()
     except OSError as exc:
         print(f"fakeapi serve: {_listen_error(exc, args.host, args.port)}", file=sys.stderr)
+        if storage is not None:
+            storage.close()
         return 1
     if args.kubeconfig:
         write_kubeconfig(args.kubeconfig, server=server.url)
@@ -192,6 +212,8 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
             print(f"kubeconfig written to {args.kubeconfig}", flush=True)
         await stop.wait()
     await server.stop()
+    if storage is not None:
+        storage.close()
     return 0
 
 
@@ -242,6 +264,7 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
     started = time.perf_counter()
     from fakeapi.cluster.assembler import Cluster
     from fakeapi.cluster.manifests import ManifestError
+    from fakeapi.storage.interface import StorageError
 
     try:
         cluster = Cluster(
@@ -254,6 +277,7 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
             host=args.host,
             port=args.port,
             load=[Path(p) for p in args.load],
+            data_dir=args.data_dir,
         )
     except ValueError as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
@@ -267,6 +291,9 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         return 1
     except (ManifestError, ValueError, TimeoutError) as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
+        return 1
+    except StorageError as exc:
+        print(f"fakeapi sandbox: --data-dir: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:
         from fakeapi.errors import StatusError

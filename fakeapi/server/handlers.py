@@ -2,7 +2,8 @@
 
 Each verb maps to one registry call; what differs between kinds lives in strategies. Responses
 reuse the stored encodings: a GET writes the stored bytes as they are and a LIST concatenates
-them, so reads never re-serialise objects.
+them, so reads never re-serialise objects. A write is answered only once the storage says it is
+durable (at once in memory; once its batch is fsynced with a data directory).
 """
 
 from __future__ import annotations
@@ -263,13 +264,16 @@ class ResourceHandlers:
                 options = replace(options, field_manager=manager)
         return body, options
 
-    def _written(self, rt: ResourceType, result: WriteResult, *, status: int) -> web.Response:
+    async def _written(
+        self, rt: ResourceType, result: WriteResult, *, status: int
+    ) -> web.Response:
+        await self.registry.storage.durable()
         return json_bytes_response(result.raw, status=status, warnings=result.warnings)
 
     async def create(self, request: web.Request, target: Target) -> web.Response:
         body, options = await self._body(request, "create")
         result = self.registry.create(target.resource, target.namespace, body, options)
-        return self._written(target.resource, result, status=201)
+        return await self._written(target.resource, result, status=201)
 
     async def update(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -282,7 +286,7 @@ class ResourceHandlers:
             options,
             subresource=target.subresource,
         )
-        return self._written(target.resource, result, status=201 if result.created else 200)
+        return await self._written(target.resource, result, status=201 if result.created else 200)
 
     async def patch(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -297,7 +301,7 @@ class ResourceHandlers:
             patch=body,
             options=options,
         )
-        return self._written(target.resource, result, status=201 if result.created else 200)
+        return await self._written(target.resource, result, status=201 if result.created else 200)
 
     async def post_subresource(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -307,6 +311,7 @@ class ResourceHandlers:
         result = self.registry.post_subresource(
             target.resource, target.namespace, target.name, target.subresource, body, options
         )
+        await self.registry.storage.durable()
         if request.method == "PUT":  # e.g. namespaces/finalize answers with the object
             return json_bytes_response(result.raw)
         return json_response(success_status(code=201), status=201)
@@ -316,9 +321,10 @@ class ResourceHandlers:
         body = await _optional_body(request)
         options = q.delete_options(request.query, body)
         result = self.registry.delete(target.resource, target.namespace, target.name, options)
-        return self._deleted(target.resource, result)
+        return await self._deleted(target.resource, result)
 
-    def _deleted(self, rt: ResourceType, result: DeleteResult) -> web.Response:
+    async def _deleted(self, rt: ResourceType, result: DeleteResult) -> web.Response:
+        await self.registry.storage.durable()
         reply = delete_reply(rt, result)
         if isinstance(reply, bytes):
             return json_bytes_response(reply)
@@ -332,6 +338,7 @@ class ResourceHandlers:
             rt, target.namespace, q.list_options(request.query), options
         )
         meta = {"resourceVersion": str(self.registry.resource_version)}
+        await self.registry.storage.durable()
         return json_bytes_response(_list_body(rt, meta, (r.raw for r in results)))
 
 
