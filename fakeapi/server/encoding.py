@@ -76,9 +76,16 @@ def status_response(error: errors.StatusError) -> web.Response:
     return response
 
 
+#: control characters no header value may carry (tab may)
+_HEADER_CONTROLS = str.maketrans({c: " " for c in (*range(0x09), *range(0x0A, 0x20), 0x7F)})
+
+
 def warning_header(text: str) -> str:
+    """A ``Warning: 299 - "<text>"`` value. A control character in the text (an unknown field's
+    name can hold any) becomes a space, as Go's HTTP server turns a line break in a header value
+    into one; a header may carry neither."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'299 - "{escaped}"'
+    return f'299 - "{escaped.translate(_HEADER_CONTROLS)}"'
 
 
 class _DupDict(dict[str, Any]):
