@@ -8,6 +8,8 @@ durable (at once in memory; once its batch is fsynced with a data directory).
 
 from __future__ import annotations
 
+import asyncio
+import builtins
 import functools
 import random
 from collections.abc import Iterable
@@ -18,7 +20,7 @@ import orjson
 from aiohttp import web
 
 from fakeapi import errors
-from fakeapi.registry.options import WatchOptions, WriteOptions
+from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
 from fakeapi.registry.store import DeleteResult, GenericStore, WriteResult
 from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.selectors import parse_field_selector
@@ -40,6 +42,9 @@ from fakeapi.server.watchstream import error_stream, stream_watch
 from fakeapi.storage.watch import Watcher
 
 __all__ = ["ResourceHandlers", "WatchSettings"]
+
+#: objects a list prints on the event loop, and a collection delete deletes between yields
+_SLICE = 500
 
 
 class WatchSettings:
@@ -102,7 +107,7 @@ class ResourceHandlers:
             if method == "GET":
                 if target.watch_path or q.flag(request.query, "watch"):
                     return await self.watch(request, target)
-                return self.list(request, target)
+                return await self.list(request, target)
             if method == "POST":
                 if target.resource.namespaced and target.namespace is None:
                     raise method_not_allowed(method)
@@ -187,21 +192,26 @@ class ResourceHandlers:
         await response.write_eof()
         return response
 
-    def list(self, request: web.Request, target: Target) -> web.Response:
+    async def list(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource
         view = response_view(request.headers.get("Accept", ""))
         result = self.registry.list(rt, target.namespace, q.list_options(request.query))
         if view == "Table":
-            body = render_table(
+            render = functools.partial(
+                render_table,
                 rt,
-                (s.obj for s in result.items),
+                [s.obj for s in result.items],
                 now=self.registry.clock.now(),
                 include=q.include_object(request.query),
                 resource_version=result.resource_version,
                 continue_token=result.continue_token,
                 remaining=result.remaining,
             )
-            return json_response(body)
+            # printing is Python work per object: a long table is printed off the event loop
+            # (the stored versions it reads are immutable)
+            if len(result.items) > _SLICE:
+                return json_response(await asyncio.to_thread(render))
+            return json_response(render())
         meta: dict[str, Any] = {"resourceVersion": result.resource_version}
         if result.continue_token:
             meta["continue"] = result.continue_token
@@ -334,12 +344,43 @@ class ResourceHandlers:
         rt = target.resource
         body = await _optional_body(request)
         options = q.delete_options(request.query, body)
-        results = self.registry.delete_collection(
-            rt, target.namespace, q.list_options(request.query), options
+        list_options = q.list_options(request.query)
+        sliced = not (
+            list_options.limit
+            or list_options.continue_token
+            or list_options.resource_version
+            or list_options.resource_version_match
         )
+        if not sliced:
+            results = self.registry.delete_collection(rt, target.namespace, list_options, options)
+        else:
+            results = await self._delete_in_slices(target, list_options, options)
         meta = {"resourceVersion": str(self.registry.resource_version)}
         await self.registry.storage.durable()
         return json_bytes_response(_list_body(rt, meta, (r.raw for r in results)))
+
+
+    async def _delete_in_slices(
+        self, target: Target, list_options: ListOptions, options: DeleteOptions
+    ) -> builtins.list[DeleteResult]:
+        """A whole collection deleted page by page of one consistent list (as one call would
+        delete it), letting other requests in between pages."""
+        rt, namespace = target.resource, target.namespace
+        page = replace(list_options, limit=_SLICE)
+        results: builtins.list[DeleteResult] = []
+        while True:
+            try:
+                token = self.registry.list(rt, namespace, page).continue_token
+            except errors.StatusError as exc:
+                if exc.code != 410:  # the list's snapshot left the history: the rest at once
+                    raise
+                rest = replace(list_options, continue_token="")
+                return results + self.registry.delete_collection(rt, namespace, rest, options)
+            results += self.registry.delete_collection(rt, namespace, page, options)
+            if not token:
+                return results
+            page = replace(page, continue_token=token)
+            await asyncio.sleep(0)
 
 
 async def _optional_body(request: web.Request) -> Any:

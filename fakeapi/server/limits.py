@@ -84,6 +84,10 @@ class RequestLimits:
         finally:
             self._reading -= 1
 
+    def watches_held(self) -> int:
+        """How many watch slots are held, over all clients."""
+        return sum(self._watches.values())
+
     @contextmanager
     def watch_slot(self, request: web.Request) -> Iterator[None]:
         """Hold one of the client's watch slots for the life of a watch (429 when none is

@@ -58,8 +58,9 @@ class ApiServer:
         self.host = host
         self.port = port
         self.metrics = metrics if metrics is not None else CollectorRegistry()
+        self.limits = limits or RequestLimits()
         self.app = create_app(
-            registry=registry, watch=watch, metrics=self.metrics, limits=limits
+            registry=registry, watch=watch, metrics=self.metrics, limits=self.limits
         )
         self._runner: web.AppRunner | None = None
 
