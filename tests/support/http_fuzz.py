@@ -283,9 +283,56 @@ def _bodies(draw: st.DrawFn, path: str) -> bytes:
     return _json(draw(JSON_VALUES))
 
 
+#: writes that make sense for their route (a sample created, replaced or patched, perhaps with
+#: one field made hostile), so that the campaign also goes down the paths that succeed
+_COHERENT = (
+    ("POST", COLLECTIONS, ("application/json", "application/yaml")),
+    ("PUT", SAMPLES, ("application/json",)),
+    ("PATCH", SAMPLES, ("application/merge-patch+json", "application/apply-patch+yaml")),
+)
+
+
 @st.composite
-def fuzz_requests(draw: st.DrawFn) -> FuzzRequest:
-    """One hostile request."""
+def _coherent_writes(draw: st.DrawFn) -> FuzzRequest:
+    method, paths, types = draw(st.sampled_from(_COHERENT))
+    path = draw(st.sampled_from(paths))
+    rt = next(r for r in KINDS if f"/{r.plural}" in path)
+    if (rt.api_version, rt.kind) in SAMPLE_KINDS:
+        body: Any = sample(rt.api_version, rt.kind)
+    else:
+        body = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {}}
+    body["metadata"]["name"] = "sample" if method != "POST" else draw(st.sampled_from(NAMES))
+    if draw(st.booleans()):
+        field_name = draw(st.sampled_from(("spec", "status", "metadata", "data", "extra")))
+        body[field_name] = draw(JSON_VALUES)
+    content_type = draw(st.sampled_from(types))
+    raw = yaml.safe_dump(body).encode() if "yaml" in content_type else _json(body)
+    manager = SAMPLE_FIELD_MANAGERS.get((rt.api_version, rt.kind), "fuzz")
+    query = [("fieldManager", manager)]
+    query += draw(
+        st.lists(
+            st.tuples(st.sampled_from(QUERY_KEYS), st.sampled_from(HOSTILE_VALUES)), max_size=2
+        )
+    )
+    return FuzzRequest(
+        method=method,
+        path=path,
+        query=tuple(query),
+        content_type=content_type,
+        accept="application/json",
+        user_agent="fuzz",
+        body=raw,
+        delivery=draw(st.sampled_from(("whole", "whole", "whole", "slow"))),
+    )
+
+
+def fuzz_requests() -> st.SearchStrategy[FuzzRequest]:
+    """One hostile request: anything at all, or a write that makes sense for its route."""
+    return _any_requests() | _coherent_writes()
+
+
+@st.composite
+def _any_requests(draw: st.DrawFn) -> FuzzRequest:
     path = draw(
         st.sampled_from(ROUTES) | st.sampled_from(COLLECTIONS) | st.sampled_from(SAMPLES)
     )
