@@ -60,59 +60,77 @@ def _anchor_name(node: yaml.Node, text: str | None) -> str:
 
 
 def check_aliasing(root: yaml.Node, *, text: str | None = None) -> None:
-    """Walk the composed graph as go-yaml's decoder would, raising :class:`YAMLLimitError` on
+    """Count the composed graph as go-yaml's decoder would, raising :class:`YAMLLimitError` on
     excessive aliasing, an anchor containing itself, or nesting past :data:`MAX_DEPTH`.
 
     PyYAML gives every alias of an anchor the anchor's node itself. A node's first visit, in
-    document order, is where it is defined: its place (parent and position) is recorded, and a
-    node reached from any other place is reached through an alias, so it and everything below it
-    count as alias expansion, as go-yaml counts them.
+    document order, is where it is defined (its parent and position are recorded); an edge to a
+    node from anywhere else is an alias. go-yaml decodes an alias by decoding its target again,
+    every node of it counted as aliased; here each node's expanded size is computed once, after
+    its children, and an alias adds its target's size in one step. That gives go-yaml's verdict
+    at the cost of one visit per node of the document as written: within an expansion every node
+    counted is aliased, so the aliased share only grows while the share allowed only falls, and
+    checking at the end of each expansion (and at every node outside them) fails exactly the
+    documents go-yaml fails.
     """
     decode_count = 1  # the document node
     alias_count = 0
     home: dict[int, tuple[int, int]] = {}
+    size: dict[int, int] = {}  # expanded node count of each node whose subtree is done
     on_path: set[int] = set()
-    # (node, its place, alias depth, nesting depth, leaving); ``leaving`` pops it off the path
-    stack: list[tuple[yaml.Node, tuple[int, int], int, int, bool]] = [
-        (root, (0, 0), 0, 0, False)
-    ]
-    while stack:
-        node, place, alias_depth, depth, leaving = stack.pop()
-        key = id(node)
-        if leaving:
-            on_path.discard(key)
-            continue
-        defined = home.setdefault(key, place)
-        if defined != place:  # an alias: its own node, then its target as expansion
-            if key in on_path:
-                name = _anchor_name(node, text)
-                raise YAMLLimitError(f"yaml: anchor '{name}' value contains itself")
-            decode_count += 1
-            if alias_depth > 0:
-                alias_count += 1
-            alias_depth += 1
-        decode_count += 1
-        if alias_depth > 0:
-            alias_count += 1
+
+    def check() -> None:
         if (
             alias_count > 100
             and decode_count > 1000
             and alias_count / decode_count > _allowed_alias_ratio(decode_count)
         ):
             raise YAMLLimitError("yaml: document contains excessive aliasing")
-        if isinstance(node, yaml.ScalarNode):
+
+    # (node, its place, nesting depth, leaving); ``leaving`` sums its children once they are done
+    stack: list[tuple[yaml.Node, tuple[int, int], int, bool]] = [(root, (0, 0), 0, False)]
+    while stack:
+        node, place, depth, leaving = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if leaving:
+            on_path.discard(key)
+            total = 1
+            for index, child in enumerate(children):
+                total += size[id(child)]
+                if home[id(child)] != (key, index):
+                    total += 1  # the alias node itself
+            size[key] = total
+            continue
+        defined = home.setdefault(key, place)
+        if defined != place:  # an alias: its own node, then its target decoded again
+            if key in on_path or key not in size:
+                name = _anchor_name(node, text)
+                raise YAMLLimitError(f"yaml: anchor '{name}' value contains itself")
+            decode_count += 1
+            decode_count += size[key]
+            alias_count += size[key]
+            check()
+            continue
+        decode_count += 1
+        check()
+        if not children:
+            size[key] = 1
             continue
         if depth >= MAX_DEPTH:
             raise YAMLLimitError(f"yaml: exceeded max depth of {MAX_DEPTH}")
         on_path.add(key)
-        stack.append((node, place, alias_depth, depth, True))
-        children: list[yaml.Node] = (
-            [part for pair in node.value for part in pair]
-            if isinstance(node, yaml.MappingNode)
-            else list(node.value)
-        )
+        stack.append((node, place, depth, True))
         for index in range(len(children) - 1, -1, -1):
-            stack.append((children[index], (key, index), alias_depth, depth + 1, False))
+            stack.append((children[index], (key, index), depth + 1, False))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def bounded_loader(base: type[yaml.SafeLoader] | None = None) -> type[yaml.SafeLoader]:
