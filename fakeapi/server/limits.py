@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from fakeapi import errors
+from fakeapi.server.params import parse_bool
 
 __all__ = ["RequestLimits", "too_many_requests"]
 
@@ -43,14 +44,21 @@ def too_many_requests(retry_after: int = 1) -> errors.StatusError:
     )
 
 
+def _true(value: str | None) -> bool:
+    try:
+        return value is not None and parse_bool(value)
+    except ValueError:
+        return False
+
+
 def _long_running(request: web.Request) -> bool:
     """Watches and followed subresources, as upstream's long-running request check."""
     query = request.query
     if request.method != "GET":
         return False
-    if "/watch/" in request.path or query.get("watch") in ("1", "true", "True"):
+    if "/watch/" in request.path or _true(query.get("watch")):
         return True
-    return query.get("follow") in ("1", "true", "True")
+    return _true(query.get("follow"))
 
 
 @dataclass

@@ -116,6 +116,7 @@ HOSTILE_VALUES = (
     "-1",
     "5",
     "true",
+    "t",
     "false",
     "All",
     "Strict",
@@ -218,12 +219,11 @@ class FuzzRequest:
 
     def streams(self) -> bool:
         """Whether a 200 answer is a stream that stays open (a watch, a followed log)."""
-        keys = {key: value for key, value in self.query}
-        return (
-            "/watch/" in self.path
-            or keys.get("watch") in ("1", "true", "True")
-            or keys.get("follow") in ("1", "true", "True")
-        )
+        keys: dict[str, str] = {}
+        for key, value in self.query:  # the first of repeated parameters counts, as in Go
+            keys.setdefault(key, value)
+        on = ("1", "t", "T", "true", "TRUE", "True")  # Go's ParseBool
+        return "/watch/" in self.path or keys.get("watch") in on or keys.get("follow") in on
 
 
 @st.composite
