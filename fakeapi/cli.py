@@ -213,7 +213,7 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
         await stop.wait()
     await server.stop()
     if storage is not None:
-        storage.close()
+        await storage.aclose()
     return 0
 
 

@@ -29,6 +29,8 @@ reads cost what they cost without a data directory.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import struct
 import zlib
@@ -47,6 +49,8 @@ __all__ = [
     "read_records",
     "write_snapshot",
 ]
+
+log = logging.getLogger("fakeapi.storage")
 
 LOG = "log"
 SNAPSHOT = "snapshot"
@@ -166,21 +170,34 @@ class Journal:
         await asyncio.shield(waiter)
 
     async def _flush_batches(self) -> None:
-        try:
-            while self._pending:
-                batch, target = bytes(self._pending), self.appended_rv
-                self._pending.clear()
+        while self._pending:
+            batch, target = bytes(self._pending), self.appended_rv
+            self._pending.clear()
+            try:
                 await asyncio.to_thread(self._write, batch)
-                self.flushed_rv = target
-                self._wake(target)
-                if self.log_size > self.snapshot_after:
+            except Exception as exc:  # the disk failed: nobody waiting is told it is durable
+                self._pending[0:0] = batch  # written again, in order, by the next flush
+                self._fail(exc)
+                return
+            self.flushed_rv = target
+            self._wake(target)
+            if self.log_size > self.snapshot_after:
+                try:
                     await self._compact()
-        except BaseException as exc:
-            for _, waiter in self._waiters:
-                if not waiter.done():
-                    waiter.set_exception(exc if isinstance(exc, Exception) else OSError(exc))
-            self._waiters.clear()
-            raise
+                except Exception:  # the log still holds everything: compact another time
+                    log.exception("data directory %s: compaction failed", self.directory)
+
+    async def drain(self) -> None:
+        """Return once no flush or compaction is under way and everything is on disk."""
+        while self._flusher is not None and not self._flusher.done():
+            await asyncio.shield(self._flusher)
+        await self.durable()
+
+    def _fail(self, exc: Exception) -> None:
+        for _, waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_exception(exc)
+        self._waiters.clear()
 
     async def _compact(self) -> None:
         """Snapshot the state and start the log again. Records still buffered are at most the
@@ -200,9 +217,15 @@ class Journal:
         self._waiters = still
 
     def _write(self, batch: bytes) -> None:
-        self._file.write(batch)
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            self._file.write(batch)
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError:
+            # cut off what part of the batch got out, so the retry appends to whole records
+            with contextlib.suppress(OSError):
+                self._file.truncate(self.log_size)
+            raise
         self.log_size += len(batch)
 
     def flush_now(self) -> None:
@@ -222,5 +245,6 @@ class Journal:
         self.log_size = 0
 
     def close(self) -> None:
+        """Flush what is buffered and close (call :meth:`drain` first inside an event loop)."""
         self.flush_now()
         self._file.close()

@@ -62,8 +62,15 @@ class MemoryStorage:
         if self.journal is not None:
             await self.journal.durable()
 
+    async def aclose(self) -> None:
+        """Let any flush under way finish, then flush and close the data directory, if any."""
+        if self.journal is not None:
+            await self.journal.drain()
+        self.close()
+
     def close(self) -> None:
-        """Flush and close the data directory, if any."""
+        """Flush and close the data directory, if any (outside an event loop, or once no flush
+        is under way: :meth:`aclose`)."""
         if self.journal is not None:
             self.journal.close()
             self.journal = None

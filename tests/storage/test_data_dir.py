@@ -203,3 +203,30 @@ async def test_every_acknowledged_write_survives_a_kill_9(tmp_path):
     finally:
         restarted.send_signal(signal.SIGINT)
         restarted.wait(timeout=10)
+
+
+async def test_a_failed_fsync_acknowledges_nothing_and_the_next_flush_writes_it_again(
+    tmp_path, monkeypatch
+):
+    from fakeapi.storage import journal
+
+    registry = _registry(tmp_path)
+    rt = _configmaps(registry)
+    fsync = journal.os.fsync
+    failures = [OSError(5, "Input/output error")]
+
+    def failing_once(fd: int) -> None:
+        if failures:
+            raise failures.pop()
+        fsync(fd)
+
+    monkeypatch.setattr(journal.os, "fsync", failing_once)
+    registry.create(rt, "default", {"metadata": {"name": "first"}}, WRITE)
+    with pytest.raises(OSError, match="Input/output error"):
+        await registry.storage.durable()
+    await _write_some(registry, ["second"])  # durable: the first is written again before it
+    _close(registry)
+
+    restored = _registry(tmp_path)
+    assert set(_names(restored)) == {"first", "second"}
+    _close(restored)
