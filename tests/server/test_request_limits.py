@@ -262,3 +262,16 @@ async def test_a_large_collection_is_deleted_in_slices_and_listed_as_a_table_who
     assert len(deleted.json()["items"]) == 1200
     assert pages == [500, 500, 200]  # the event loop is let go between slices
     await _nothing_stored(client)
+
+
+async def test_a_request_line_past_8190_bytes_gets_a_plain_400_from_the_http_layer(
+    server, caplog
+):
+    _, client = server
+    caplog.set_level(logging.DEBUG)
+    selector = "app in (" + ",".join(f"v{i}" for i in range(2000)) + ")"
+    response = await client.get(CONFIGMAPS, params={"labelSelector": selector})
+    assert response.status_code == 400
+    assert response.text.startswith("Got more than 8190 bytes")
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]  # the client's fault
+    await _ready(client)
