@@ -494,7 +494,10 @@ def check(server: FuzzServer, request: FuzzRequest) -> int | None:
     elapsed = time.monotonic() - started
     assert elapsed < ANSWER_WITHIN, f"answered after {elapsed:.1f}s"
     status = outcome.status
-    assert status is None or status < 500, (status, outcome.body[:300])
+    # the one 5xx upstream answers to a client: a read at a resourceVersion the server has not
+    # reached yet is a retryable 504 Timeout
+    too_new = status == 504 and b"Too large resource version" in outcome.body
+    assert status is None or status < 500 or too_new, (status, outcome.body[:300])
     answered = status is not None and request.method != "HEAD"  # HEAD answers have no body
     if answered and status >= 400 and outcome.content_type == "application/json":
         reply = orjson.loads(outcome.body)
