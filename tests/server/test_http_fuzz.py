@@ -51,3 +51,18 @@ def test_a_field_name_with_control_characters_is_warned_about_on_one_header_line
     )
     assert response.status_code == 201, response.text
     assert response.headers["Warning"] == '299 - "unknown field \\"x y z\\""'
+
+
+@pytest.mark.parametrize(
+    ("resource_version", "code"),
+    [("18446744073709551615", 504), ("18446744073709551616", 400)],  # uint64's last, and past
+)
+def test_a_read_version_past_64_bits_is_invalid_not_yet_to_come(
+    server: FuzzServer, resource_version: str, code: int
+) -> None:
+    response = server.client.get(
+        "/api/v1/configmaps", params={"resourceVersion": resource_version}
+    )
+    assert response.status_code == code
+    if code == 400:
+        assert response.json()["message"] == f"invalid resource version: '{resource_version}'"
