@@ -2,18 +2,21 @@
 
 kube-apiserver reads YAML through sigs.k8s.io/yaml over go-yaml, which refuses a document whose
 decode is mostly alias expansion ("billion laughs": a few hundred bytes of nested anchors that
-expand to billions of nodes) and one nested deeper than 10000 levels. PyYAML has neither limit:
-it shares the node of an anchor between its aliases, so it builds such a document cheaply, and the
-expansion happens later, in whatever walks the value (copying it, finding duplicate keys,
-encoding it), which then holds the event loop for minutes.
+expand to billions of nodes) and one nested deeper than 10000 levels. PyYAML has no alias limit
+(libyaml under it stops nesting at 1000 levels): it shares the node of an anchor between its
+aliases, so it builds such a document cheaply, and the expansion happens later, in whatever walks
+the value (copying it, finding duplicate keys, encoding it), which then holds the event loop for
+minutes.
 
-So the composed node graph is walked once, before anything is constructed from it, counting
+So the composed node graph is checked once, before anything is constructed from it, counting
 nodes as go-yaml's decoder counts them (``decodeCount``, and ``aliasCount`` for the nodes reached
 through an alias) and failing as it fails: once more than 100 aliased nodes and 1000 nodes in all
 have been seen and the aliased share passes ``allowedAliasRatio`` (99% up to 400,000 nodes,
 falling to 10% at 4,000,000). A document that passes expands to at most about 400,000 aliased
-nodes beyond its own, so the walk and everything after it stay bounded. An alias inside its own
-anchor (``a: &x {b: *x}``) is refused as go-yaml refuses it, instead of becoming a cyclic value.
+nodes beyond its own (for any body under the 3 MiB limit), so everything after the check stays
+bounded, and the check itself visits each written node once (:func:`check_aliasing`). An alias
+inside its own anchor (``a: &x {b: *x}``) is refused as go-yaml refuses it, instead of becoming a
+cyclic value.
 """
 
 from __future__ import annotations
