@@ -98,6 +98,8 @@ class ResourceHandlers:
                 )
             raise url_not_found()
         method = request.method
+        if target.watch_path and method != "GET":  # /watch/ paths serve the watch verb only
+            raise method_not_allowed(method)
         if target.resource.strategy.create_only:  # a review: POST to the collection only
             if target.name is not None or target.watch_path:
                 raise url_not_found()

@@ -66,3 +66,14 @@ def test_a_read_version_past_64_bits_is_invalid_not_yet_to_come(
     assert response.status_code == code
     if code == 400:
         assert response.json()["message"] == f"invalid resource version: '{resource_version}'"
+
+
+@pytest.mark.parametrize("method", ["DELETE", "POST", "PUT", "PATCH"])
+def test_a_watch_path_serves_only_get(server: FuzzServer, method: str) -> None:
+    before = server.resource_version()
+    response = server.client.request(
+        method, "/apis/scheduling.k8s.io/v1/watch/priorityclasses", content=b"{}"
+    )
+    assert response.status_code == 405, response.text  # not a collection delete or a create
+    assert response.json()["reason"] == "MethodNotAllowed"
+    assert server.resource_version() == before
