@@ -64,6 +64,12 @@ def _add_version_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runtime-config", default="", help=_RUNTIME_CONFIG_HELP)
 
 
+_DATA_DIR_HELP = (
+    "keep the cluster's objects in this directory: every acknowledged write survives a restart "
+    "(or a kill -9) and is restored on the next start with the same directory"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fakeapi", description="A hermetic Kubernetes control plane for DRA."
@@ -76,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--kubeconfig", help="write a kubeconfig for this server here")
     serve.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
     _add_version_flags(serve)
+    serve.add_argument("--data-dir", help=_DATA_DIR_HELP)
 
     sandbox = sub.add_parser(
         "sandbox",
@@ -100,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sandbox.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
     _add_version_flags(sandbox)
+    sandbox.add_argument("--data-dir", help=_DATA_DIR_HELP)
     sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sandbox.add_argument("--port", type=int, default=6443,
                          help="port to listen on (default 6443; 0 picks a free one)")
@@ -278,15 +286,28 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     versions = _versions(args, "serve")
     if versions is None:
         return 2
+    storage = None
+    if args.data_dir:
+        from fakeapi.storage.durable import DurableStorage
+        from fakeapi.storage.interface import StorageError
+
+        try:
+            storage = DurableStorage(args.data_dir)
+        except (StorageError, OSError) as exc:
+            print(f"fakeapi serve: --data-dir: {exc}", file=sys.stderr)
+            return 1
     version, runtime_config, gates = versions
     registry = new_registry(
-        feature_gates=gates, emulated_version=version, runtime_config=runtime_config
+        feature_gates=gates, emulated_version=version, runtime_config=runtime_config,
+        storage=storage,
     )
     server = ApiServer(registry=registry, host=args.host, port=args.port)
     try:
         await server.start()
     except OSError as exc:
         print(f"fakeapi serve: {_listen_error(exc, args.host, args.port)}", file=sys.stderr)
+        if storage is not None:
+            storage.close()
         return 1
     if args.kubeconfig:
         write_kubeconfig(args.kubeconfig, server=server.url)
@@ -297,6 +318,8 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
             print(f"kubeconfig written to {args.kubeconfig}", flush=True)
         await stop.wait()
     await server.stop()
+    if storage is not None:
+        await storage.aclose()
     return 0
 
 
@@ -359,6 +382,7 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
     # late for start-up time: only the command that runs loads its part
     from fakeapi.cluster.assembler import Cluster
     from fakeapi.cluster.manifests import ManifestError
+    from fakeapi.storage.interface import StorageError
 
     try:
         cluster = Cluster(
@@ -379,6 +403,7 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
             scheduler_config=Path(args.scheduler_config) if args.scheduler_config else None,
             kubelet_root_dir=args.kubelet_root_dir,
             driver_commands=args.driver_commands,
+            data_dir=args.data_dir,
         )
     except ValueError as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
@@ -392,6 +417,9 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         return 1
     except (ManifestError, ValueError, TimeoutError) as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
+        return 1
+    except StorageError as exc:
+        print(f"fakeapi sandbox: --data-dir: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:
         from fakeapi.errors import StatusError  # late for start-up time, as above

@@ -21,6 +21,7 @@ from fakeapi.registry.store import GenericStore
 from fakeapi.server import discovery, openapi
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
+from fakeapi.server.limits import RequestLimits
 from fakeapi.server.metrics import add_metrics_route
 from fakeapi.server.openapi_v2 import SwaggerEndpoint
 
@@ -165,13 +166,18 @@ def create_app(
     registry: GenericStore,
     watch: WatchSettings | None = None,
     metrics: CollectorRegistry | None = None,
+    limits: RequestLimits | None = None,
 ) -> web.Application:
-    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None)."""
-    app = web.Application(middlewares=[_status_errors], client_max_size=4 * 1024 * 1024)
+    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None);
+    ``limits`` bounds what clients may hold at once (upstream's defaults when None)."""
+    limits = limits or RequestLimits()
+    app = web.Application(
+        middlewares=[_status_errors, limits.middleware], client_max_size=4 * 1024 * 1024
+    )
     app[REGISTRY] = registry
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
     docs = _Documents(registry)
-    handlers = ResourceHandlers(registry=registry, watch=watch)
+    handlers = ResourceHandlers(registry=registry, watch=watch, limits=limits)
     version_bytes = orjson.dumps(version_info(registry.resources.emulated_version))
 
     async def version(_: web.Request) -> web.Response:
