@@ -112,14 +112,14 @@ class ClaimCleanup:
         return True  # a consumer we cannot see: its creator removes the reference
 
     async def _live_members(self, ns: str, group: str) -> bool:
-        """Whether a pod of PodGroup ``group`` could still use the group's claims: from the
-        cache, and — when the cache knows none — from a live list, since a pod created just
-        before its group's deletion may not have reached the cache yet."""
+        """Whether a pod of PodGroup ``group`` could still use the group's claims. The pod cache
+        may not have seen a member created just before the group's deletion, so an empty answer
+        from it is checked with a live list before the reservation goes."""
         for key in self.pods.index_keys(POD_GROUP_INDEX, f"{ns}/{group}"):
             pod = self.pods.get(key)
             if pod is not None and not pod_is_done(pod):
                 return True
-        listed = await self.client.list(PODS, namespace=ns)
+        listed = await self.client.list_all(PODS, namespace=ns)
         return any(pod_group_name(pod) == group and not pod_is_done(pod) for pod in listed.items)
 
     async def sync(self, ns: str, name: str) -> None:

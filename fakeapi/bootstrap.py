@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from fakeapi.apiextensions.controllers import ApiExtensionsControllers
 from fakeapi.apiextensions.serving import CustomResourceRows
 from fakeapi.clock import Clock
+from fakeapi.features import EMULATED_VERSION, KubernetesVersion, default_gates
 from fakeapi.registry.admission import default_admission
 from fakeapi.registry.kinds.priorityclass import SYSTEM_PRIORITY_CLASSES
 from fakeapi.registry.options import WriteOptions
@@ -51,10 +52,18 @@ def new_registry(
     feature_gates: Mapping[str, bool] | None = None,
     clock: Clock | None = None,
     storage: Storage | None = None,
+    emulated_version: KubernetesVersion = EMULATED_VERSION,
+    runtime_config: Mapping[str, bool] | None = None,
 ) -> GenericStore:
     """A registry serving every kind through upstream's default admission, with the system
-    namespaces, priority classes and the ``kubernetes`` Service created."""
-    resources = default_resources()
+    namespaces, priority classes and the ``kubernetes`` Service created (those a restored
+    storage already holds are left as they are). ``emulated_version``
+    picks the API versions served and the gate defaults; ``runtime_config`` switches
+    group-versions off (or on) as kube-apiserver's ``--runtime-config``."""
+    resources = default_resources(
+        emulated_version=emulated_version, runtime_config=runtime_config
+    )
+    feature_gates = default_gates(emulated_version) | dict(feature_gates or {})
     storage = storage if storage is not None else MemoryStorage()
     registry = GenericStore(
         resources=resources,
@@ -69,10 +78,13 @@ def new_registry(
     assert namespaces is not None
     options = WriteOptions(field_manager="fakeapi-bootstrap")
     for name in SYSTEM_NAMESPACES:
-        registry.create(namespaces, None, {"metadata": {"name": name}}, options)
+        if registry.find(namespaces, None, name) is None:
+            registry.create(namespaces, None, {"metadata": {"name": name}}, options)
     priority_classes = registry.resources.lookup("scheduling.k8s.io", "v1", "priorityclasses")
     if priority_classes is not None:
         for name, value in SYSTEM_PRIORITY_CLASSES.items():
+            if registry.find(priority_classes, None, name) is not None:
+                continue
             body = {
                 "metadata": {"name": name},
                 "value": value,
@@ -80,6 +92,6 @@ def new_registry(
             }
             registry.create(priority_classes, None, body, options)
     services = registry.resources.lookup("", "v1", "services")
-    if services is not None:
+    if services is not None and registry.find(services, "default", "kubernetes") is None:
         registry.create(services, "default", KUBERNETES_SERVICE, options)
     return registry

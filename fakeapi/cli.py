@@ -2,7 +2,14 @@
 
 - ``fakeapi serve`` runs the API server alone (like kube-apiserver with in-memory storage).
 - ``fakeapi sandbox`` runs a whole cluster: API server, controllers, scheduler and simulated nodes
-  with DRA drivers, merged into a kubeconfig the way kind does, until Ctrl-C.
+  with DRA drivers, merged into a kubeconfig the way kind does, until Ctrl-C. With
+  ``--kubelet-root-dir`` / ``--driver-command`` the nodes take real DRA drivers over the kubelet's
+  plugin gRPC APIs (docs/kubelet.md). Your own code runs inside it: ``--component
+  module:factory`` (a controller, an operator), ``--scheduler-plugin module:Plugin`` and
+  ``--scheduler-config FILE`` (a KubeSchedulerConfiguration), ``--profile FILE`` (a driver
+  profile, which may name a Python behaviour class) and ``--stages PATH``.
+- ``fakeapi driver-check CMD`` runs a driver binary through a conformance check and prints a
+  pass/fail table (:mod:`fakeapi.cluster.driver_check`).
 
 Start-up failures (a taken port, a bad manifest under ``--load``) are one line on stderr and exit
 status 1; bad flags exit 2, as argparse does. The sandbox assembles its cluster through
@@ -23,6 +30,7 @@ import asyncio
 import contextlib
 import errno
 import gc
+import os
 import signal
 import sys
 import time
@@ -41,6 +49,25 @@ __all__ = ["main"]
 
 SANDBOX_CONTEXT = "fakeapi"
 _FEATURE_GATES_HELP = "comma-separated Gate=true|false pairs, as upstream (DRAAdminAccess=false)"
+_EMULATED_VERSION_HELP = (
+    "the Kubernetes release to behave as: 1.36 or 1.37 (default): its API versions and its "
+    "feature-gate defaults"
+)
+_RUNTIME_CONFIG_HELP = (
+    "switch API group-versions off or on, as kube-apiserver: resource.k8s.io/v1beta1=false "
+    "(also api/all, api/alpha, api/beta, api/ga)"
+)
+
+
+def _add_version_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--emulated-version", default="", help=_EMULATED_VERSION_HELP)
+    parser.add_argument("--runtime-config", default="", help=_RUNTIME_CONFIG_HELP)
+
+
+_DATA_DIR_HELP = (
+    "keep the cluster's objects in this directory: every acknowledged write survives a restart "
+    "(or a kill -9) and is restored on the next start with the same directory"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,6 +81,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=6443, help="port (0 picks a free one)")
     serve.add_argument("--kubeconfig", help="write a kubeconfig for this server here")
     serve.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+    _add_version_flags(serve)
+    serve.add_argument("--data-dir", help=_DATA_DIR_HELP)
 
     sandbox = sub.add_parser(
         "sandbox",
@@ -64,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
         "entries are kept) and made current; on exit they are removed again and the previous "
         "context is restored. Ctrl-C (or SIGTERM) stops the sandbox.",
         epilog="example: fakeapi sandbox --nodes 2 --profile gpu --profile partitionable "
-        "--load ./manifests",
+        "--load ./manifests --component my_operator:new_operator",
     )
     sandbox.add_argument(
         "--nodes", type=int, default=4, metavar="N",
@@ -72,10 +101,13 @@ def _parser() -> argparse.ArgumentParser:
         "and scheduler, so that nodes and ResourceSlices you create by hand are used",
     )
     sandbox.add_argument(
-        "--profile", action="append", dest="profiles", metavar="NAME",
-        help="driver profile of every node (repeatable; default gpu)",
+        "--profile", action="append", dest="profiles", metavar="NAME|FILE",
+        help="driver profile of every node: a shipped one's name or a profile YAML file "
+        "(repeatable; default gpu)",
     )
     sandbox.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+    _add_version_flags(sandbox)
+    sandbox.add_argument("--data-dir", help=_DATA_DIR_HELP)
     sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sandbox.add_argument("--port", type=int, default=6443,
                          help="port to listen on (default 6443; 0 picks a free one)")
@@ -89,6 +121,18 @@ def _parser() -> argparse.ArgumentParser:
         help="a manifest file or a directory of manifests to apply once the cluster is ready "
         "(repeatable; applied in order)",
     )
+    sandbox.add_argument(
+        "--kubelet-root-dir", metavar="DIR",
+        help="give node-i the kubelet directory DIR/node-i (plugins_registry/, plugins/) where "
+        "real DRA drivers register over the kubelet's plugin gRPC APIs",
+    )
+    sandbox.add_argument(
+        "--driver-command", action="append", default=[], dest="driver_commands", metavar="CMD",
+        help="run CMD once per node as a DaemonSet would, restarted when it exits; placeholders "
+        "{node}, {root_dir}, {registry_dir}, {plugins_dir}, {kubeconfig} (also in the "
+        "environment: NODE_NAME, KUBELET_REGISTRATION_DIR, KUBELET_PLUGINS_DIR, KUBECONFIG); "
+        "repeatable. Without --kubelet-root-dir the directories are temporary",
+    )
     sandbox.add_argument("--seed", type=int, default=0,
                          help="seed of the simulated components' randomness (default 0)")
     sandbox.add_argument(
@@ -97,6 +141,46 @@ def _parser() -> argparse.ArgumentParser:
         "one, '-name' leaves one out (default '*'; with --nodes 0 "
         f"'*,-{_NODE_LIFECYCLE}', since no kubelet renews a hand-made node's lease)",
     )
+    sandbox.add_argument(
+        "--stages", metavar="PATH",
+        help="the simulated kubelets' pod lifecycle stages: a stage YAML file or a directory of "
+        "them (default: the shipped stages, with their delays)",
+    )
+    sandbox.add_argument(
+        "--component", action="append", dest="components", default=[], metavar="MODULE:FACTORY",
+        help="a component of your own, started after the built-in ones: factory(ctx) returns an "
+        "object with async start() and stop() (repeatable; the module must be importable)",
+    )
+    sandbox.add_argument(
+        "--scheduler-plugin", action="append", dest="scheduler_plugins", default=[],
+        metavar="MODULE:PLUGIN",
+        help="an out-of-tree scheduler plugin: a factory(handle) whose name attribute names the "
+        "plugin, enabled after the default plugins unless --scheduler-config places it "
+        "(repeatable)",
+    )
+    sandbox.add_argument(
+        "--scheduler-config", metavar="FILE",
+        help="a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) whose profile the "
+        "scheduler runs: plugins enabled or disabled per extension point, score weights, "
+        "pluginConfig",
+    )
+    check = sub.add_parser(
+        "driver-check",
+        help="check a DRA driver binary against the kubelet's expectations (a pass/fail table)",
+        description="Run a DRA driver binary on a one-node fakeapi cluster, as the sandbox's "
+        "--driver-command does, and check registration, slice publication and pool "
+        "consistency, prepare/unprepare (idempotency, concurrency, unknown claims), the health "
+        "stream, a pod end to end and restart survival. Exit status 1 when a check fails.",
+        epilog="example: fakeapi driver-check 'my-driver --node-name {node} "
+        "--kubelet-registrar-directory-path {registry_dir} --kubelet-plugins-directory-path "
+        "{plugins_dir} --kubeconfig {kubeconfig}'",
+    )
+    check.add_argument("driver_command", nargs="+", metavar="CMD",
+                       help="the driver's command line (one quoted string, or its words)")
+    check.add_argument("--driver", metavar="NAME",
+                       help="the driver name it must register as (default: whatever it says)")
+    check.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="how long each check waits for the driver (default 30)")
     return parser
 
 
@@ -113,14 +197,38 @@ def _controllers(spec: str | None, *, nodes: int) -> tuple[str, ...]:
     return select_controllers(spec)
 
 
-def _feature_gates(text: str) -> dict[str, bool] | None:
-    from fakeapi.features import parse_feature_gates  # late for start-up time, as above
+def _versions(args: argparse.Namespace, command: str) -> tuple[Any, dict[str, bool], Any] | None:
+    """(emulated version, runtime config, gates) from the flags, or None after printing why."""
+    # late for start-up time, as above
+    from fakeapi.features import (
+        EMULATED_VERSION,
+        EmulatedVersionError,
+        FeatureGateError,
+        parse_emulated_version,
+        parse_feature_gates,
+    )
+    from fakeapi.resources import RuntimeConfigError, parse_runtime_config
 
     try:
-        return parse_feature_gates(text)
-    except ValueError as exc:
+        version = (
+            parse_emulated_version(args.emulated_version)
+            if args.emulated_version
+            else EMULATED_VERSION
+        )
+    except EmulatedVersionError as exc:
+        print(f"fakeapi {command}: --emulated-version: {exc}", file=sys.stderr)
+        return None
+    try:
+        runtime_config = parse_runtime_config(args.runtime_config)
+    except RuntimeConfigError as exc:
+        print(f"fakeapi {command}: --runtime-config: {exc}", file=sys.stderr)
+        return None
+    try:
+        gates = parse_feature_gates(args.feature_gates, version=version)
+    except FeatureGateError as exc:
         print(f"fakeapi: --feature-gates: {exc}", file=sys.stderr)
         return None
+    return version, runtime_config, gates
 
 
 @contextlib.contextmanager
@@ -175,15 +283,31 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     from fakeapi.bootstrap import new_registry
     from fakeapi.server.runner import ApiServer
 
-    gates = _feature_gates(args.feature_gates)
-    if gates is None:
+    versions = _versions(args, "serve")
+    if versions is None:
         return 2
-    registry = new_registry(feature_gates=gates)
+    storage = None
+    if args.data_dir:
+        from fakeapi.storage.durable import DurableStorage
+        from fakeapi.storage.interface import StorageError
+
+        try:
+            storage = DurableStorage(args.data_dir)
+        except (StorageError, OSError) as exc:
+            print(f"fakeapi serve: --data-dir: {exc}", file=sys.stderr)
+            return 1
+    version, runtime_config, gates = versions
+    registry = new_registry(
+        feature_gates=gates, emulated_version=version, runtime_config=runtime_config,
+        storage=storage,
+    )
     server = ApiServer(registry=registry, host=args.host, port=args.port)
     try:
         await server.start()
     except OSError as exc:
         print(f"fakeapi serve: {_listen_error(exc, args.host, args.port)}", file=sys.stderr)
+        if storage is not None:
+            storage.close()
         return 1
     if args.kubeconfig:
         write_kubeconfig(args.kubeconfig, server=server.url)
@@ -194,13 +318,18 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
             print(f"kubeconfig written to {args.kubeconfig}", flush=True)
         await stop.wait()
     await server.stop()
+    if storage is not None:
+        await storage.aclose()
     return 0
 
 
 def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: float) -> str:
     nodes = f"{cluster.nodes} node{'s' if cluster.nodes != 1 else ''}"
     if cluster.nodes:
-        nodes += f" ({', '.join(cluster.profiles)})"
+        drivers = [*cluster.profile_names, *(f"`{c}`" for c in cluster.driver_commands)]
+        nodes += f" ({', '.join(drivers) or 'no DRA driver'})"
+    if cluster.kubelet_root_dir is not None:
+        nodes += f", kubelet directories in {cluster.kubelet_root_dir}"
     # kubectl takes no flag before a plugin's name (kubectl dra), so point KUBECONFIG at the file
     export = "" if default_config else f"  export KUBECONFIG={kubeconfig}\n"
     # late for start-up time, like the other imports of this module
@@ -211,10 +340,12 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
     left_out = [c for c in CONTROLLER_NAMES if c not in (cluster.controllers or CONTROLLER_NAMES)]
     if "controllers" in cluster.components and left_out:
         components += f" (controllers without {', '.join(left_out)})"
+    if cluster.extra_components:
+        components += f"; yours: {', '.join(cluster.extra_components)}"
     # the shipped examples ask for the gpu profile's devices
     example = (
         f"  kubectl apply -f {EXAMPLES / 'template-claim-pod.yaml'}\n"
-        if "gpu" in cluster.profiles
+        if "gpu" in cluster.profile_names
         else ""
     )
     return (
@@ -236,16 +367,22 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
 
 
 async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
-    gates = _feature_gates(args.feature_gates)
-    if gates is None:
+    versions = _versions(args, "sandbox")
+    if versions is None:
         return 2
+    version, runtime_config, gates = versions
     if args.nodes < 0:
         print("fakeapi sandbox: --nodes must be 0 or more", file=sys.stderr)
         return 2
     started = time.perf_counter()
+    if args.components or args.scheduler_plugins or args.profiles:
+        # user code named module:attribute is imported from the current directory too, as
+        # uvicorn and kopf do
+        sys.path.insert(0, os.getcwd())
     # late for start-up time: only the command that runs loads its part
     from fakeapi.cluster.assembler import Cluster
     from fakeapi.cluster.manifests import ManifestError
+    from fakeapi.storage.interface import StorageError
 
     try:
         cluster = Cluster(
@@ -253,11 +390,20 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
             profiles=args.profiles or ("gpu",),
             controllers=_controllers(args.controllers, nodes=args.nodes),
             feature_gates=gates,
+            emulated_version=version,
+            runtime_config=runtime_config,
             seed=args.seed,
             http=True,
             host=args.host,
             port=args.port,
             load=[Path(p) for p in args.load],
+            stages=Path(args.stages) if args.stages else "realistic",
+            extra_components=args.components,
+            scheduler_plugins=args.scheduler_plugins,
+            scheduler_config=Path(args.scheduler_config) if args.scheduler_config else None,
+            kubelet_root_dir=args.kubelet_root_dir,
+            driver_commands=args.driver_commands,
+            data_dir=args.data_dir,
         )
     except ValueError as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
@@ -271,6 +417,9 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         return 1
     except (ManifestError, ValueError, TimeoutError) as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
+        return 1
+    except StorageError as exc:
+        print(f"fakeapi sandbox: --data-dir: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:
         from fakeapi.errors import StatusError  # late for start-up time, as above
@@ -307,6 +456,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         with _collect_garbage_once_ready() as ready:
             return asyncio.run(_serve(args, ready=ready))
+    if args.command == "driver-check":
+        # late for start-up time: only the command that runs loads its part
+        import shlex
+
+        from fakeapi.cluster import driver_check
+
+        words = args.driver_command
+        command = words[0] if len(words) == 1 else shlex.join(words)
+        try:
+            return driver_check.main(command, driver=args.driver, timeout=args.timeout)
+        except KeyboardInterrupt:
+            return 130
     if args.command == "sandbox":
         try:
             with _collect_garbage_once_ready() as ready:

@@ -30,6 +30,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from fakeapi.client import (
+    POD_GROUPS,
     PODS,
     Client,
     EventRecorder,
@@ -40,13 +41,21 @@ from fakeapi.client import (
 from fakeapi.clock import Clock
 from fakeapi.features import default_gates
 from fakeapi.objects import Obj, meta
-from fakeapi.rules.podgroups import pod_group_name
+from fakeapi.rules.podgroups import (
+    REASON_SCHEDULED,
+    REASON_SCHEDULER_ERROR,
+    REASON_UNSCHEDULABLE,
+    initially_scheduled_condition,
+    pod_group_name,
+)
 from fakeapi.scheduler.cache import Cache
+from fakeapi.scheduler.config import configured_registry, enable_out_of_tree
 from fakeapi.scheduler.eventhandlers import EventHandlers, responsible_for
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import ActionType, ClusterEvent, EventResource
 from fakeapi.scheduler.framework.interface import NodeToStatus
-from fakeapi.scheduler.framework.registry import Profile, Registry
+from fakeapi.scheduler.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from fakeapi.scheduler.framework.registry import PluginFactory, Registry, merge_registries
 from fakeapi.scheduler.framework.runtime import Framework
 from fakeapi.scheduler.framework.status import Code, Status
 from fakeapi.scheduler.framework.types import NodeInfo, PodInfo, QueuedPodInfo
@@ -90,7 +99,14 @@ def _pod_ref(pod: Obj) -> dict[str, Any]:
 
 
 class Scheduler:
-    """kube-scheduler for one profile, running against the API through ``client``."""
+    """kube-scheduler for one profile, running against the API through ``client``.
+
+    ``profile`` says which plugins run where (default: upstream's default plugins;
+    ``fakeapi.scheduler.config.load_scheduler_config`` reads one from a KubeSchedulerConfiguration).
+    ``plugins`` are out-of-tree plugins by name, registered beside the in-tree ones (``registry``,
+    by default all of them) as ``app.WithPlugin`` does, and enabled at every point they implement
+    after the profile's plugins unless the profile places them itself.
+    """
 
     def __init__(
         self,
@@ -101,17 +117,25 @@ class Scheduler:
         rng: Random,
         feature_gates: Mapping[str, bool] | None = None,
         metrics: CollectorRegistry | None = None,
-        scheduler_name: str = "default-scheduler",
+        scheduler_name: str = DEFAULT_SCHEDULER_NAME,
         profile: Profile | None = None,
         registry: Registry | None = None,
+        plugins: Mapping[str, PluginFactory] | None = None,
     ) -> None:
         self.client = client
         self.informers = informers
         self.clock = clock
         self.rng = rng
         self.feature_gates: Mapping[str, bool] = {**default_gates(), **(feature_gates or {})}
-        self.scheduler_name = scheduler_name
-        self.profile = profile or default_profile(scheduler_name=scheduler_name)
+        if profile is None:
+            profile = default_profile(scheduler_name=scheduler_name)
+        elif scheduler_name not in (DEFAULT_SCHEDULER_NAME, profile.scheduler_name):
+            raise ValueError(
+                f"scheduler_name {scheduler_name!r} differs from the profile's schedulerName "
+                f"{profile.scheduler_name!r}: name the scheduler in one place"
+            )
+        self.scheduler_name = profile.scheduler_name
+        self.profile = enable_out_of_tree(profile, list(plugins or ()))
         self.metrics = SchedulerMetrics(registry=metrics, profile=self.profile.scheduler_name)
         self.recorder = EventRecorder(
             client, component="default-scheduler", clock=clock, instance=scheduler_name
@@ -121,7 +145,14 @@ class Scheduler:
         with contextlib.suppress(ValueError):
             self.pods.add_index(POD_GROUP_INDEX, _pod_group_index)
         self.framework = Framework(
-            handle=self, registry=registry or in_tree_registry(), profile=self.profile
+            handle=self,
+            registry=configured_registry(
+                merge_registries(in_tree_registry() if registry is None else registry,
+                                 plugins or {}),
+                self.profile,
+                feature_gates=self.feature_gates,
+            ),
+            profile=self.profile,
         )
         self.queue = SchedulingQueue(
             framework=self.framework,
@@ -150,6 +181,9 @@ class Scheduler:
 
     def node_infos(self) -> Sequence[NodeInfo]:
         return self.cache.nodes
+
+    def plugin_args(self, name: str) -> Mapping[str, Any]:
+        return self.profile.args(name)
 
     def waiting_pods(self) -> Collection[WaitingPod]:
         return list(self.framework.waiting.values())
@@ -378,6 +412,10 @@ class Scheduler:
             action="Binding",
             note=f"Successfully assigned {namespace}/{name} to {host}",
         )
+        await self._record_group_condition(
+            pod, scheduled=True, reason=REASON_SCHEDULED,
+            message=f"pod {namespace}/{name} of the group was bound to {host}",
+        )
 
     # -- failures ---------------------------------------------------------------------------------
     async def _unschedulable(
@@ -457,6 +495,34 @@ class Scheduler:
             current, reason="SchedulerError" if error else "Unschedulable", message=message,
             nominated=nominated,
         )
+        await self._record_group_condition(
+            current, scheduled=False,
+            reason=REASON_SCHEDULER_ERROR if error else REASON_UNSCHEDULABLE, message=message,
+        )
+
+    async def _record_group_condition(
+        self, pod: Obj, *, scheduled: bool, reason: str, message: str
+    ) -> None:
+        """The PodGroupInitiallyScheduled condition of the pod's PodGroup (upstream's names):
+        True once a member is bound (it passed the gang's Permit, so the group's requirement
+        is met), False with the failure's reason until then. Best effort: a failed write is
+        written again on the group's next attempt."""
+        group_name = pod_group_name(pod)
+        if not group_name:
+            return
+        namespace = meta(pod).get("namespace", "")
+        try:
+            group = await self.client.get(POD_GROUPS, namespace=namespace, name=group_name)
+            conditions = initially_scheduled_condition(
+                group, scheduled=scheduled, reason=reason, message=message,
+                now=self.clock.now(),
+            )
+            if conditions is None:
+                return
+            group["status"] = {**(group.get("status") or {}), "conditions": conditions}
+            await self.client.update_status(POD_GROUPS, body=group)
+        except Exception as exc:
+            log.debug("updating the condition of PodGroup %s/%s: %s", namespace, group_name, exc)
 
     async def _set_unschedulable_condition(
         self, pod: Obj, *, reason: str, message: str, nominated: str | None = None

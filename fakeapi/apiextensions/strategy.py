@@ -17,6 +17,7 @@ as fakeapi's :class:`~fakeapi.registry.strategy.Strategy` hooks:
   only warn;
 * the status subresource validates ``status`` alone against the status schema; the object's
   generation moves whenever anything but metadata changes;
+* the scale subresource is :mod:`fakeapi.registry.scale`'s, over the definition's paths;
 * a definition being deleted refuses new objects.
 """
 
@@ -31,11 +32,12 @@ from fakeapi.apiextensions.defaulting import apply_defaults
 from fakeapi.apiextensions.listtypes import validate_list_sets_and_maps
 from fakeapi.apiextensions.objectmeta import coerce_embedded, validate_embedded_resources
 from fakeapi.apiextensions.pruning import prune, prune_nulls
-from fakeapi.apiextensions.scale import ScaleView
 from fakeapi.apiextensions.structural import Structural
-from fakeapi.apiextensions.versions import ServedVersion
+from fakeapi.apiextensions.versions import ScaleSpec, ServedVersion
 from fakeapi.name_syntax import is_qualified_name
-from fakeapi.registry.strategy import Obj, Strategy, SubresourceView, WriteContext
+from fakeapi.objects import dig
+from fakeapi.registry.scale import ScaleSubresource
+from fakeapi.registry.strategy import Obj, Strategy, WriteContext
 from fakeapi.registry.typed_decode import DecodeError, DecodeMode, TypedDecoder
 from fakeapi.schema import SchemaNode
 from fakeapi.validation import field as fe
@@ -176,18 +178,37 @@ class CustomResourceStrategy(Strategy):
 def strategy_for(served: ServedVersion, *, terminating: bool) -> CustomResourceStrategy:
     """The strategy of one served version (the flags the store reads are class attributes,
     so each version gets its own subclass)."""
-    views: dict[str, SubresourceView] = {}
-    if served.scale is not None:
-        views["scale"] = ScaleView(served.scale)
     attributes: dict[str, Any] = {
         "status_subresource": served.status_subresource,
         "field_labels": tuple(name for name, _ in served.selectable),
         "columns": served.columns,
-        "subresource_views": views,
+        "scale": _scale(served.scale) if served.scale is not None else None,
     }
     cls = type(f"{served.kind}Strategy", (CustomResourceStrategy,), attributes)
     strategy: CustomResourceStrategy = cls(served, terminating=terminating)
     return strategy
+
+
+def _scale(spec: ScaleSpec) -> ScaleSubresource:
+    """Where the scale subresource finds replicas and selector (upstream's ``ScaleREST`` of
+    custom resources: the integers at ``specReplicasPath`` and ``statusReplicasPath``, the
+    string at ``labelSelectorPath``; a scale write sets ``specReplicasPath``, creating the
+    objects on the way, through the object's own update, so its schema and rules apply)."""
+    selector_path = _path(spec.label_selector_path) if spec.label_selector_path else None
+
+    def selector(obj: dict[str, Any]) -> str:
+        value = dig(obj, *selector_path) if selector_path is not None else None
+        return value if isinstance(value, str) else ""
+
+    return ScaleSubresource(
+        spec_replicas=_path(spec.spec_replicas_path),
+        status_replicas=_path(spec.status_replicas_path),
+        selector=selector,
+    )
+
+
+def _path(path: str) -> tuple[str, ...]:
+    return tuple(path.lstrip(".").split("."))
 
 
 def _nested(obj: Any, path: str) -> tuple[Any, bool]:

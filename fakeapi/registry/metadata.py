@@ -10,7 +10,7 @@ import uuid
 from datetime import datetime
 
 from fakeapi import errors
-from fakeapi.name_syntax import is_dns1123_label, is_dns1123_subdomain
+from fakeapi.name_syntax import is_dns1123_label, is_dns1123_subdomain, is_path_segment_name
 from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.strategy import Obj, Strategy
 from fakeapi.timefmt import format_time
@@ -65,8 +65,9 @@ def set_namespace(rt: ResourceType, meta: Obj, namespace: str | None) -> str | N
 
 def stamp_new_object(strategy: Strategy, meta: Obj, *, now: datetime) -> None:
     """uid, creationTimestamp and (for kinds that track it) generation 1."""
-    if meta.get("resourceVersion"):
+    if _set_resource_version(meta.get("resourceVersion")):
         raise errors.bad_request("resourceVersion should not be set on objects to be created")
+    meta.pop("resourceVersion", None)
     for name in _CLEARED_ON_CREATE:
         meta.pop(name, None)
     drop_empty_maps(meta)
@@ -74,6 +75,18 @@ def stamp_new_object(strategy: Strategy, meta: Obj, *, now: datetime) -> None:
     meta["creationTimestamp"] = format_time(now)
     if strategy.tracks_generation:
         meta["generation"] = 1
+
+
+_UINT64_MAX = 2**64 - 1
+
+
+def _set_resource_version(value: object) -> bool:
+    """Whether a create's ``resourceVersion`` counts as set: as upstream's storage, only a value
+    that parses as a non-zero unsigned 64-bit integer does; anything else ("0", "v1", "-1") is
+    dropped and the object created."""
+    if not isinstance(value, str) or not value.isascii() or not value.isdigit():
+        return False
+    return 0 < int(value) <= _UINT64_MAX
 
 
 def keep_server_fields(meta: Obj, old_meta: Obj) -> None:
@@ -108,10 +121,18 @@ def merge_errors(errs: list[fe.FieldError], missing: list[fe.FieldError]) -> lis
     return errs + [e for e in missing if e.field not in reported]
 
 
+#: how a kind's names are checked (``Strategy.name_rule``)
+_NAME_RULES = {
+    "label": is_dns1123_label,
+    "subdomain": is_dns1123_subdomain,
+    "path-segment": is_path_segment_name,
+}
+
+
 def validate_metadata(rt: ResourceType, obj: Obj) -> list[fe.FieldError]:
     """Errors of an object's metadata on its own: its name by the kind's rule, its namespace by
     the resource's scope, labels, annotations, finalizers and owners."""
-    rule = is_dns1123_label if rt.strategy.name_rule == "label" else is_dns1123_subdomain
+    rule = _NAME_RULES.get(rt.strategy.name_rule, is_dns1123_subdomain)
     return validate_object_meta(
         obj.get("metadata") or {},
         namespaced=rt.namespaced,

@@ -30,6 +30,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from fakeapi.features import EMULATED_VERSION, KubernetesVersion
+from fakeapi.registry.conversion import ApiVersionConversion
 from fakeapi.registry.strategy import Strategy
 from fakeapi.registry.typed_decode import DecodeMode, ObjectDecoder, TypedDecoder
 from fakeapi.schema import SchemaNode, schema_for
@@ -89,6 +91,8 @@ class ResourceType:
     #: served from another resource's storage (``stored_in`` is its key) through ``converter``
     stored_in: str = ""
     converter: Converter | None = None
+    #: the Kubernetes minor releases (``(36, 37)``) that serve this row; empty: every release
+    releases: tuple[int, ...] = ()
 
     # The derived names and the schema are read several times by every write: each is worked
     # out once (the fields they come from never change) and kept in the instance's __dict__.
@@ -118,11 +122,34 @@ class ResourceType:
         """Storage key of the resource: ``resourceclaims.resource.k8s.io`` (group-qualified)."""
         return self.qualified_plural
 
+    @property
+    def model_reference(self) -> type[BaseModel] | str:
+        """The model as the row was given it: the class, or ``"module:Class"`` not imported yet."""
+        model: type[BaseModel] | str = self.__dict__["_model"]
+        return model
+
+    @property
+    def storage_key(self) -> str:
+        """The key of the resource whose store holds this row's objects (its own, or the
+        storage version's)."""
+        return self.stored_in or self.key
+
+    def served_at(self, minor: int) -> bool:
+        """Whether Kubernetes 1.<minor> serves this row."""
+        return not self.releases or minor in self.releases
+
     def store(self, storage: Storage) -> ResourceStore:
         """Where this resource's objects live in ``storage`` (converted if stored elsewhere)."""
         if self.converter is None:
             return storage.resource(self.key)
-        return storage.converted(self.key, stored_in=self.stored_in, converter=self.converter)
+        return storage.converted(
+            self._view_name, stored_in=self.stored_in, converter=self.converter
+        )
+
+    @cached_property
+    def _view_name(self) -> str:
+        # several versions of one resource share its key: each needs a view of its own
+        return f"{self.key}/{self.version}"
 
     def new_decoder(self, mode: DecodeMode) -> ObjectDecoder:
         """A decoder for one request body of this resource (:mod:`fakeapi.registry.decode`): Go's
@@ -147,25 +174,6 @@ class ResourceType:
         return ()
 
 
-class ApiVersionConversion:
-    """Another version of a kind whose fields are the same: only ``apiVersion`` changes.
-
-    Upstream serves a kind at several versions from one stored copy; where the versions share
-    every field (DeviceTaintRule at ``resource.k8s.io/v1`` and ``v1beta2``), converting an object
-    is rewriting its ``apiVersion``.
-    """
-
-    def __init__(self, *, stored: str, served: str) -> None:
-        self.stored = stored
-        self.served = served
-
-    def to_storage(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return {**obj, "apiVersion": self.stored}
-
-    def from_storage(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return {**obj, "apiVersion": self.served}
-
-
 class RowSource(Protocol):
     """Rows a table serves besides its own, which may change at run time."""
 
@@ -181,9 +189,13 @@ class ResourceTable:
     look-up asks first. A built-in row wins over a source's row with the same address or kind.
     """
 
-    def __init__(self, types: Iterable[ResourceType]) -> None:
+    def __init__(
+        self, types: Iterable[ResourceType], *, emulated_version: KubernetesVersion | None = None
+    ) -> None:
         self._builtin = list(types)
         self._types = list(self._builtin)
+        #: the Kubernetes release the table serves (``/version``, OpenAPI's info)
+        self.emulated_version = emulated_version or EMULATED_VERSION
         self._sources: list[RowSource] = []
         self._source_rows: dict[int, Sequence[ResourceType]] = {}
         self._generation = 0
@@ -192,7 +204,10 @@ class ResourceTable:
     def _index(self) -> None:
         self._by_path: dict[tuple[str, str, str], ResourceType] = {}
         self._by_kind: dict[tuple[str, str], ResourceType] = {}
-        for rt in self._types:
+        for rt in self._builtin:
+            self._by_path[(rt.group, rt.version, rt.plural)] = rt
+            self._by_kind[(rt.api_version, rt.kind)] = rt
+        for rt in self._types[len(self._builtin):]:
             self._by_path.setdefault((rt.group, rt.version, rt.plural), rt)
             self._by_kind.setdefault((rt.api_version, rt.kind), rt)
 

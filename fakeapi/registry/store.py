@@ -87,7 +87,7 @@ class GenericStore:
         self.clock = clock or RealClock()
         self.feature_gates = default_gates() | dict(feature_gates or {})
         self._random = random or _random_suffix
-        self._fields = ManagedFieldsTracker()
+        self._fields = ManagedFieldsTracker(resources)
         self._namespaces = self.resources.lookup("", "v1", "namespaces")
         #: mutating admission, run on every create and on updates of the resource itself; the
         #: server's assembly (:func:`fakeapi.bootstrap.new_registry`) passes kube-apiserver's
@@ -509,35 +509,6 @@ class GenericStore:
         return self.write_update(
             rt, current, new, options, subresource=subresource, precondition=None, warnings=[]
         )
-
-    def read_view(
-        self, rt: ResourceType, namespace: str | None, name: str, subresource: str
-    ) -> Obj:
-        """GET of a subresource that is another shape of the object (``scale``)."""
-        return rt.strategy.subresource_views[subresource].read(self.get(rt, namespace, name).obj)
-
-    def write_view(
-        self,
-        rt: ResourceType,
-        namespace: str | None,
-        name: str,
-        subresource: str,
-        view: Any,
-        options: WriteOptions,
-    ) -> WriteResult:
-        """PUT of such a subresource: the object with the view's changes, written as an update
-        of the object itself (its strategy validates it); the answer is the new view. A
-        resourceVersion in the view is a precondition."""
-        viewer = rt.strategy.subresource_views[subresource]
-        current = self.get(rt, namespace, name)
-        new = viewer.write(orjson.loads(current.raw), view)
-        meta = view.get("metadata") if isinstance(view, dict) else None
-        precondition = (meta.get("resourceVersion") if isinstance(meta, dict) else None) or None
-        result = self.write_update(
-            rt, current, new, options, subresource="", precondition=precondition, warnings=[]
-        )
-        answer = viewer.read(result.obj)
-        return WriteResult(answer, encode(answer), result.warnings)
 
     def read_subresource(
         self,

@@ -22,15 +22,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from fakeapi.objects import Obj
 from fakeapi.registry.options import ReadOptions
 from fakeapi.validation.field import FieldError
 
+if TYPE_CHECKING:
+    from fakeapi.registry.scale import ScaleSubresource
+
 __all__ = [
     "Strategy", "Column", "WriteContext", "Obj", "SubresourceRead", "SubresourceFollow",
-    "SubresourceView",
     "NAME_COLUMN", "AGE_COLUMN",
     "age_cell",
 ]
@@ -39,21 +41,6 @@ __all__ = [
 SubresourceRead = Callable[[Obj, ReadOptions], tuple[str, bytes]]
 #: whether a read with ``follow`` stays open for this version of the object
 SubresourceFollow = Callable[[Obj, ReadOptions], bool]
-
-
-class SubresourceView(Protocol):
-    """A subresource that is another shape of the object (``scale``: an autoscaling/v1 Scale
-    made of the object's replica fields): read is the view of the object; a PUT or PATCH of the
-    view writes the object with the view's changes, as an update of the object itself."""
-
-    def read(self, obj: Obj) -> Obj:
-        """The view of ``obj``."""
-        ...
-
-    def write(self, obj: Obj, view: Obj) -> Obj:
-        """``obj`` (a private copy) with the changes of ``view`` (a request body, checked
-        here: raise a StatusError to refuse it)."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +139,12 @@ class Strategy:
     allow_create_on_update: ClassVar[bool] = False
     #: Unconditional updates (no resourceVersion in the body) are allowed.
     allow_unconditional_update: ClassVar[bool] = True
-    #: How names are validated: ``subdomain`` (RFC 1123 subdomain) or ``label`` (RFC 1123 label).
+    #: How names are validated: ``subdomain`` (RFC 1123 subdomain), ``label`` (RFC 1123 label) or
+    #: ``path-segment`` (any name usable as one URL path segment: RBAC roles and bindings).
     name_rule: ClassVar[str] = "subdomain"
+    #: Where the ``scale`` subresource finds desired and observed replicas and the selector
+    #: (:mod:`fakeapi.registry.scale`); None: the kind does not scale.
+    scale: ClassVar[ScaleSubresource | None] = None
     #: A question, not an object (access reviews): a create validates the body and answers it
     #: (:meth:`answer`); nothing is stored, and no other verb is served.
     create_only: ClassVar[bool] = False
@@ -231,8 +222,6 @@ class Strategy:
     #: subresource may still grow (``pods/log``: while the container runs): name ->
     #: ``still_open(obj, options) -> bool``
     subresource_follows: ClassVar[Mapping[str, SubresourceFollow]] = {}
-    #: subresources served as another shape of the object (``scale``): name -> view
-    subresource_views: ClassVar[Mapping[str, SubresourceView]] = {}
 
     # --- reads ---------------------------------------------------------------------------------
     def selectable_fields(self, obj: Obj) -> dict[str, str]:

@@ -17,15 +17,16 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from fakeapi import errors
-from fakeapi.features import EMULATED_VERSION
+from fakeapi.features import EMULATED_VERSION, KubernetesVersion
 from fakeapi.registry.store import GenericStore
 from fakeapi.server import discovery, openapi
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
+from fakeapi.server.limits import RequestLimits
 from fakeapi.server.metrics import add_metrics_route
 from fakeapi.server.openapi_v2 import SwaggerEndpoint
 
-__all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED"]
+__all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED", "version_info"]
 
 log = logging.getLogger("fakeapi.server")
 
@@ -46,6 +47,20 @@ VERSION_INFO = {
     "compiler": "gc",
     "platform": "linux/amd64",
 }
+
+
+
+def version_info(emulated: KubernetesVersion) -> dict[str, str]:
+    """``/version``: the binary's release, and the one emulated (``--emulated-version``) with
+    its minimum compatibility version, as kube-apiserver reports them."""
+    return {
+        **VERSION_INFO,
+        "emulationMajor": str(emulated.major),
+        "emulationMinor": str(emulated.minor),
+        "minCompatibilityMajor": str(emulated.major),
+        "minCompatibilityMinor": str(emulated.minor - 1),
+    }
+
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -155,9 +170,14 @@ def create_app(
     registry: GenericStore,
     watch: WatchSettings | None = None,
     metrics: CollectorRegistry | None = None,
+    limits: RequestLimits | None = None,
 ) -> web.Application:
-    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None)."""
-    app = web.Application(middlewares=[_status_errors], client_max_size=4 * 1024 * 1024)
+    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None);
+    ``limits`` bounds what clients may hold at once (upstream's defaults when None)."""
+    limits = limits or RequestLimits()
+    app = web.Application(
+        middlewares=[_status_errors, limits.middleware], client_max_size=4 * 1024 * 1024
+    )
     app[REGISTRY] = registry
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
     current = [_Documents(registry)]
@@ -167,8 +187,8 @@ def create_app(
             current[0] = _Documents(registry)
         return current[0]
 
-    handlers = ResourceHandlers(registry=registry, watch=watch)
-    version_bytes = orjson.dumps(VERSION_INFO)
+    handlers = ResourceHandlers(registry=registry, watch=watch, limits=limits)
+    version_bytes = orjson.dumps(version_info(registry.resources.emulated_version))
 
     async def version(_: web.Request) -> web.Response:
         return json_bytes_response(version_bytes)

@@ -2,11 +2,14 @@
 
 Each verb maps to one registry call; what differs between kinds lives in strategies. Responses
 reuse the stored encodings: a GET writes the stored bytes as they are and a LIST concatenates
-them, so reads never re-serialise objects.
+them, so reads never re-serialise objects. A write is answered only once the storage says it is
+durable (at once in memory; once its batch is fsynced with a data directory).
 """
 
 from __future__ import annotations
 
+import asyncio
+import builtins
 import functools
 import random
 from collections.abc import Iterable
@@ -17,7 +20,7 @@ import orjson
 from aiohttp import web
 
 from fakeapi import errors
-from fakeapi.registry.options import WatchOptions, WriteOptions
+from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
 from fakeapi.registry.results import DeleteResult, WriteResult
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable, ResourceType
@@ -30,6 +33,7 @@ from fakeapi.server.encoding import (
     read_body,
     warning_header,
 )
+from fakeapi.server.limits import RequestLimits
 from fakeapi.server.params import WriteVerb
 from fakeapi.server.partial_metadata import partial_list, partial_object, response_view
 from fakeapi.server.patching import APPLY, apply_patch_request
@@ -41,9 +45,14 @@ from fakeapi.server.replies import (
     url_not_found,
 )
 from fakeapi.server.routing import Target, resolve, unserved_stream
+from fakeapi.server.scaling import get_scale, write_scale_request
 from fakeapi.server.watchstream import error_stream, stream_watch
+from fakeapi.storage.watch import Watcher
 
 __all__ = ["ResourceHandlers", "WatchSettings"]
+
+#: objects a list prints on the event loop, and a collection delete deletes between yields
+_SLICE = 500
 
 
 class WatchSettings:
@@ -59,8 +68,15 @@ class WatchSettings:
 
 
 class ResourceHandlers:
-    def __init__(self, *, registry: GenericStore, watch: WatchSettings | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        registry: GenericStore,
+        watch: WatchSettings | None = None,
+        limits: RequestLimits | None = None,
+    ) -> None:
         self.registry = registry
+        self.limits = limits or RequestLimits()
         self.resources: ResourceTable = registry.resources
         # URL → target depends only on the resource table: cache recent paths while its rows
         # stay the same (custom resources come and go with their definitions)
@@ -104,6 +120,8 @@ class ResourceHandlers:
 
     async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
         method = request.method
+        if target.watch_path and method != "GET":  # /watch/ paths serve the watch verb only
+            raise method_not_allowed(method)
         if target.resource.strategy.create_only:  # a review: POST to the collection only
             if target.name is not None or target.watch_path:
                 raise url_not_found()
@@ -113,7 +131,7 @@ class ResourceHandlers:
             if method == "GET":
                 if target.watch_path or q.flag(request.query, "watch"):
                     return await self.watch(request, target)
-                return self.list(request, target)
+                return await self.list(request, target)
             if method == "POST":
                 if target.resource.namespaced and target.namespace is None:
                     raise method_not_allowed(method)
@@ -127,12 +145,12 @@ class ResourceHandlers:
             return await self.watch(request, target)
         if target.resource.namespaced and target.namespace is None:
             raise url_not_found()
+        if target.subresource == "scale":
+            return await self.scale(request, target)
         if target.subresource in target.resource.strategy.subresource_reads:
             if method != "GET":
                 raise method_not_allowed(method)
             return await self.read_subresource(request, target)
-        if target.subresource in target.resource.strategy.subresource_views:
-            return await self.view(request, target)
         if target.subresource and target.subresource != "status":
             if method in ("POST", "PUT"):
                 return await self.post_subresource(request, target)
@@ -170,24 +188,6 @@ class ResourceHandlers:
             return json_response(partial_object(stored.obj))
         return json_bytes_response(stored.raw)
 
-    async def view(self, request: web.Request, target: Target) -> web.Response:
-        """A subresource that is another shape of the object (``scale``): GET, PUT, PATCH."""
-        assert target.name is not None
-        rt, method = target.resource, request.method
-        if method == "GET":
-            return json_response(
-                self.registry.read_view(rt, target.namespace, target.name, target.subresource)
-            )
-        if method == "PUT":
-            body, options = await self._body(request, "update")
-            result = self.registry.write_view(
-                rt, target.namespace, target.name, target.subresource, body, options
-            )
-            return self._written(rt, result, status=200)
-        if method == "PATCH":
-            return await self.patch(request, target)
-        raise method_not_allowed(method)
-
     async def read_subresource(self, request: web.Request, target: Target) -> web.StreamResponse:
         assert target.name is not None
         rt, subresource = target.resource, target.subresource
@@ -218,21 +218,26 @@ class ResourceHandlers:
         await response.write_eof()
         return response
 
-    def list(self, request: web.Request, target: Target) -> web.Response:
+    async def list(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource
         view = response_view(request.headers.get("Accept", ""))
         result = self.registry.list(rt, target.namespace, q.list_options(request.query))
         if view == "Table":
-            body = render_table(
+            render = functools.partial(
+                render_table,
                 rt,
-                (s.obj for s in result.items),
+                [s.obj for s in result.items],
                 now=self.registry.clock.now(),
                 include=q.include_object(request.query),
                 resource_version=result.resource_version,
                 continue_token=result.continue_token,
                 remaining=result.remaining,
             )
-            return json_response(body)
+            # printing is Python work per object: a long table is printed off the event loop
+            # (the stored versions it reads are immutable)
+            if len(result.items) > _SLICE:
+                return json_response(await asyncio.to_thread(render))
+            return json_response(render())
         meta: dict[str, Any] = {"resourceVersion": result.resource_version}
         if result.continue_token:
             meta["continue"] = result.continue_token
@@ -248,12 +253,23 @@ class ResourceHandlers:
         if target.name is not None:
             options = _with_name(options, target.name)
         timeout = q.timeout_seconds(request.query)
-        try:
-            watcher = self.registry.watch(rt, target.namespace, options)
-        except errors.StatusError as exc:
-            if exc.code in (410, 504):  # expired, or too large: an ERROR event, as upstream
-                return await error_stream(request, exc)
-            raise
+        with self.limits.watch_slot(request):
+            try:
+                watcher = self.registry.watch(rt, target.namespace, options)
+            except errors.StatusError as exc:
+                if exc.code in (410, 504):  # expired, or too large: an ERROR event, as upstream
+                    return await error_stream(request, exc)
+                raise
+            return await self._stream(request, rt, watcher, options, timeout)
+
+    async def _stream(
+        self,
+        request: web.Request,
+        rt: ResourceType,
+        watcher: Watcher,
+        options: WatchOptions,
+        timeout: int | None,
+    ) -> web.StreamResponse:
         settings = self.watch_settings
         return await stream_watch(
             request,
@@ -284,13 +300,16 @@ class ResourceHandlers:
                 options = replace(options, field_manager=manager)
         return body, options
 
-    def _written(self, rt: ResourceType, result: WriteResult, *, status: int) -> web.Response:
+    async def _written(
+        self, rt: ResourceType, result: WriteResult, *, status: int
+    ) -> web.Response:
+        await self.registry.storage.durable()
         return json_bytes_response(result.raw, status=status, warnings=result.warnings)
 
     async def create(self, request: web.Request, target: Target) -> web.Response:
         body, options = await self._body(request, "create")
         result = self.registry.create(target.resource, target.namespace, body, options)
-        return self._written(target.resource, result, status=201)
+        return await self._written(target.resource, result, status=201)
 
     async def update(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -303,7 +322,7 @@ class ResourceHandlers:
             options,
             subresource=target.subresource,
         )
-        return self._written(target.resource, result, status=201 if result.created else 200)
+        return await self._written(target.resource, result, status=201 if result.created else 200)
 
     async def patch(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -318,7 +337,16 @@ class ResourceHandlers:
             patch=body,
             options=options,
         )
-        return self._written(target.resource, result, status=201 if result.created else 200)
+        return await self._written(target.resource, result, status=201 if result.created else 200)
+
+    async def scale(self, request: web.Request, target: Target) -> web.Response:
+        """``<object>/scale``: an autoscaling/v1 Scale view (:mod:`fakeapi.server.scaling`)."""
+        if request.method == "GET":
+            return get_scale(self.registry, target)
+        if request.method not in ("PUT", "PATCH"):
+            raise method_not_allowed(request.method)
+        body, options = await self._body(request, "update" if request.method == "PUT" else "patch")
+        return write_scale_request(self.registry, request, target, body, options)
 
     async def post_subresource(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -328,6 +356,7 @@ class ResourceHandlers:
         result = self.registry.post_subresource(
             target.resource, target.namespace, target.name, target.subresource, body, options
         )
+        await self.registry.storage.durable()
         if request.method == "PUT":  # e.g. namespaces/finalize answers with the object
             return json_bytes_response(result.raw)
         return json_response(success_status(code=201), status=201)
@@ -337,9 +366,10 @@ class ResourceHandlers:
         body = await _optional_body(request)
         options = q.delete_options(request.query, body)
         result = self.registry.delete(target.resource, target.namespace, target.name, options)
-        return self._deleted(target.resource, result)
+        return await self._deleted(target.resource, result)
 
-    def _deleted(self, rt: ResourceType, result: DeleteResult) -> web.Response:
+    async def _deleted(self, rt: ResourceType, result: DeleteResult) -> web.Response:
+        await self.registry.storage.durable()
         reply = delete_reply(rt, result)
         if isinstance(reply, bytes):
             return json_bytes_response(reply)
@@ -349,11 +379,43 @@ class ResourceHandlers:
         rt = target.resource
         body = await _optional_body(request)
         options = q.delete_options(request.query, body)
-        results = self.registry.delete_collection(
-            rt, target.namespace, q.list_options(request.query), options
+        list_options = q.list_options(request.query)
+        sliced = not (
+            list_options.limit
+            or list_options.continue_token
+            or list_options.resource_version
+            or list_options.resource_version_match
         )
+        if not sliced:
+            results = self.registry.delete_collection(rt, target.namespace, list_options, options)
+        else:
+            results = await self._delete_in_slices(target, list_options, options)
         meta = {"resourceVersion": str(self.registry.resource_version)}
+        await self.registry.storage.durable()
         return json_bytes_response(_list_body(rt, meta, (r.raw for r in results)))
+
+
+    async def _delete_in_slices(
+        self, target: Target, list_options: ListOptions, options: DeleteOptions
+    ) -> builtins.list[DeleteResult]:
+        """A whole collection deleted page by page of one consistent list (as one call would
+        delete it), letting other requests in between pages."""
+        rt, namespace = target.resource, target.namespace
+        page = replace(list_options, limit=_SLICE)
+        results: builtins.list[DeleteResult] = []
+        while True:
+            try:
+                token = self.registry.list(rt, namespace, page).continue_token
+            except errors.StatusError as exc:
+                if exc.code != 410:  # the list's snapshot left the history: the rest at once
+                    raise
+                rest = replace(list_options, continue_token="")
+                return results + self.registry.delete_collection(rt, namespace, rest, options)
+            results += self.registry.delete_collection(rt, namespace, page, options)
+            if not token:
+                return results
+            page = replace(page, continue_token=token)
+            await asyncio.sleep(0)
 
 
 async def _optional_body(request: web.Request) -> Any:

@@ -204,14 +204,9 @@ class InProcessTransport:
     ) -> Reply:
         await _yield_to_loop()
         rt = self._object_target(resource, namespace, name, subresource)
-        options = query.write_options(params.query(), verb="update")
-        if subresource in rt.strategy.subresource_views:
-            result = self.registry.write_view(
-                rt, namespace, name, subresource, deep_copy(body), options
-            )
-            return Reply(_decode(result.raw), list(result.warnings))
         if subresource and subresource != "status":
             raise method_not_allowed("PUT")
+        options = query.write_options(params.query(), verb="update")
         result = self.registry.update(
             rt, namespace, name, body, options, subresource=subresource
         )
@@ -230,9 +225,7 @@ class InProcessTransport:
     ) -> Reply:
         await _yield_to_loop()
         rt = self._object_target(resource, namespace, name, subresource)
-        if subresource and subresource != "status" and (
-            subresource not in rt.strategy.subresource_views
-        ):
+        if subresource and subresource != "status":
             raise method_not_allowed("PATCH")
         content_type = PATCH_CONTENT_TYPES.get(patch_type)
         if content_type is None:

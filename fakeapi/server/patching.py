@@ -42,8 +42,6 @@ def apply_patch_request(
     kind = media_type(content_type)
     if kind == STRATEGIC and not rt.accepts_strategic_merge_patch:
         raise _unsupported_patch(kind, (JSON_PATCH, MERGE_PATCH, APPLY))
-    if target.subresource in rt.strategy.subresource_views:
-        return _patch_view(registry, target, kind=kind, patch=patch, options=options)
     if kind == APPLY:
         from fakeapi.server.applying import server_side_apply
 
@@ -94,21 +92,3 @@ def _unsupported_patch(kind: str, accepted: tuple[str, ...]) -> errors.StatusErr
         + ", ".join(accepted),
     )
 
-
-def _patch_view(
-    registry: GenericStore, target: Target, *, kind: str, patch: Any, options: WriteOptions
-) -> WriteResult:
-    """A JSON or merge patch of a subresource that is a view of the object (``scale``): the
-    patched view is written as a PUT of the view would be."""
-    if kind not in (JSON_PATCH, MERGE_PATCH):
-        raise _unsupported_patch(kind, (JSON_PATCH, MERGE_PATCH))
-    assert target.name is not None
-    view = registry.read_view(target.resource, target.namespace, target.name, target.subresource)
-    view.get("metadata", {}).pop("resourceVersion", None)  # only the patch's own is a precondition
-    if kind == JSON_PATCH:
-        patched = apply_json_patch(original=view, patch=patch)
-    else:
-        patched = apply_merge_patch(original=view, patch=patch)
-    return registry.write_view(
-        target.resource, target.namespace, target.name, target.subresource, patched, options
-    )

@@ -2,21 +2,45 @@
 
 Used by ``fakeapi serve``, by tests that drive the server with real clients, and by the sandbox.
 ``port=0`` lets the OS pick a free port; :attr:`ApiServer.url` tells which.
+
+A request that is not well-formed HTTP (a request line or header over 8190 bytes, a broken
+chunked body) is answered by aiohttp's HTTP layer with a plain-text 400, as Go's HTTP server
+answers such requests before kube-apiserver sees them; it is the client's fault, so it is logged
+at debug level, not as a server error with a traceback.
 """
 
 from __future__ import annotations
 
+import logging
 import socket
 from types import TracebackType
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from prometheus_client import CollectorRegistry
 
 from fakeapi.registry.store import GenericStore
 from fakeapi.server.app import create_app
 from fakeapi.server.handlers import WatchSettings
+from fakeapi.server.limits import RequestLimits
 
 __all__ = ["ApiServer"]
+
+
+class _ClientFaults(logging.Filter):
+    """Turns aiohttp's reports of malformed requests into debug records."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, HttpProcessingError) and record.levelno > logging.DEBUG:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            record.exc_info = None
+            return _http_log.isEnabledFor(logging.DEBUG)
+        return True
+
+
+_http_log = logging.getLogger("fakeapi.server.http")
+_http_log.addFilter(_ClientFaults())
 
 
 class ApiServer:
@@ -28,12 +52,16 @@ class ApiServer:
         port: int = 0,
         watch: WatchSettings | None = None,
         metrics: CollectorRegistry | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
         self.registry = registry
         self.host = host
         self.port = port
         self.metrics = metrics if metrics is not None else CollectorRegistry()
-        self.app = create_app(registry=registry, watch=watch, metrics=self.metrics)
+        self.limits = limits or RequestLimits()
+        self.app = create_app(
+            registry=registry, watch=watch, metrics=self.metrics, limits=self.limits
+        )
         self._runner: web.AppRunner | None = None
 
     @property
@@ -50,6 +78,7 @@ class ApiServer:
             handle_signals=False,
             shutdown_timeout=0.5,
             handler_cancellation=True,
+            logger=_http_log,
         )
         await self._runner.setup()
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET

@@ -16,6 +16,7 @@ from fakeapi.apiextensions.controllers import ApiExtensionsControllers
 from fakeapi.apiextensions.serving import CustomResourceRows
 from fakeapi.errors import StatusError
 from fakeapi.registry.options import DeleteOptions, ListOptions, WriteOptions
+from fakeapi.registry.scale import read_scale, write_scale
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import default_resources
 from fakeapi.selectors import parse_field_selector
@@ -136,23 +137,30 @@ def test_the_status_subresource_splits_spec_and_status(registry: GenericStore) -
 def test_the_scale_subresource_reads_and_writes_the_replica_paths(registry: GenericStore) -> None:
     definition = crd()
     definition["spec"]["versions"][0]["subresources"] = {"status": {}, "scale": {
-        "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}
+        "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
+        "labelSelectorPath": ".status.selector"}}
+    definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"] = {
+        "type": "object", "properties": {
+            "replicas": {"type": "integer"}, "selector": {"type": "string"}}}
     establish(registry, definition)
     rt = row(registry, GROUP, "v1", "crontabs")
     created = registry.create(rt, "ns", _cron(), WriteOptions()).obj
-    scale = registry.read_view(rt, "ns", "a", "scale")
+    scale = read_scale(registry, rt, "ns", "a")
     assert scale["spec"] == {"replicas": 1} and scale["status"] == {"replicas": 0}
     assert scale["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
-    scale["spec"]["replicas"] = 4
-    answered = registry.write_view(rt, "ns", "a", "scale", scale, WriteOptions()).obj
+    status = {**registry.get(rt, "ns", "a").obj, "status": {"replicas": 2, "selector": "a=b"}}
+    registry.update(rt, "ns", "a", status, WriteOptions(), subresource="status")
+    assert read_scale(registry, rt, "ns", "a")["status"] == {"replicas": 2, "selector": "a=b"}
+
+    answered = write_scale(registry, rt, "ns", "a", {"spec": {"replicas": 4}}, WriteOptions())
     assert answered["spec"]["replicas"] == 4
     assert registry.get(rt, "ns", "a").obj["spec"]["replicas"] == 4
     with pytest.raises(StatusError) as raised:  # the schema's maximum still applies
-        registry.write_view(rt, "ns", "a", "scale", {"spec": {"replicas": 11}}, WriteOptions())
+        write_scale(registry, rt, "ns", "a", {"spec": {"replicas": 11}}, WriteOptions())
     assert raised.value.status()["details"]["causes"][0]["message"] == (
         "Invalid value: 11: spec.replicas in body should be less than or equal to 10")
     with pytest.raises(StatusError) as raised:  # a stale resourceVersion is a conflict
-        registry.write_view(rt, "ns", "a", "scale", scale, WriteOptions())
+        write_scale(registry, rt, "ns", "a", scale, WriteOptions())
     assert raised.value.code == 409
 
 
