@@ -14,6 +14,8 @@ import pytest
 
 from fakeapi.apiextensions.controllers import ApiExtensionsControllers
 from fakeapi.apiextensions.serving import CustomResourceRows
+from fakeapi.bootstrap import new_registry
+from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
 from fakeapi.registry.options import DeleteOptions, ListOptions, WriteOptions
 from fakeapi.registry.scale import read_scale, write_scale
@@ -21,6 +23,7 @@ from fakeapi.registry.store import GenericStore
 from fakeapi.resources import default_resources
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server.printing import render_table
+from fakeapi.storage.durable import DurableStorage
 
 from .crds import crd, crds_of, establish, new_crd_registry, reconcile_all, row
 
@@ -305,6 +308,28 @@ def test_definitions_already_in_storage_are_served_from_the_start(registry: Gene
     restored = GenericStore(resources=resources, storage=registry.storage)
     again = row(restored, GROUP, "v1", "crontabs")
     assert restored.get(again, "ns", "a").obj["spec"]["image"] == "cron:1"
+
+
+async def test_definitions_and_their_objects_come_back_from_a_data_directory(tmp_path) -> None:
+    first = new_registry(clock=FakeClock(), storage=DurableStorage(tmp_path))
+    namespaces = first.resources.lookup("", "v1", "namespaces")
+    assert namespaces is not None
+    first.create(namespaces, None, {"metadata": {"name": "ns"}}, WriteOptions())
+    establish(first, crd())
+    first.create(row(first, GROUP, "v1", "crontabs"), "ns", _cron(), WriteOptions())
+    await first.storage.durable()
+    assert isinstance(first.storage, DurableStorage)
+    first.storage.close()
+
+    # the rows come from the stored definition itself: nobody creates it again
+    second = new_registry(clock=FakeClock(), storage=DurableStorage(tmp_path))
+    try:
+        rt = row(second, GROUP, "v1", "crontabs")
+        assert second.get(rt, "ns", "a").obj["spec"]["image"] == "cron:1"
+        second.create(rt, "ns", _cron("b"), WriteOptions())
+    finally:
+        assert isinstance(second.storage, DurableStorage)
+        second.storage.close()
 
 
 def test_protected_groups_get_the_api_approval_condition(registry: GenericStore) -> None:
