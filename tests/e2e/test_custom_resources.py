@@ -1,8 +1,8 @@
 """CustomResourceDefinitions with real kubectl and the official ``kubernetes`` client against a
-running ``fakeapi serve``: the KEP-5729 seed example's ``MyWorkload`` applied after its CRD, a
-CronTab CRD with a CEL rule, defaults, pruning, the status and scale subresources, printer
-columns, a category and a selectable field, a CRD of two versions, and a CRD's deletion taking its
-objects with it.
+running ``fakeapi serve``: a CronTab CRD with a CEL rule, defaults, pruning, the status and scale
+subresources, printer columns, a category and a selectable field, a CRD of two versions, and a
+CRD's deletion taking its objects with it. (The KEP-5729 example, whose ``MyWorkload`` is a
+custom resource, runs on a sandbox with nodes: ``test_kubectl_workloads.py``.)
 
 Definitions are cluster-scoped and the server is the module's, so every test installs a
 definition of its own (or uses the module's CronTab definition without changing it) and works in
@@ -30,136 +30,6 @@ pytestmark = pytest.mark.e2e
 
 KUBECTL = shutil.which("kubectl")
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-
-# --- the KEP-5729 seed example ------------------------------------------------------------------
-
-#: The seed gives ``MyWorkload`` no schema; this definition is the least one that takes its
-#: example as written (``spec: ...``, a YAML string, is kept as the seed leaves it open).
-MY_WORKLOAD_CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: myworkloads.example.com
-spec:
-  group: example.com
-  names:
-    kind: MyWorkload
-    listKind: MyWorkloadList
-    plural: myworkloads
-    singular: myworkload
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            x-kubernetes-preserve-unknown-fields: true
-"""
-
-#: The objects of KEP-5729's example as the KEP writes them, up to its two Deployments (apps/v1).
-KEP_5729_EXAMPLE = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata:
-  name: pg-claim-template
-  namespace: default
-spec:
-  spec:
-    devices:
-      requests:
-      - name: my-device
-        exactly:
-          deviceClassName: example
----
-apiVersion: example.com/v1
-kind: MyWorkload
-metadata:
-  name: my-workload
-  namespace: default
-spec:
-  ...
----
-apiVersion: scheduling.k8s.io/v1alpha1
-kind: Workload
-metadata:
-  name: my-workload
-  namespace: default
-spec:
-  podGroupTemplates:
-  - name: group-1
-    policy:
-      basic: {}
-    resourceClaims:
-    - name: pg-claim
-      resourceClaimTemplateName: pg-claim-template
-  - name: group-2
-    policy:
-      basic: {}
-    resourceClaims:
-    - name: pg-claim
-      resourceClaimTemplateName: pg-claim-template
----
-apiVersion: scheduling.k8s.io/v1alpha1
-kind: PodGroup
-metadata:
-  name: my-podgroup-1
-  namespace: default
-spec:
-  workloadRef:
-    name: my-workload
-  podGroupTemplateRef:
-    name: group-1
-  resourceClaims:
-  - name: pg-claim
-    resourceClaimTemplateName: pg-claim-template
----
-apiVersion: scheduling.k8s.io/v1alpha1
-kind: PodGroup
-metadata:
-  name: my-podgroup-2
-  namespace: default
-spec:
-  workloadRef:
-    name: my-workload
-  podGroupTemplateRef:
-    name: group-2
-  resourceClaims:
-  - name: pg-claim
-    resourceClaimTemplateName: pg-claim-template
-"""
-
-
-def test_kep_5729_example_applies_once_its_crd_is_established(kubectl):
-    # the example names namespace default, so it is applied there (the only test that does)
-    crd_file = kubectl.workdir / "myworkload-crd.yaml"
-    crd_file.write_text(MY_WORKLOAD_CRD)
-    assert kubectl("apply", "-f", str(crd_file), namespaced=False).strip() == (
-        "customresourcedefinition.apiextensions.k8s.io/myworkloads.example.com created")
-    waited = kubectl("wait", "--for", "condition=established", "--timeout=10s",
-                     "crd/myworkloads.example.com", namespaced=False)
-    assert "condition met" in waited
-
-    example = kubectl.workdir / "kep-5729.yaml"
-    example.write_text(KEP_5729_EXAMPLE)
-    assert kubectl("apply", "-f", str(example), namespaced=False).splitlines() == [
-        "resourceclaimtemplate.resource.k8s.io/pg-claim-template created",
-        "myworkload.example.com/my-workload created",
-        "workload.scheduling.k8s.io/my-workload created",
-        "podgroup.scheduling.k8s.io/my-podgroup-1 created",
-        "podgroup.scheduling.k8s.io/my-podgroup-2 created",
-    ]
-    mine = json.loads(kubectl("get", "myworkload", "my-workload", "-o", "json",
-                              namespaced=False))
-    assert mine["apiVersion"] == "example.com/v1" and mine["kind"] == "MyWorkload"
-    assert mine["spec"] == "..."
-    assert kubectl("get", "myworkloads", "-o", "name", namespaced=False).split() == [
-        "myworkload.example.com/my-workload"]
-    assert "unchanged" in kubectl("apply", "-f", str(example), namespaced=False).splitlines()[1]
-
 
 # --- a CronTab definition with everything a schema can carry ------------------------------------
 
