@@ -33,9 +33,10 @@ queued by the deletion event, find their owner dangling.
 
 Custom resources join the graph while the collector runs, as upstream's collector adds monitors
 for the kinds discovery shows: an established CustomResourceDefinition gets an informer of its
-kind (indexed and handled as the built-in ones); when the definition goes, its informer stops
-after queueing the dependents of every object it knew, and an owner of that kind is dangling
-from then on (its kind is not served, so it cannot exist).
+kind (indexed and handled as the built-in ones), and once it has listed, every object naming
+an owner of that kind is looked at again (one looked at before may have found an owner that went
+unseen). When the definition goes, its informer stops, an owner of that kind is dangling from
+then on (its kind is not served, so it cannot exist), and the objects naming one are queued.
 """
 
 from __future__ import annotations
