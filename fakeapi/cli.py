@@ -3,6 +3,8 @@
 - ``fakeapi serve`` runs the API server alone (like kube-apiserver with in-memory storage).
 - ``fakeapi sandbox`` runs a whole cluster: API server, controllers, scheduler and simulated nodes
   with DRA drivers, merged into a kubeconfig the way kind does, until Ctrl-C.
+- ``fakeapi profiles`` lists the shipped driver profiles; ``fakeapi profiles show NAME`` prints
+  one (:mod:`fakeapi.commands.profiles`).
 
 Start-up failures (a taken port, a bad manifest under ``--load``) are one line on stderr and exit
 status 1; bad flags exit 2, as argparse does. The sandbox assembles its cluster through
@@ -97,6 +99,17 @@ def _parser() -> argparse.ArgumentParser:
         "one, '-name' leaves one out (default '*'; with --nodes 0 "
         f"'*,-{_NODE_LIFECYCLE}', since no kubelet renews a hand-made node's lease)",
     )
+    profiles = sub.add_parser(
+        "profiles",
+        help="list the shipped driver profiles, or show one",
+        description="List the driver profiles shipped with fakeapi (the simulated DRA drivers' "
+        "device models), or print one's YAML to copy it as the start of your own.",
+        epilog="example: fakeapi profiles show gpu > my-device.yaml; "
+        "fakeapi sandbox --profile ./my-device.yaml",
+    )
+    profiles_sub = profiles.add_subparsers(dest="profiles_command", metavar="COMMAND")
+    show = profiles_sub.add_parser("show", help="print a shipped profile's YAML")
+    show.add_argument("name", help="the profile's name (fakeapi profiles lists them)")
     return parser
 
 
@@ -307,6 +320,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         with _collect_garbage_once_ready() as ready:
             return asyncio.run(_serve(args, ready=ready))
+    if args.command == "profiles":
+        # late for start-up time, as the other commands' imports
+        from fakeapi.commands.profiles import list_profiles, show_profile
+
+        if args.profiles_command == "show":
+            return show_profile(args.name)
+        return list_profiles()
     if args.command == "sandbox":
         try:
             with _collect_garbage_once_ready() as ready:
