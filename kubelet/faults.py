@@ -16,6 +16,11 @@ removing one (or a device from the list) undoes it. Values are comma-separated:
                                          Lease, no node status (the node goes NotReady) and no
                                          writes for its pods (deleted ones stay Terminating),
                                          until removed
+
+A value the kubelet cannot read (an item of ``fault-unhealthy-devices`` without a driver, a
+``fault-node-stopped`` other than true or false) or an unknown ``fakeapi.dev/fault-`` annotation
+is not silently dropped: :attr:`NodeFaults.problems` names each, and the kubelet records a
+Warning event (reason ``InvalidFaultAnnotation``) on the Node for it.
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ from typing import Any
 
 __all__ = [
     "ANNOTATION_NODE_STOPPED",
+    "ANNOTATION_PREFIX",
     "ANNOTATION_SILENCED_DRIVERS",
     "ANNOTATION_STOPPED_DRIVERS",
     "ANNOTATION_UNHEALTHY_DEVICES",
+    "NODE_FAULT_ANNOTATIONS",
     "NodeFaults",
     "faults_from_node",
 ]
@@ -37,6 +44,15 @@ ANNOTATION_UNHEALTHY_DEVICES = "fakeapi.dev/fault-unhealthy-devices"
 ANNOTATION_SILENCED_DRIVERS = "fakeapi.dev/fault-silenced-drivers"
 ANNOTATION_STOPPED_DRIVERS = "fakeapi.dev/fault-stopped-drivers"
 ANNOTATION_NODE_STOPPED = "fakeapi.dev/fault-node-stopped"
+#: what every fault annotation starts with
+ANNOTATION_PREFIX = "fakeapi.dev/fault-"
+#: the fault annotations a Node may carry
+NODE_FAULT_ANNOTATIONS = (
+    ANNOTATION_UNHEALTHY_DEVICES,
+    ANNOTATION_SILENCED_DRIVERS,
+    ANNOTATION_STOPPED_DRIVERS,
+    ANNOTATION_NODE_STOPPED,
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,8 @@ class NodeFaults:
     silenced: frozenset[str] = frozenset()
     stopped: frozenset[str] = frozenset()
     node_stopped: bool = False
+    #: what could not be read, one message per problem (the rest is applied)
+    problems: tuple[str, ...] = ()
 
 
 def _items(value: Any) -> list[str]:
@@ -56,15 +74,32 @@ def _items(value: Any) -> list[str]:
 
 def faults_from_node(node: Mapping[str, Any]) -> NodeFaults:
     annotations = (node.get("metadata") or {}).get("annotations") or {}
+    problems = [
+        f"annotation {key}: not a fault annotation (known: {', '.join(NODE_FAULT_ANNOTATIONS)})"
+        for key in sorted(annotations)
+        if key.startswith(ANNOTATION_PREFIX) and key not in NODE_FAULT_ANNOTATIONS
+    ]
     unhealthy: dict[tuple[str, str], str] = {}
     for item in _items(annotations.get(ANNOTATION_UNHEALTHY_DEVICES)):
         target, _, message = item.partition("=")
         driver, _, device = target.strip().rpartition("/")
         if driver and device:
             unhealthy[(driver, device)] = message.strip()
+        else:
+            problems.append(
+                f"annotation {ANNOTATION_UNHEALTHY_DEVICES}: item {item!r} is not "
+                "<driver>/<device>[=<message>]; ignored"
+            )
+    stopped_value = str(annotations.get(ANNOTATION_NODE_STOPPED, "")).strip().lower()
+    if stopped_value not in ("", "true", "false"):
+        problems.append(
+            f"annotation {ANNOTATION_NODE_STOPPED}: {annotations[ANNOTATION_NODE_STOPPED]!r} is "
+            'neither "true" nor "false"; the node is not stopped'
+        )
     return NodeFaults(
         unhealthy=unhealthy,
         silenced=frozenset(_items(annotations.get(ANNOTATION_SILENCED_DRIVERS))),
         stopped=frozenset(_items(annotations.get(ANNOTATION_STOPPED_DRIVERS))),
-        node_stopped=str(annotations.get(ANNOTATION_NODE_STOPPED, "")).lower() == "true",
+        node_stopped=stopped_value == "true",
+        problems=tuple(problems),
     )

@@ -12,9 +12,11 @@ prepared and the release is tried again later.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from fakeapi import klog
 from fakeapi.client import POD_GROUPS, Client, Informer, is_not_found, object_key
 from fakeapi.kubelet.admission import check_claim, pod_claim_refs
 from fakeapi.kubelet.dra.driver import PrepareError, SimulatedDriver, UnprepareError
@@ -23,6 +25,8 @@ from fakeapi.objects import Obj
 from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["DRAManager", "PodResources"]
+
+log = logging.getLogger("fakeapi.kubelet.dra")
 
 
 
@@ -53,6 +57,9 @@ class DRAManager:
         self._node = node
         self._claim_users: dict[str, set[str]] = {}
         self._device_users: dict[str, set[str]] = {}
+
+    def _node_name(self) -> str:
+        return str((self._node().get("metadata") or {}).get("name") or "")
 
     def pods_using_device(self, resource_id: str) -> set[str]:
         """Keys of the pods whose prepared claims include the device ``resource_id``."""
@@ -123,6 +130,9 @@ class DRAManager:
             if driver is None or not driver.running:
                 raise PrepareError(f"DRA driver {name} is not registered")
             prepared = await driver.prepare(claim)
+            klog.info(log, "Done calling NodePrepareResources rpc", node=self._node_name(),
+                      pod=key, claim=f"{claim_meta.get('namespace')}/{claim_meta.get('name')}",
+                      driver=name, devices=[device for _, device, _ in prepared.devices])
             for (pool, device, share), cdi_id in zip(
                 prepared.devices, prepared.cdi_device_ids, strict=False
             ):
@@ -164,6 +174,8 @@ class DRAManager:
                     raise UnprepareError(f"DRA driver {driver_name} is not registered")
             for driver_name in drivers:
                 await self.drivers[driver_name].unprepare(uid=uid, namespace=namespace, name=name)
+                klog.info(log, "Done calling NodeUnprepareResources rpc", node=self._node_name(),
+                          pod=key, claim=f"{namespace}/{name}", driver=driver_name)
             self._claim_users.pop(uid, None)
         resources.released = True
 
