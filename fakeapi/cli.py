@@ -94,6 +94,17 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--seed", type=int, default=0,
                          help="seed of the simulated components' randomness (default 0)")
     sandbox.add_argument(
+        "-v", "--verbose", action="count", default=0,
+        help="stream what the components do, one line per step, on stderr: pods scheduled, "
+        "claims allocated, devices prepared or turned unhealthy, gangs waiting, every Event "
+        "(-vv: debug lines too)",
+    )
+    sandbox.add_argument(
+        "--log-format", choices=("text", "json"), default=None,
+        help="how -v lines look: klog's text format (coloured on a terminal) or its JSON "
+        "format, one object per line (implies -v)",
+    )
+    sandbox.add_argument(
         "--controllers", metavar="LIST",
         help="controllers to run, as kube-controller-manager's flag: '*' is all, 'name' adds "
         "one, '-name' leaves one out (default '*'; with --nodes 0 "
@@ -256,6 +267,28 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         print("fakeapi sandbox: --nodes must be 0 or more", file=sys.stderr)
         return 2
     started = time.perf_counter()
+    verbosity = args.verbose or (1 if args.log_format else 0)
+    if verbosity:
+        from fakeapi.commands.watch import configure_logging
+
+        stop_logging = configure_logging(
+            verbosity=verbosity, log_format=args.log_format or "text", stream=sys.stderr
+        )
+    try:
+        return await _run_sandbox(args, gates, ready=ready, started=started, watch=bool(verbosity))
+    finally:
+        if verbosity:
+            stop_logging()
+
+
+async def _run_sandbox(
+    args: argparse.Namespace,
+    gates: dict[str, bool],
+    *,
+    ready: Callable[[], None],
+    started: float,
+    watch: bool,
+) -> int:
     # late for start-up time: only the command that runs loads its part
     from fakeapi.cluster.assembler import Cluster
     from fakeapi.cluster.manifests import ManifestError
@@ -293,7 +326,8 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         print(f"fakeapi sandbox: --load: {exc.message}", file=sys.stderr)
         return 1
     default_config = not args.kubeconfig
-    kubeconfig = Path(args.kubeconfig or default_kubeconfig_paths()[0])
+    # absolute, so that the banner's export line works from any directory
+    kubeconfig = Path(args.kubeconfig or default_kubeconfig_paths()[0]).absolute()
     try:
         previous = merge_kubeconfig(kubeconfig, server=cluster.url, name=SANDBOX_CONTEXT)
     except (OSError, ValueError) as exc:
@@ -301,15 +335,26 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         print(f"fakeapi sandbox: cannot update the kubeconfig {kubeconfig}: {exc}",
               file=sys.stderr)
         return 1
+    feed: asyncio.Task[None] | None = None
     try:
         seconds = time.perf_counter() - started
         ready()
         with _stop_on_signal() as stop:
             print(_banner(cluster, kubeconfig=kubeconfig, default_config=default_config,
                           seconds=seconds), flush=True)
+            if watch:
+                from fakeapi.commands.watch import EventFeed  # late for start-up time
+
+                feed = asyncio.get_running_loop().create_task(
+                    EventFeed(cluster.client_for("fakeapi-sandbox")).run(), name="event feed"
+                )
             await stop.wait()
         print("fakeapi sandbox: stopping", flush=True)
     finally:
+        if feed is not None:
+            feed.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await feed
         unmerge_kubeconfig(kubeconfig, name=SANDBOX_CONTEXT, restore_context=previous)
         await cluster.stop()
     return 0
