@@ -2,7 +2,11 @@
 
 - ``fakeapi serve`` runs the API server alone (like kube-apiserver with in-memory storage).
 - ``fakeapi sandbox`` runs a whole cluster: API server, controllers, scheduler and simulated nodes
-  with DRA drivers, merged into a kubeconfig the way kind does, until Ctrl-C.
+  with DRA drivers, merged into a kubeconfig the way kind does, until Ctrl-C. With
+  ``--kubelet-root-dir`` / ``--driver-command`` the nodes take real DRA drivers over the kubelet's
+  plugin gRPC APIs (docs/kubelet.md).
+- ``fakeapi driver-check CMD`` runs a driver binary through a conformance check and prints a
+  pass/fail table (:mod:`fakeapi.cluster.driver_check`).
 - ``fakeapi profiles`` lists the shipped driver profiles; ``fakeapi profiles show NAME`` prints
   one (:mod:`fakeapi.commands.profiles`).
 
@@ -91,6 +95,18 @@ def _parser() -> argparse.ArgumentParser:
         help="a manifest file or a directory of manifests to apply once the cluster is ready "
         "(repeatable; applied in order)",
     )
+    sandbox.add_argument(
+        "--kubelet-root-dir", metavar="DIR",
+        help="give node-i the kubelet directory DIR/node-i (plugins_registry/, plugins/) where "
+        "real DRA drivers register over the kubelet's plugin gRPC APIs",
+    )
+    sandbox.add_argument(
+        "--driver-command", action="append", default=[], dest="driver_commands", metavar="CMD",
+        help="run CMD once per node as a DaemonSet would, restarted when it exits; placeholders "
+        "{node}, {root_dir}, {registry_dir}, {plugins_dir}, {kubeconfig} (also in the "
+        "environment: NODE_NAME, KUBELET_REGISTRATION_DIR, KUBELET_PLUGINS_DIR, KUBECONFIG); "
+        "repeatable. Without --kubelet-root-dir the directories are temporary",
+    )
     sandbox.add_argument("--seed", type=int, default=0,
                          help="seed of the simulated components' randomness (default 0)")
     sandbox.add_argument(
@@ -121,6 +137,23 @@ def _parser() -> argparse.ArgumentParser:
     profiles_sub = profiles.add_subparsers(dest="profiles_command", metavar="COMMAND")
     show = profiles_sub.add_parser("show", help="print a shipped profile's YAML")
     show.add_argument("name", help="the profile's name (fakeapi profiles lists them)")
+    check = sub.add_parser(
+        "driver-check",
+        help="check a DRA driver binary against the kubelet's expectations (a pass/fail table)",
+        description="Run a DRA driver binary on a one-node fakeapi cluster, as the sandbox's "
+        "--driver-command does, and check registration, slice publication and pool "
+        "consistency, prepare/unprepare (idempotency, concurrency, unknown claims), the health "
+        "stream, a pod end to end and restart survival. Exit status 1 when a check fails.",
+        epilog="example: fakeapi driver-check 'my-driver --node-name {node} "
+        "--kubelet-registrar-directory-path {registry_dir} --kubelet-plugins-directory-path "
+        "{plugins_dir} --kubeconfig {kubeconfig}'",
+    )
+    check.add_argument("driver_command", nargs="+", metavar="CMD",
+                       help="the driver's command line (one quoted string, or its words)")
+    check.add_argument("--driver", metavar="NAME",
+                       help="the driver name it must register as (default: whatever it says)")
+    check.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="how long each check waits for the driver (default 30)")
     return parser
 
 
@@ -224,7 +257,10 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
 def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: float) -> str:
     nodes = f"{cluster.nodes} node{'s' if cluster.nodes != 1 else ''}"
     if cluster.nodes:
-        nodes += f" ({', '.join(cluster.profiles)})"
+        drivers = [*cluster.profiles, *(f"`{c}`" for c in cluster.driver_commands)]
+        nodes += f" ({', '.join(drivers) or 'no DRA driver'})"
+    if cluster.kubelet_root_dir is not None:
+        nodes += f", kubelet directories in {cluster.kubelet_root_dir}"
     # kubectl takes no flag before a plugin's name (kubectl dra), so point KUBECONFIG at the file
     export = "" if default_config else f"  export KUBECONFIG={kubeconfig}\n"
     # late for start-up time, like the other imports of this module
@@ -304,6 +340,8 @@ async def _run_sandbox(
             host=args.host,
             port=args.port,
             load=[Path(p) for p in args.load],
+            kubelet_root_dir=args.kubelet_root_dir,
+            driver_commands=args.driver_commands,
         )
     except ValueError as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
@@ -372,6 +410,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.profiles_command == "show":
             return show_profile(args.name)
         return list_profiles()
+    if args.command == "driver-check":
+        # late for start-up time: only the command that runs loads its part
+        import shlex
+
+        from fakeapi.cluster import driver_check
+
+        words = args.driver_command
+        command = words[0] if len(words) == 1 else shlex.join(words)
+        try:
+            return driver_check.main(command, driver=args.driver, timeout=args.timeout)
+        except KeyboardInterrupt:
+            return 130
     if args.command == "sandbox":
         try:
             with _collect_garbage_once_ready() as ready:

@@ -38,7 +38,8 @@ import logging
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry
 
@@ -60,9 +61,11 @@ from fakeapi.clock import Clock
 from fakeapi.features import enabled
 from fakeapi.kubelet.default_stages import default_stages
 from fakeapi.kubelet.dispatch import Dispatcher, field_key
+from fakeapi.kubelet.dra.callfaults import Call, CallFault, CallFaults
 from fakeapi.kubelet.dra.driver import DeviceHealthReport, SimulatedDriver
 from fakeapi.kubelet.dra.health import DEFAULT_HEALTH_TIMEOUT_SECONDS, HealthCache
-from fakeapi.kubelet.dra.manager import DRAManager
+from fakeapi.kubelet.dra.interface import DRADriver
+from fakeapi.kubelet.dra.manager import DEFAULT_CALL_TIMEOUT, DRAManager
 from fakeapi.kubelet.dra.profiles import DriverProfile
 from fakeapi.kubelet.engine import StageEngine
 from fakeapi.kubelet.faults import (
@@ -73,9 +76,13 @@ from fakeapi.kubelet.faults import (
     faults_from_node,
 )
 from fakeapi.kubelet.node import LEASE_RENEW_INTERVAL, NODE_STATUS_REPORT_INTERVAL, NodeAgent
+from fakeapi.kubelet.plugins.layout import KubeletDirectory
 from fakeapi.kubelet.pods import CLAIM_INDEX, PodSync, claim_index
 from fakeapi.kubelet.stages import Stage
 from fakeapi.objects import Obj
+
+if TYPE_CHECKING:
+    from fakeapi.kubelet.plugins.manager import PluginManager
 
 __all__ = ["Kubelet"]
 
@@ -84,6 +91,10 @@ log = logging.getLogger("fakeapi.kubelet")
 INVALID_FAULT_ANNOTATION = "InvalidFaultAnnotation"
 
 _HEALTH_CHECK_PERIOD = 1.0
+#: upstream's ``defaultWipingDelay`` (fakeapi.kubelet.plugins.manager), here to keep gRPC unloaded
+DEFAULT_WIPING_DELAY = 30.0
+
+
 def _own_key(obj: Obj) -> list[str]:
     return [object_key(obj)]
 
@@ -116,6 +127,10 @@ class Kubelet:
         node_index: int | None = None,
         health_timeout_seconds: float = DEFAULT_HEALTH_TIMEOUT_SECONDS,
         workers: int = 2,
+        root_dir: str | Path | None = None,
+        driver_call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        slice_wiping_delay: float = DEFAULT_WIPING_DELAY,
+        plugin_poll_interval: float = 1.0,
     ) -> None:
         self.client = client
         self.informers = informers
@@ -138,7 +153,23 @@ class Kubelet:
         self.health = HealthCache(default_timeout=health_timeout_seconds, node=node_name)
         self.events = LegacyEventRecorder(client, component="kubelet", clock=clock, host=node_name)
         self.profiles = {p.driver: p for p in drivers}
-        self.drivers: dict[str, SimulatedDriver] = {}
+        #: the node's DRA drivers by name: simulated ones from the profiles, external ones once
+        #: they registered through the kubelet directory's plugins_registry/
+        self.drivers: dict[str, DRADriver] = {}
+        #: the kubelet directory (plugins_registry/, plugins/); None: no external drivers
+        self.directory = KubeletDirectory(Path(root_dir)) if root_dir is not None else None
+        self.driver_call_timeout = driver_call_timeout
+        self.slice_wiping_delay = slice_wiping_delay
+        self.plugin_poll_interval = plugin_poll_interval
+        #: the external drivers' side (None until a kubelet with a root directory starts)
+        self.plugins: PluginManager | None = None
+        #: faults the kubelet injects into its own prepare / unprepare calls
+        self.call_faults = CallFaults()
+        #: the restart token of the Node's annotation last seen (None: not seen yet)
+        self._restart_token: str | None = None
+        self._restart_task: asyncio.Task[None] | None = None
+        #: external drivers whose registration socket the kubelet lost (fault injection)
+        self._lost_sockets: set[str] = set()
         self._local = _LocalFaults()
         self._api = NodeFaults()
         #: the node was cut off (``node_stopped``) when faults were last applied
@@ -168,7 +199,8 @@ class Kubelet:
         )
         self._claim_dispatch = Dispatcher.of(self._claims, name=CLAIM_INDEX, keys=_own_key)
         self.dra = DRAManager(
-            client=client, drivers=self.drivers, claims=self._claims, node=self._node_object
+            client=client, drivers=self.drivers, claims=self._claims, node=self._node_object,
+            clock=clock, call_faults=self.call_faults, call_timeout=driver_call_timeout,
         )
         self.pod_sync = self._new_pod_sync()
 
@@ -221,6 +253,8 @@ class Kubelet:
                 publish=profile.scope == "node",
                 owner=self._node_owner,
             )
+        if self.directory is not None:
+            self._start_plugins(self.directory)
         await self._apply_faults()
         loop = asyncio.get_running_loop()
         for i in range(self.workers):
@@ -268,6 +302,8 @@ class Kubelet:
         self.pod_sync.queue.shutdown()
         tasks, self._tasks = [*self._tasks, *self._fault_tasks], []
         await end_tasks(tasks)
+        if self.plugins is not None:
+            await self.plugins.stop()
         for driver in self.drivers.values():
             await driver.stop(remove_slices=False)
         self.pod_sync.close()
@@ -280,7 +316,9 @@ class Kubelet:
     # --- fault injection (Python) ----------------------------------------------------------------
     async def mark_device_unhealthy(self, *, driver: str, device: str, message: str = "") -> None:
         """The driver reports ``device`` Unhealthy from its next health message on."""
-        self._driver(driver).set_health(device=device, health="Unhealthy", message=message)
+        known = self._driver(driver)
+        if isinstance(known, SimulatedDriver):  # checks that the device exists
+            known.set_health(device=device, health="Unhealthy", message=message)
         self._local.unhealthy[(driver, device)] = message
         await self._apply_faults()
 
@@ -296,7 +334,10 @@ class Kubelet:
         await self._apply_faults()
 
     async def stop_driver(self, *, driver: str) -> None:
-        """Unregister the driver: its slices are removed and its devices turn Unknown."""
+        """Unregister the driver: its slices are removed and its devices turn Unknown. For an
+        external driver the kubelet loses its registration socket (hidden from the plugin
+        watcher until :meth:`start_driver`): the plugin is deregistered and, after the wiping
+        delay, its slices on this node are deleted."""
         self._driver(driver)
         self._local.stopped.add(driver)
         await self._apply_faults()
@@ -313,7 +354,23 @@ class Kubelet:
         self._local.node_stopped = stopped
         await self._apply_faults()
 
-    def _driver(self, name: str) -> SimulatedDriver:
+    async def inject_call_fault(
+        self, *, call: Call, claim: str, delay: float = 0.0, error: str = "", times: int = 1
+    ) -> None:
+        """Delay (seconds of the kubelet's clock) and/or fail (with ``error``) the next ``times``
+        NodePrepareResources (``call="prepare"``) or NodeUnprepareResources (``"unprepare"``)
+        calls for ``claim`` (``namespace/name``), on the kubelet's side of the wire
+        (:mod:`.dra.callfaults`)."""
+        self.call_faults.add(call, claim, CallFault(delay=delay, error=error), times=times)
+
+    async def restart(self) -> None:
+        """Restart the kubelet: stop, then start again — its node's slices are wiped, its
+        simulated drivers publish afresh and external drivers register again from their
+        sockets, as after a restart of a real kubelet."""
+        await self.stop()
+        await self.start()
+
+    def _driver(self, name: str) -> DRADriver:
         driver = self.drivers.get(name)
         if driver is None:
             raise KeyError(f"node {self.node_name} has no DRA driver {name!r}")
@@ -339,7 +396,9 @@ class Kubelet:
             # that came or went while the node was cut off included
             self._resync_pods()
         self._cut_off = self.node_stopped
-        for name, driver in self.drivers.items():
+        self.call_faults.set_standing("prepare", self._api.prepare)
+        self.call_faults.set_standing("unprepare", self._api.unprepare)
+        for name, driver in list(self.drivers.items()):
             unhealthy = {
                 device: message
                 for source in (self._api.unhealthy, self._local.unhealthy)
@@ -349,6 +408,11 @@ class Kubelet:
             driver.set_unhealthy(unhealthy)
             driver.silenced = name in self._local.silenced or name in self._api.silenced
             should_stop = name in self._local.stopped or name in self._api.stopped
+            if not isinstance(driver, SimulatedDriver):
+                if self.plugins is not None and should_stop != (name in self._lost_sockets):
+                    (self._lost_sockets.add if should_stop else self._lost_sockets.discard)(name)
+                    await self.plugins.set_socket_lost(name, should_stop)
+                continue
             if should_stop and driver.running:
                 await driver.stop(remove_slices=True)
                 self._health_changed(self.health.unregister(driver=name))
@@ -394,6 +458,15 @@ class Kubelet:
             self._published_owner = owner
             self._slices_changed(node)
         faults = faults_from_node(node)
+        if self._restart_token is None:  # what a starting kubelet finds restarts nothing
+            self._restart_token = faults.restart_token
+        elif faults.restart_token != self._restart_token:
+            self._restart_token = faults.restart_token
+            if self._restart_task is None or self._restart_task.done():
+                # not one of the kubelet's own tasks: stopping must not cancel it
+                self._restart_task = asyncio.get_running_loop().create_task(
+                    self._restart_logged(), name=f"restart kubelet {self.node_name}"
+                )
         if faults != self._api:
             self._api = faults
             for problem in self._fault_problems(faults):
@@ -412,13 +485,50 @@ class Kubelet:
             *((ANNOTATION_SILENCED_DRIVERS, driver) for driver in sorted(faults.silenced)),
             *((ANNOTATION_STOPPED_DRIVERS, driver) for driver in sorted(faults.stopped)),
         ]
+        if self.directory is not None:
+            return problems  # an external driver may register under any name, later
+        known = sorted({*self.profiles, *self.drivers})
         for annotation, driver in dict.fromkeys(named):
-            if driver not in self.profiles:
+            if driver not in known:
                 problems.append(
                     f"annotation {annotation}: DRA driver {driver} does not run on node "
-                    f"{self.node_name} (drivers: {', '.join(sorted(self.profiles)) or 'none'})"
+                    f"{self.node_name} (drivers: {', '.join(known) or 'none'})"
                 )
         return problems
+
+    async def _restart_logged(self) -> None:
+        try:
+            await self.restart()
+        except Exception as exc:
+            log.warning("node %s: restarting the kubelet failed: %s", self.node_name, exc)
+
+    # --- external drivers -----------------------------------------------------------------------
+    def _start_plugins(self, directory: KubeletDirectory) -> None:
+        if self.plugins is None:
+            # gRPC loads here, with the first kubelet that has a root directory
+            from fakeapi.kubelet.plugins.manager import PluginManager
+
+            self.plugins = PluginManager(
+                directory=directory,
+                node_name=self.node_name,
+                client=self.client,
+                clock=self.clock,
+                drivers=self.drivers,
+                health_sink=self._on_health,
+                health_lost=self._on_health_lost,
+                registered=self._on_registered,
+                reports_health=self.reports_health,
+                call_timeout=self.driver_call_timeout,
+                wiping_delay=self.slice_wiping_delay,
+                poll_interval=self.plugin_poll_interval,
+            )
+        self.plugins.start()
+
+    def _on_registered(self, _driver: str) -> None:
+        self._resync_pods()  # pods waiting for the driver to prepare or unprepare their claims
+
+    def _on_health_lost(self, driver: str) -> None:
+        self._health_changed(self.health.unregister(driver=driver))
 
     # --- health -------------------------------------------------------------------------------
     def _on_health(self, driver: str, reports: Sequence[DeviceHealthReport]) -> None:

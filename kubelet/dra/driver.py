@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,7 @@ from fakeapi.objects import Obj
 from fakeapi.timefmt import format_time
 
 __all__ = [
+    "ClaimID",
     "DeviceHealthReport",
     "HealthSink",
     "PrepareError",
@@ -85,6 +86,15 @@ HealthSink = Callable[[str, Sequence[DeviceHealthReport]], None]
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimID:
+    """A ResourceClaim as the DRA gRPC API names it (``Claim``: namespace, UID, name)."""
+
+    namespace: str
+    uid: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class PreparedClaim:
     """What NodePrepareResources returned for one claim."""
 
@@ -94,6 +104,17 @@ class PreparedClaim:
     #: (pool, device, shareID or "") of this driver's allocated devices
     devices: tuple[tuple[str, str, str], ...]
     cdi_device_ids: tuple[str, ...]
+    #: the CDI device IDs of each device of ``devices``, in order; empty: one each, the
+    #: ``cdi_device_ids`` in order (what the simulated drivers return)
+    device_cdi_ids: tuple[tuple[str, ...], ...] = ()
+
+    def cdi_ids_by_device(self) -> dict[tuple[str, str, str], tuple[str, ...]]:
+        """(pool, device, shareID or "") -> the CDI device IDs returned for that device."""
+        if self.device_cdi_ids:
+            return dict(zip(self.devices, self.device_cdi_ids, strict=False))
+        return {
+            device: (cdi,) for device, cdi in zip(self.devices, self.cdi_device_ids, strict=False)
+        }
 
 
 class SimulatedDriver:
@@ -316,6 +337,20 @@ class SimulatedDriver:
         self._prepared[uid] = prepared
         return prepared
 
+    async def prepare_claims(self, claims: Sequence[Obj]) -> dict[str, PreparedClaim]:
+        """NodePrepareResources for the claims of one pod (one at a time: each is its own
+        in-process call); by claim UID."""
+        out: dict[str, PreparedClaim] = {}
+        for claim in claims:
+            prepared = await self.prepare(claim)
+            out[prepared.uid] = prepared
+        return out
+
+    async def unprepare_claims(self, claims: Sequence[ClaimID]) -> None:
+        """NodeUnprepareResources for claims no pod on the node uses any more."""
+        for claim in claims:
+            await self.unprepare(uid=claim.uid, namespace=claim.namespace, name=claim.name)
+
     async def unprepare(self, *, uid: str, namespace: str, name: str) -> None:
         """NodeUnprepareResources for one claim; a claim never prepared is fine."""
         prepared = self._prepared.pop(uid, None)
@@ -396,7 +431,7 @@ class SimulatedDriver:
             else:
                 self._health[key] = (health, message)
 
-    def set_unhealthy(self, devices: dict[str, str]) -> None:
+    def set_unhealthy(self, devices: Mapping[str, str]) -> None:
         """Replace the injected faults: ``devices`` (name -> message) Unhealthy, others Healthy."""
         self._health = {
             (pool, device): ("Unhealthy", devices[device])

@@ -1,8 +1,14 @@
 """The kubelet's DRA manager: admit a pod's claims, prepare them, and unprepare when unused.
 
 Shaped like the kubelet's ``cm/dra`` manager: for a pod it resolves every claim, runs the
-admission checks (:mod:`fakeapi.kubelet.admission`), asks each driver named in a claim's
-allocation to prepare it, and remembers which pods on the node use which claim and which device.
+admission checks (:mod:`fakeapi.kubelet.admission`), checks that every driver named in the
+claims' allocations is registered (``DRA driver <name> is not registered`` otherwise, before any
+driver is called), asks each driver once to prepare the pod's claims it serves (one
+NodePrepareResources with all of them, as upstream batches per plugin), and remembers which pods
+on the node use which claim and which device, with the CDI device IDs each driver returned.
+Drivers are :class:`~.interface.DRADriver` objects: simulated in-process or external over gRPC.
+The kubelet's own call faults (:mod:`.callfaults`) delay or fail a call before it reaches the
+driver.
 A claim is unprepared when the last pod using it is released — before the kubelet's final
 delete of that pod — so a claim shared by several pods stays prepared while any of them runs.
 As upstream's ``unprepareResources``, releasing fails (:class:`~.driver.UnprepareError`, ``DRA
@@ -18,16 +24,30 @@ from dataclasses import dataclass, field
 
 from fakeapi import klog
 from fakeapi.client import POD_GROUPS, Client, Informer, is_not_found, object_key
+from fakeapi.clock import Clock
 from fakeapi.kubelet.admission import check_claim, pod_claim_refs
-from fakeapi.kubelet.dra.driver import PrepareError, SimulatedDriver, UnprepareError
+from fakeapi.kubelet.dra.callfaults import Call, CallFaults
+from fakeapi.kubelet.dra.driver import ClaimID, PreparedClaim, PrepareError, UnprepareError
 from fakeapi.kubelet.dra.health import AllocatedDevice, containers_using
+from fakeapi.kubelet.dra.interface import DRADriver
 from fakeapi.objects import Obj
 from fakeapi.rules.podgroups import pod_group_name
 
-__all__ = ["DRAManager", "PodResources"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "DRAManager", "PodResources"]
 
 log = logging.getLogger("fakeapi.kubelet.dra")
 
+#: upstream's ``defaultClientCallTimeout``: half the kubelet's retry period
+DEFAULT_CALL_TIMEOUT = 45.0
+
+
+def _results_of(claim: Obj) -> list[Obj]:
+    allocation = (claim.get("status") or {}).get("allocation") or {}
+    return list((allocation.get("devices") or {}).get("results") or [])
+
+
+def _drivers_of(claim: Obj) -> tuple[str, ...]:
+    return tuple(sorted({str(r.get("driver")) for r in _results_of(claim)}))
 
 
 @dataclass(slots=True)
@@ -47,12 +67,20 @@ class DRAManager:
         self,
         *,
         client: Client,
-        drivers: Mapping[str, SimulatedDriver],
+        drivers: Mapping[str, DRADriver],
         claims: Informer,
         node: Callable[[], Obj],
+        clock: Clock,
+        call_faults: CallFaults | None = None,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
     ) -> None:
         self.client = client
         self.drivers = drivers
+        self.clock = clock
+        #: kubelet-side faults of its calls to drivers (:mod:`.callfaults`)
+        self.call_faults = call_faults if call_faults is not None else CallFaults()
+        #: how long a NodePrepareResources / NodeUnprepareResources call may take
+        self.call_timeout = call_timeout
         self._claims = claims
         self._node = node
         self._claim_users: dict[str, set[str]] = {}
@@ -88,12 +116,14 @@ class DRAManager:
             check_claim(pod=pod, claim=claim, ref=ref, node=node)
             assert claim is not None
             checked.append((ref.pod_claim, claim))
+        # as upstream's validation pass: every driver must be registered before any is called
+        for _, claim in checked:
+            for name in _drivers_of(claim):
+                self._registered(name, PrepareError)
         key = object_key(pod)
-        resources = PodResources()
         added: list[str] = []
         try:
-            for pod_claim, claim in checked:
-                await self._prepare_claim(key, pod, pod_claim, claim, resources, added)
+            prepared = await self._prepare_claims(key, [claim for _, claim in checked], added)
         except BaseException:
             for uid in added:  # not a user after all
                 users = self._claim_users.get(uid, set())
@@ -101,48 +131,92 @@ class DRAManager:
                 if not users:
                     self._claim_users.pop(uid, None)
             raise
+        resources = PodResources()
+        for pod_claim, claim in checked:
+            self._record(pod, pod_claim, claim, prepared, resources)
         for device in resources.devices:
             self._device_users.setdefault(device.resource_id, set()).add(key)
         return resources
 
-    async def _prepare_claim(
+    def _registered(self, name: str, error: type[Exception]) -> DRADriver:
+        driver = self.drivers.get(name)
+        if driver is None or not driver.running:
+            raise error(f"DRA driver {name} is not registered")
+        return driver
+
+    async def _prepare_claims(
+        self, key: str, claims: list[Obj], added: list[str]
+    ) -> dict[tuple[str, str], PreparedClaim]:
+        """One NodePrepareResources per driver for the pod's claims; by (driver, claim UID)."""
+        batches: dict[str, dict[str, Obj]] = {}
+        for claim in claims:
+            uid = str((claim.get("metadata") or {}).get("uid") or "")
+            users = self._claim_users.setdefault(uid, set())
+            if key not in users:  # count the pod in before awaiting: a concurrent release of
+                users.add(key)  # another pod must not unprepare the claim under our feet
+                added.append(uid)
+            for name in _drivers_of(claim):
+                batches.setdefault(name, {})[uid] = claim
+        out: dict[tuple[str, str], PreparedClaim] = {}
+        for name in sorted(batches):
+            batch = list(batches[name].values())
+            await self._inject("prepare", batch, PrepareError)
+            driver = self._registered(name, PrepareError)
+            for uid, prepared in (await driver.prepare_claims(batch)).items():
+                out[(name, uid)] = prepared
+                klog.info(log, "Done calling NodePrepareResources rpc", node=self._node_name(),
+                          pod=key, claim=f"{prepared.namespace}/{prepared.name}", driver=name,
+                          devices=[device for _, device, _ in prepared.devices])
+        return out
+
+    async def _inject(self, call: Call, claims: list[Obj], error: type[Exception]) -> None:
+        """The kubelet-side faults of one call (:mod:`.callfaults`): wait, or fail it as the
+        driver or upstream's gRPC client would report it."""
+        names = {
+            f"{(c.get('metadata') or {}).get('namespace')}/{(c.get('metadata') or {}).get('name')}":
+            str((c.get("metadata") or {}).get("name"))
+            for c in claims
+        }
+        delay, errors = self.call_faults.take(call, names)
+        method = "NodePrepareResources" if call == "prepare" else "NodeUnprepareResources"
+        if delay >= self.call_timeout:
+            await self.clock.sleep(self.call_timeout)
+            raise error(f"{method}: rpc error: code = DeadlineExceeded desc = context deadline "
+                        "exceeded")
+        if delay > 0:
+            await self.clock.sleep(delay)
+        for claim_key, message in errors.items():
+            raise error(f"{method} failed for ResourceClaim {names[claim_key]}: {message}")
+
+    def _record(
         self,
-        key: str,
         pod: Obj,
         pod_claim: str,
         claim: Obj,
+        prepared: dict[tuple[str, str], PreparedClaim],
         resources: PodResources,
-        added: list[str],
     ) -> None:
+        """Remember what was prepared for one claim of the pod: its drivers, and each device
+        with the CDI device IDs its driver returned for it."""
         claim_meta = claim.get("metadata") or {}
         uid = str(claim_meta.get("uid") or "")
-        results = (
-            ((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}
-        ).get("results") or []
-        drivers = sorted({str(r.get("driver")) for r in results})
-        users = self._claim_users.setdefault(uid, set())
-        if key not in users:  # count the pod in before awaiting: a concurrent release of
-            users.add(key)  # another pod must not unprepare the claim under our feet
-            added.append(uid)
+        drivers = _drivers_of(claim)
         cdi: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
         for name in drivers:
-            driver = self.drivers.get(name)
-            if driver is None or not driver.running:
-                raise PrepareError(f"DRA driver {name} is not registered")
-            prepared = await driver.prepare(claim)
-            klog.info(log, "Done calling NodePrepareResources rpc", node=self._node_name(),
-                      pod=key, claim=f"{claim_meta.get('namespace')}/{claim_meta.get('name')}",
-                      driver=name, devices=[device for _, device, _ in prepared.devices])
-            for (pool, device, share), cdi_id in zip(
-                prepared.devices, prepared.cdi_device_ids, strict=False
-            ):
-                cdi[(name, pool, device, share)] = (cdi_id,)
+            result = prepared.get((name, uid))
+            if result is None:
+                continue
+            for (pool, device, share), ids in result.cdi_ids_by_device().items():
+                cdi[(name, pool, device, share)] = ids
         namespace = str(claim_meta.get("namespace") or "")
-        resources.claims[uid] = (namespace, str(claim_meta.get("name")), tuple(drivers))
-        for result in results:
-            request = str(result.get("request"))
-            device_key = (str(result.get("driver")), str(result.get("pool")),
-                          str(result.get("device")), str(result.get("shareID") or ""))
+        resources.claims[uid] = (namespace, str(claim_meta.get("name")), drivers)
+        for allocated in _results_of(claim):
+            request = str(allocated.get("request"))
+            device_key = (str(allocated.get("driver")), str(allocated.get("pool")),
+                          str(allocated.get("device")), str(allocated.get("shareID") or ""))
+            found = cdi.get(device_key)
+            if found is None:  # a driver that returned the device without its share
+                found = cdi.get((*device_key[:3], ""), ())
             resources.devices.append(
                 AllocatedDevice(
                     claim=pod_claim,
@@ -151,7 +225,7 @@ class DRAManager:
                     pool=device_key[1],
                     device=device_key[2],
                     containers=containers_using(pod, pod_claim, request),
-                    cdi_device_ids=cdi.get(device_key, ()),
+                    cdi_device_ids=found,
                 )
             )
 
@@ -159,23 +233,35 @@ class DRAManager:
         """The pod ``key`` no longer needs its claims: unprepare those no other pod uses.
 
         Raises UnprepareError when a driver of such a claim is not registered (upstream's
-        ``GetPlugin`` error); the claims not unprepared yet stay counted as the pod's, so the
-        next call tries them again (unprepare is idempotent)."""
+        ``GetPlugin`` error) or its NodeUnprepareResources failed; the claims not unprepared
+        yet stay counted as the pod's, so the next call tries them again (unprepare is
+        idempotent)."""
         if resources.released:
             return
+        batches: dict[str, list[ClaimID]] = {}
+        last: list[str] = []
         for uid, (namespace, name, drivers) in resources.claims.items():
             users = self._claim_users.get(uid, set())
             if users - {key}:  # another pod on the node still uses it
                 users.discard(key)
                 continue
+            last.append(uid)
             for driver_name in drivers:
-                driver = self.drivers.get(driver_name)
-                if driver is None or not driver.running:
-                    raise UnprepareError(f"DRA driver {driver_name} is not registered")
-            for driver_name in drivers:
-                await self.drivers[driver_name].unprepare(uid=uid, namespace=namespace, name=name)
+                batches.setdefault(driver_name, []).append(ClaimID(namespace, uid, name))
+        for driver_name in sorted(batches):
+            self._registered(driver_name, UnprepareError)
+        for driver_name in sorted(batches):
+            batch = batches[driver_name]
+            await self._inject(
+                "unprepare",
+                [{"metadata": {"namespace": c.namespace, "name": c.name}} for c in batch],
+                UnprepareError,
+            )
+            await self._registered(driver_name, UnprepareError).unprepare_claims(batch)
+            for claim in batch:
                 klog.info(log, "Done calling NodeUnprepareResources rpc", node=self._node_name(),
-                          pod=key, claim=f"{namespace}/{name}", driver=driver_name)
+                          pod=key, claim=f"{claim.namespace}/{claim.name}", driver=driver_name)
+        for uid in last:
             self._claim_users.pop(uid, None)
         resources.released = True
 

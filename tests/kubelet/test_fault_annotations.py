@@ -33,7 +33,15 @@ def _node(**annotations: str) -> dict[str, object]:
             {"fakeapi.dev/fault-unhealthy-device": "gpu.example.com/gpu-0"},
             ("annotation fakeapi.dev/fault-unhealthy-device: not a fault annotation (known: "
              "fakeapi.dev/fault-unhealthy-devices, fakeapi.dev/fault-silenced-drivers, "
-             "fakeapi.dev/fault-stopped-drivers, fakeapi.dev/fault-node-stopped)",),
+             "fakeapi.dev/fault-stopped-drivers, fakeapi.dev/fault-node-stopped, "
+             "fakeapi.dev/fault-prepare, fakeapi.dev/fault-unprepare)",),
+        ),
+        (
+            {"fakeapi.dev/fault-prepare": "default/c=explode, nope=fail:x, default/d=fail"},
+            ("annotation fakeapi.dev/fault-prepare: item 'default/c=explode': unknown call "
+             "fault 'explode' (fail[:message] or delay:<seconds>); ignored",
+             "annotation fakeapi.dev/fault-prepare: item 'nope=fail:x' is not "
+             "<namespace>/<claim>=<fault>; ignored"),
         ),
         ({"fakeapi.dev/fault-node-stopped": "False", "example.com/other": "x"}, ()),
     ],

@@ -1,0 +1,1 @@
+"""Generated protocol buffer modules of the kubelet's plugin APIs (see ``codegen``)."""
