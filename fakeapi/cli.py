@@ -46,6 +46,11 @@ from fakeapi.kubeconfig import (
 __all__ = ["main"]
 
 SANDBOX_CONTEXT = "fakeapi"
+_STREAM_CONFIG_HELP = (
+    "kwok-style ClusterLogs/ClusterExec/ClusterAttach/ClusterPortForward YAML saying where pods' "
+    "logs, exec, attach and port-forward go (local files, commands and ports; repeatable; off "
+    "without it: docs/sandbox.md)"
+)
 _FEATURE_GATES_HELP = "comma-separated Gate=true|false pairs, as upstream (DRAAdminAccess=false)"
 
 
@@ -60,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=6443, help="port (0 picks a free one)")
     serve.add_argument("--kubeconfig", help="write a kubeconfig for this server here")
     serve.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+    serve.add_argument("--stream-config", action="append", default=[], metavar="PATH",
+                       help=_STREAM_CONFIG_HELP)
 
     sandbox = sub.add_parser(
         "sandbox",
@@ -180,6 +187,16 @@ def _feature_gates(text: str) -> dict[str, bool] | None:
         return None
 
 
+def _stream_config(paths: Sequence[str]) -> Any:
+    """The stream configuration of ``paths`` (None without any); StreamConfigError (a
+    ValueError) names the file and field."""
+    if not paths:
+        return None
+    from fakeapi.server.streams import load_stream_config  # late for start-up time
+
+    return load_stream_config(paths)
+
+
 @contextlib.contextmanager
 def _stop_on_signal() -> Iterator[asyncio.Event]:
     """An event set by SIGINT or SIGTERM. Entered before the ready line is printed, so that a
@@ -235,8 +252,13 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     gates = _feature_gates(args.feature_gates)
     if gates is None:
         return 2
+    try:
+        streams = _stream_config(args.stream_config)
+    except ValueError as exc:
+        print(f"fakeapi serve: --stream-config: {exc}", file=sys.stderr)
+        return 2
     registry = new_registry(feature_gates=gates)
-    server = ApiServer(registry=registry, host=args.host, port=args.port)
+    server = ApiServer(registry=registry, host=args.host, port=args.port, streams=streams)
     try:
         await server.start()
     except OSError as exc:

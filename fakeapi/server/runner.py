@@ -15,6 +15,7 @@ from prometheus_client import CollectorRegistry
 from fakeapi.registry.store import GenericStore
 from fakeapi.server.app import create_app
 from fakeapi.server.handlers import WatchSettings
+from fakeapi.server.streams import StreamConfig
 
 __all__ = ["ApiServer"]
 
@@ -28,12 +29,14 @@ class ApiServer:
         port: int = 0,
         watch: WatchSettings | None = None,
         metrics: CollectorRegistry | None = None,
+        streams: StreamConfig | None = None,
     ) -> None:
         self.registry = registry
         self.host = host
         self.port = port
         self.metrics = metrics if metrics is not None else CollectorRegistry()
-        self.app = create_app(registry=registry, watch=watch, metrics=self.metrics)
+        self.app = create_app(registry=registry, watch=watch, metrics=self.metrics,
+                              streams=streams)
         self._runner: web.AppRunner | None = None
 
     @property
