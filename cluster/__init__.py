@@ -14,6 +14,10 @@ This is one of fakeapi's public package roots (with :mod:`fakeapi.client`); what
   shipped driver profiles.
 - :mod:`fakeapi.cluster.pytest_plugin` — the pytest plugin (entry point ``pytest11``), which
   gives every test a cluster of its own.
+- Your own components inside a cluster (``Cluster(extra_components=[factory])``):
+  :class:`ComponentContext` — what a component's ``factory(ctx)`` is given; :class:`Component`
+  — what it returns; :data:`ComponentFactory`; :class:`ComponentError` — a failure recorded for
+  the report; :func:`kopf_operator` — a kopf operator as such a component.
 
 The pytest plugin loads in every pytest run of an environment where fakeapi is installed, so this
 ``__init__`` imports nothing of fakeapi's: the names below load on first use.
@@ -33,10 +37,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fakeapi.cluster.assembler import Cluster
+    from fakeapi.cluster.components import Component, ComponentContext
+    from fakeapi.cluster.extensions import ComponentFactory
     from fakeapi.cluster.handle import ClusterHandle
     from fakeapi.cluster.manifests import ManifestError
+    from fakeapi.cluster.operators import KopfOperator, kopf_operator
     from fakeapi.cluster.profiles import PROFILE_NAMES, load_profile
     from fakeapi.cluster.remote import RemoteCluster
+    from fakeapi.cluster.supervision import ComponentError
     from fakeapi.cluster.sync import SyncCluster
     from fakeapi.cluster.waiting import eventually
 
@@ -45,10 +53,16 @@ __all__ = [
     "PROFILE_NAMES",
     "Cluster",
     "ClusterHandle",
+    "Component",
+    "ComponentContext",
+    "ComponentError",
+    "ComponentFactory",
+    "KopfOperator",
     "ManifestError",
     "RemoteCluster",
     "SyncCluster",
     "eventually",
+    "kopf_operator",
     "load_profile",
 ]
 
@@ -59,6 +73,12 @@ EXAMPLES = Path(__file__).parent / "data" / "examples"
 _LAZY = {
     "Cluster": "fakeapi.cluster.assembler",
     "ClusterHandle": "fakeapi.cluster.handle",
+    "Component": "fakeapi.cluster.components",
+    "ComponentContext": "fakeapi.cluster.components",
+    "ComponentError": "fakeapi.cluster.supervision",
+    "ComponentFactory": "fakeapi.cluster.extensions",
+    "KopfOperator": "fakeapi.cluster.operators",
+    "kopf_operator": "fakeapi.cluster.operators",
     "ManifestError": "fakeapi.cluster.manifests",
     "PROFILE_NAMES": "fakeapi.cluster.profiles",
     "RemoteCluster": "fakeapi.cluster.remote",

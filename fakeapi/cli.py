@@ -4,7 +4,10 @@
 - ``fakeapi sandbox`` runs a whole cluster: API server, controllers, scheduler and simulated nodes
   with DRA drivers, merged into a kubeconfig the way kind does, until Ctrl-C. With
   ``--kubelet-root-dir`` / ``--driver-command`` the nodes take real DRA drivers over the kubelet's
-  plugin gRPC APIs (docs/kubelet.md).
+  plugin gRPC APIs (docs/kubelet.md). Your own code runs inside it: ``--component
+  module:factory`` (a controller, an operator), ``--scheduler-plugin module:Plugin`` and
+  ``--scheduler-config FILE`` (a KubeSchedulerConfiguration), ``--profile FILE`` (a driver
+  profile, which may name a Python behaviour class) and ``--stages PATH``.
 - ``fakeapi driver-check CMD`` runs a driver binary through a conformance check and prints a
   pass/fail table (:mod:`fakeapi.cluster.driver_check`).
 - ``fakeapi profiles`` lists the shipped driver profiles; ``fakeapi profiles show NAME`` prints
@@ -29,6 +32,7 @@ import asyncio
 import contextlib
 import errno
 import gc
+import os
 import signal
 import sys
 import time
@@ -77,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
         "entries are kept) and made current; on exit they are removed again and the previous "
         "context is restored. Ctrl-C (or SIGTERM) stops the sandbox.",
         epilog="example: fakeapi sandbox --nodes 2 --profile gpu --profile partitionable "
-        "--load ./manifests",
+        "--load ./manifests --component my_operator:new_operator",
     )
     sandbox.add_argument(
         "--nodes", type=int, default=4, metavar="N",
@@ -85,8 +89,9 @@ def _parser() -> argparse.ArgumentParser:
         "and scheduler, so that nodes and ResourceSlices you create by hand are used",
     )
     sandbox.add_argument(
-        "--profile", action="append", dest="profiles", metavar="NAME",
-        help="driver profile of every node (repeatable; default gpu)",
+        "--profile", action="append", dest="profiles", metavar="NAME|FILE",
+        help="driver profile of every node: a shipped one's name or a profile YAML file "
+        "(repeatable; default gpu)",
     )
     sandbox.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
     sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
@@ -132,6 +137,29 @@ def _parser() -> argparse.ArgumentParser:
         help="controllers to run, as kube-controller-manager's flag: '*' is all, 'name' adds "
         "one, '-name' leaves one out (default '*'; with --nodes 0 "
         f"'*,-{_NODE_LIFECYCLE}', since no kubelet renews a hand-made node's lease)",
+    )
+    sandbox.add_argument(
+        "--stages", metavar="PATH",
+        help="the simulated kubelets' pod lifecycle stages: a stage YAML file or a directory of "
+        "them (default: the shipped stages, with their delays)",
+    )
+    sandbox.add_argument(
+        "--component", action="append", dest="components", default=[], metavar="MODULE:FACTORY",
+        help="a component of your own, started after the built-in ones: factory(ctx) returns an "
+        "object with async start() and stop() (repeatable; the module must be importable)",
+    )
+    sandbox.add_argument(
+        "--scheduler-plugin", action="append", dest="scheduler_plugins", default=[],
+        metavar="MODULE:PLUGIN",
+        help="an out-of-tree scheduler plugin: a factory(handle) whose name attribute names the "
+        "plugin, enabled after the default plugins unless --scheduler-config places it "
+        "(repeatable)",
+    )
+    sandbox.add_argument(
+        "--scheduler-config", metavar="FILE",
+        help="a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) whose profile the "
+        "scheduler runs: plugins enabled or disabled per extension point, score weights, "
+        "pluginConfig",
     )
     profiles = sub.add_parser(
         "profiles",
@@ -279,7 +307,7 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
 def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: float) -> str:
     nodes = f"{cluster.nodes} node{'s' if cluster.nodes != 1 else ''}"
     if cluster.nodes:
-        drivers = [*cluster.profiles, *(f"`{c}`" for c in cluster.driver_commands)]
+        drivers = [*cluster.profile_names, *(f"`{c}`" for c in cluster.driver_commands)]
         nodes += f" ({', '.join(drivers) or 'no DRA driver'})"
     if cluster.kubelet_root_dir is not None:
         nodes += f", kubelet directories in {cluster.kubelet_root_dir}"
@@ -293,10 +321,12 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
     left_out = [c for c in CONTROLLER_NAMES if c not in (cluster.controllers or CONTROLLER_NAMES)]
     if "controllers" in cluster.components and left_out:
         components += f" (controllers without {', '.join(left_out)})"
+    if cluster.extra_components:
+        components += f"; yours: {', '.join(cluster.extra_components)}"
     # the shipped examples ask for the gpu profile's devices
     example = (
         f"  kubectl apply -f {EXAMPLES / 'template-claim-pod.yaml'}\n"
-        if "gpu" in cluster.profiles
+        if "gpu" in cluster.profile_names
         else ""
     )
     return (
@@ -325,6 +355,10 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         print("fakeapi sandbox: --nodes must be 0 or more", file=sys.stderr)
         return 2
     started = time.perf_counter()
+    if args.components or args.scheduler_plugins or args.profiles:
+        # user code named module:attribute is imported from the current directory too, as
+        # uvicorn and kopf do
+        sys.path.insert(0, os.getcwd())
     verbosity = args.verbose or (1 if args.log_format else 0)
     if verbosity:
         from fakeapi.commands.watch import configure_logging
@@ -362,6 +396,10 @@ async def _run_sandbox(
             host=args.host,
             port=args.port,
             load=[Path(p) for p in args.load],
+            stages=Path(args.stages) if args.stages else "realistic",
+            extra_components=args.components,
+            scheduler_plugins=args.scheduler_plugins,
+            scheduler_config=Path(args.scheduler_config) if args.scheduler_config else None,
             kubelet_root_dir=args.kubelet_root_dir,
             driver_commands=args.driver_commands,
         )

@@ -14,17 +14,29 @@ __path__[:] = [_os.path.realpath(entry) for entry in __path__]
 
 from fakeapi.kubelet.cluster_driver import ClusterDriver
 from fakeapi.kubelet.default_stages import default_stages
+from fakeapi.kubelet.dra.driver import (
+    DeviceHealthReport,
+    DriverBehavior,
+    PreparedClaim,
+    PrepareError,
+    UnprepareError,
+)
 from fakeapi.kubelet.dra.profiles import DriverProfile, ProfileError
 from fakeapi.kubelet.kubelet import Kubelet
 from fakeapi.kubelet.stages import Stage, StageError, load_stages, parse_stages
 
 __all__ = [
     "ClusterDriver",
+    "DeviceHealthReport",
+    "DriverBehavior",
     "DriverProfile",
     "Kubelet",
+    "PrepareError",
+    "PreparedClaim",
     "ProfileError",
     "Stage",
     "StageError",
+    "UnprepareError",
     "default_stages",
     "load_stages",
     "parse_stages",

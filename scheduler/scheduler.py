@@ -51,11 +51,13 @@ from fakeapi.features import default_gates
 from fakeapi.objects import Obj, meta
 from fakeapi.rules.podgroups import pod_group_name
 from fakeapi.scheduler.cache import Cache
+from fakeapi.scheduler.config import configured_registry, enable_out_of_tree
 from fakeapi.scheduler.eventhandlers import EventHandlers, responsible_for
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import ActionType, ClusterEvent, EventResource
 from fakeapi.scheduler.framework.interface import NodeToStatus
-from fakeapi.scheduler.framework.registry import Profile, Registry
+from fakeapi.scheduler.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from fakeapi.scheduler.framework.registry import PluginFactory, Registry, merge_registries
 from fakeapi.scheduler.framework.runtime import Framework
 from fakeapi.scheduler.framework.status import Code, Status
 from fakeapi.scheduler.framework.types import NodeInfo, PodInfo, QueuedPodInfo
@@ -109,7 +111,14 @@ def _pod_ref(pod: Obj) -> dict[str, Any]:
 
 
 class Scheduler:
-    """kube-scheduler for one profile, running against the API through ``client``."""
+    """kube-scheduler for one profile, running against the API through ``client``.
+
+    ``profile`` says which plugins run where (default: upstream's default plugins;
+    ``fakeapi.scheduler.config.load_scheduler_config`` reads one from a KubeSchedulerConfiguration).
+    ``plugins`` are out-of-tree plugins by name, registered beside the in-tree ones (``registry``,
+    by default all of them) as ``app.WithPlugin`` does, and enabled at every point they implement
+    after the profile's plugins unless the profile places them itself.
+    """
 
     def __init__(
         self,
@@ -120,17 +129,25 @@ class Scheduler:
         rng: Random,
         feature_gates: Mapping[str, bool] | None = None,
         metrics: CollectorRegistry | None = None,
-        scheduler_name: str = "default-scheduler",
+        scheduler_name: str = DEFAULT_SCHEDULER_NAME,
         profile: Profile | None = None,
         registry: Registry | None = None,
+        plugins: Mapping[str, PluginFactory] | None = None,
     ) -> None:
         self.client = client
         self.informers = informers
         self.clock = clock
         self.rng = rng
         self.feature_gates: Mapping[str, bool] = {**default_gates(), **(feature_gates or {})}
-        self.scheduler_name = scheduler_name
-        self.profile = profile or default_profile(scheduler_name=scheduler_name)
+        if profile is None:
+            profile = default_profile(scheduler_name=scheduler_name)
+        elif scheduler_name not in (DEFAULT_SCHEDULER_NAME, profile.scheduler_name):
+            raise ValueError(
+                f"scheduler_name {scheduler_name!r} differs from the profile's schedulerName "
+                f"{profile.scheduler_name!r}: name the scheduler in one place"
+            )
+        self.scheduler_name = profile.scheduler_name
+        self.profile = enable_out_of_tree(profile, list(plugins or ()))
         self.metrics = SchedulerMetrics(registry=metrics, profile=self.profile.scheduler_name)
         self.recorder = EventRecorder(
             client, component="default-scheduler", clock=clock, instance=scheduler_name
@@ -140,7 +157,14 @@ class Scheduler:
         with contextlib.suppress(ValueError):
             self.pods.add_index(POD_GROUP_INDEX, _pod_group_index)
         self.framework = Framework(
-            handle=self, registry=registry or in_tree_registry(), profile=self.profile
+            handle=self,
+            registry=configured_registry(
+                merge_registries(in_tree_registry() if registry is None else registry,
+                                 plugins or {}),
+                self.profile,
+                feature_gates=self.feature_gates,
+            ),
+            profile=self.profile,
         )
         self.queue = SchedulingQueue(
             framework=self.framework,
@@ -174,6 +198,9 @@ class Scheduler:
 
     def node_infos(self) -> Sequence[NodeInfo]:
         return self.cache.nodes
+
+    def plugin_args(self, name: str) -> Mapping[str, Any]:
+        return self.profile.args(name)
 
     def waiting_pods(self) -> Collection[WaitingPod]:
         return list(self.framework.waiting.values())

@@ -25,6 +25,7 @@ PUBLIC_ROOTS = (
     "fakeapi.usage",
     "fakeapi.controllers",
     "fakeapi.scheduler",
+    "fakeapi.scheduler.framework",
     "fakeapi.kubelet",
     "fakeapi.objects",
     "fakeapi.clock",

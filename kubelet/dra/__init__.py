@@ -2,9 +2,11 @@
 
 from fakeapi.kubelet.dra.driver import (
     DeviceHealthReport,
+    DriverBehavior,
     PreparedClaim,
     PrepareError,
     SimulatedDriver,
+    UnprepareError,
 )
 from fakeapi.kubelet.dra.health import DEFAULT_HEALTH_TIMEOUT_SECONDS, HealthCache
 from fakeapi.kubelet.dra.profiles import DriverProfile, ProfileError, RenderedPool
@@ -13,6 +15,7 @@ from fakeapi.kubelet.dra.slices import pool_slices
 __all__ = [
     "DEFAULT_HEALTH_TIMEOUT_SECONDS",
     "DeviceHealthReport",
+    "DriverBehavior",
     "DriverProfile",
     "HealthCache",
     "PrepareError",
@@ -20,5 +23,6 @@ __all__ = [
     "ProfileError",
     "RenderedPool",
     "SimulatedDriver",
+    "UnprepareError",
     "pool_slices",
 ]

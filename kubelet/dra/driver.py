@@ -18,6 +18,11 @@ profile run by :class:`~fakeapi.kubelet.ClusterDriver`. It plays both halves of 
 
 Fault injection changes the driver's own state only (health of a device, silenced, stopped); the
 kubelet observes the consequences the same way it would observe a real driver.
+
+A profile may name a :class:`DriverBehavior`: user code the driver consults after its own checks,
+deciding what prepare returns or that it fails, whether unprepare fails, and what each health
+message says. An exception other than the operation's own error fails the operation with the
+exception's text, as a driver's gRPC error would.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from fakeapi.timefmt import format_time
 __all__ = [
     "ClaimID",
     "DeviceHealthReport",
+    "DriverBehavior",
     "HealthSink",
     "PrepareError",
     "PreparedClaim",
@@ -117,6 +123,40 @@ class PreparedClaim:
         }
 
 
+class DriverBehavior:
+    """What a simulated driver's node operations answer, decided in Python.
+
+    Subclass it, override what you need, and name the class in a driver profile (``behavior:
+    mypackage.drivers:FlakyGpu``; in Python ``dataclasses.replace(profile, behavior=FlakyGpu)``).
+    Each driver instance (one per node for a node-scoped profile) makes its own, with itself as
+    ``driver`` (its ``name``, ``node_name``, ``clock``, ``profile``, ``device_names()``).
+    """
+
+    def __init__(self, driver: SimulatedDriver) -> None:
+        self.driver = driver
+
+    async def prepare(self, claim: Obj, prepared: PreparedClaim) -> PreparedClaim:
+        """NodePrepareResources of ``claim``, once the driver's own checks passed: return the
+        result (``prepared``, or a copy with other CDI device IDs), or raise
+        :class:`PrepareError` to fail it (the kubelet retries with back-off)."""
+        return prepared
+
+    async def unprepare(self, prepared: PreparedClaim) -> None:
+        """NodeUnprepareResources of a claim this driver prepared; raise
+        :class:`UnprepareError` to fail it (the claim stays prepared, the kubelet retries)."""
+
+    def health(self, reports: list[DeviceHealthReport]) -> Sequence[DeviceHealthReport]:
+        """The health message about to be streamed; return it as it should be sent."""
+        return reports
+
+
+def _failed_with(error: type[Exception], exc: Exception) -> Exception:
+    """A behaviour's own error as is; anything else as the operation's error, with its text."""
+    if isinstance(exc, error):
+        return exc
+    return error(f"{type(exc).__name__}: {exc}")
+
+
 class SimulatedDriver:
     """One driver instance; see the module docstring for what it simulates."""
 
@@ -151,6 +191,11 @@ class SimulatedDriver:
         self._sink: HealthSink | None = None
         self.running = False
         self.silenced = False
+        make_behavior = profile.behavior_factory()
+        #: the profile's DriverBehavior, consulted by prepare, unprepare and health
+        self.behavior: DriverBehavior | None = (
+            make_behavior(self) if make_behavior is not None else None
+        )
 
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self, *, health_sink: HealthSink | None = None) -> None:
@@ -333,6 +378,11 @@ class SimulatedDriver:
             devices=tuple(devices),
             cdi_device_ids=tuple(self.profile.cdi_device_id(d) for _, d, _ in devices),
         )
+        if self.behavior is not None:
+            try:
+                prepared = await self.behavior.prepare(claim, prepared)
+            except Exception as exc:
+                raise _failed_with(PrepareError, exc) from exc
         await self._write_device_status(prepared, present=True)
         self._prepared[uid] = prepared
         return prepared
@@ -353,6 +403,11 @@ class SimulatedDriver:
 
     async def unprepare(self, *, uid: str, namespace: str, name: str) -> None:
         """NodeUnprepareResources for one claim; a claim never prepared is fine."""
+        if self.behavior is not None and uid in self._prepared:
+            try:
+                await self.behavior.unprepare(self._prepared[uid])
+            except Exception as exc:
+                raise _failed_with(UnprepareError, exc) from exc
         prepared = self._prepared.pop(uid, None)
         if prepared is not None and prepared.devices:
             await self._write_device_status(prepared, present=False)
@@ -441,7 +496,7 @@ class SimulatedDriver:
 
     def health_reports(self) -> list[DeviceHealthReport]:
         now = self.clock.now().timestamp()
-        return [
+        reports = [
             DeviceHealthReport(
                 pool=pool,
                 device=device,
@@ -452,6 +507,7 @@ class SimulatedDriver:
             )
             for pool, device in sorted(self._devices)
         ]
+        return reports if self.behavior is None else list(self.behavior.health(reports))
 
     def send_health(self) -> None:
         """Stream one message now (also what the periodic loop does), unless silenced."""

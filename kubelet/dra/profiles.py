@@ -15,14 +15,19 @@ are formatted with these variables:
 ``{uuid}``       a UUID derived from node, pool and device name (uuid5), stable across restarts
 
 An attribute ``{int: "{index}"}`` is formatted and then turned into an integer, so templates work
-for every attribute type. Expanding a profile is pure and deterministic: the same node always
-gets the same devices, which is what makes slices comparable when a driver republishes.
+for every attribute type. ``behavior: package.module:Class`` names a Python class
+(:class:`~.driver.DriverBehavior`) that decides what the driver's prepare and unprepare answer
+and how its devices' health changes; a profile built in Python may hold the class itself.
+
+Expanding a profile is pure and deterministic: the same node always gets the same devices, which
+is what makes slices comparable when a driver republishes.
 """
 
 from __future__ import annotations
 
+import pkgutil
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -246,6 +251,9 @@ class DriverProfile:
     #: a cluster-scoped pool's node selector picks
     node_labels: Mapping[str, str] = field(default_factory=dict)
     description: str = ""
+    #: the driver's :class:`~.driver.DriverBehavior`: a class (or factory taking the driver), or
+    #: its ``module:attribute`` name (None: the simulated driver decides alone)
+    behavior: str | Callable[..., Any] | None = None
     source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -272,6 +280,9 @@ class DriverProfile:
             isinstance(k, str) and isinstance(v, str) for k, v in node_labels.items()
         ):
             raise ProfileError("nodeLabels: must map label names to string values")
+        behavior = data.get("behavior")
+        if behavior is not None and (not isinstance(behavior, str) or ":" not in behavior):
+            raise ProfileError(f"behavior: must name a class as module:Class, got {behavior!r}")
         attach = data.get("attach") or {}
         delay = attach.get("delaySeconds", 1.0) if isinstance(attach, Mapping) else None
         if isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0:
@@ -289,8 +300,22 @@ class DriverProfile:
             attach_delay_seconds=float(delay),
             node_labels=dict(node_labels),
             description=str(data.get("description") or ""),
+            behavior=behavior,
             source=dict(data),
         )
+
+    def behavior_factory(self) -> Callable[..., Any] | None:
+        """What makes the driver's behaviour: the class itself, imported when named (raises
+        ProfileError when it cannot be)."""
+        if self.behavior is None or callable(self.behavior):
+            return self.behavior
+        try:
+            found = pkgutil.resolve_name(self.behavior)
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise ProfileError(f"behavior {self.behavior!r}: {exc}") from None
+        if not callable(found):
+            raise ProfileError(f"behavior {self.behavior!r}: not a class")
+        return found  # type: ignore[no-any-return]
 
     def render(self, *, node: str = "") -> list[RenderedPool]:
         """The pools of ``node`` (cluster scope: ``node`` is ignored)."""

@@ -1,5 +1,12 @@
 """kube-scheduler's framework in small pieces: extension points, statuses, per-cycle state,
-cluster events with queueing hints, the plugin registry and the runtime that runs them."""
+cluster events with queueing hints, the plugin registry, profiles and the runtime that runs them.
+
+This is the stable import path for writing a plugin: the phase protocols (``FilterPlugin``,
+``ScorePlugin``...), :class:`Status` and its helpers, :class:`CycleState`, :class:`NodeInfo`,
+the :class:`Handle` a plugin's factory receives, the cluster events a plugin registers, and the
+profile types (:class:`Profile`, :class:`Plugins`, :class:`PluginSet`, :class:`PluginRef`). See
+docs/scheduler.md, "Your own plugins".
+"""
 
 from fakeapi.scheduler.framework.cycle_state import CycleState
 from fakeapi.scheduler.framework.events import (
@@ -13,12 +20,37 @@ from fakeapi.scheduler.framework.events import (
 )
 from fakeapi.scheduler.framework.interface import (
     MAX_NODE_SCORE,
+    BatchFilterPlugin,
+    BatchScorePlugin,
+    BindPlugin,
+    EnqueueExtensions,
+    FilterPlugin,
     Handle,
     NodeToStatus,
+    PermitPlugin,
+    PostBindPlugin,
+    PostFilterPlugin,
     PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
     PreFilterResult,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScoreExtensions,
+    ScorePlugin,
 )
-from fakeapi.scheduler.framework.registry import PluginFactory, Profile, Registry
+from fakeapi.scheduler.framework.profile import (
+    EXTENSION_POINTS,
+    PluginConfig,
+    PluginRef,
+    Plugins,
+    PluginSet,
+    Profile,
+    ProfileError,
+)
+from fakeapi.scheduler.framework.registry import PluginFactory, Registry
 from fakeapi.scheduler.framework.runtime import Framework
 from fakeapi.scheduler.framework.status import (
     Code,
@@ -41,28 +73,50 @@ from fakeapi.scheduler.framework.types import (
 from fakeapi.scheduler.framework.waiting import WaitingPod
 
 __all__ = [
+    "EXTENSION_POINTS",
     "MAX_NODE_SCORE",
     "ActionType",
+    "BatchFilterPlugin",
+    "BatchScorePlugin",
+    "BindPlugin",
     "ClusterEvent",
     "ClusterEventWithHint",
     "Code",
+    "EnqueueExtensions",
     "EventIndex",
     "CycleState",
     "EventResource",
+    "FilterPlugin",
     "Framework",
     "Handle",
     "HintFn",
     "NodeInfo",
     "NodeScore",
     "NodeToStatus",
+    "PermitPlugin",
+    "PluginConfig",
     "PluginFactory",
+    "PluginRef",
+    "PluginSet",
+    "Plugins",
     "PodInfo",
+    "PostBindPlugin",
+    "PostFilterPlugin",
     "PostFilterResult",
+    "PreBindPlugin",
+    "PreEnqueuePlugin",
+    "PreFilterPlugin",
     "PreFilterResult",
+    "PreScorePlugin",
     "Profile",
+    "ProfileError",
+    "QueueSortPlugin",
     "QueuedPodInfo",
     "QueueingHint",
     "Registry",
+    "ReservePlugin",
+    "ScoreExtensions",
+    "ScorePlugin",
     "Resource",
     "Status",
     "WaitingPod",

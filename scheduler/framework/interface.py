@@ -103,6 +103,9 @@ class Handle(Protocol):
     def node_infos(self) -> Sequence[NodeInfo]:
         """Every node the scheduler knows, with requested resources (bound + assumed pods)."""
 
+    def plugin_args(self, name: str) -> Mapping[str, Any]:
+        """The args the profile's ``pluginConfig`` gives plugin ``name`` (empty when none)."""
+
     def waiting_pods(self) -> Collection[WaitingPod]:
         """Pods held at Permit."""
 

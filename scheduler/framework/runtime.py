@@ -1,5 +1,10 @@
 """The framework runtime: builds a profile's plugins and runs them at each extension point.
 
+Which plugin runs where, in what order and with what Score weight is worked out once from the
+profile (``framework/profile.py``, upstream's ``NewFramework`` rules); out-of-tree plugins are
+built from the registry exactly as in-tree ones. A plugin that may reject pods but registers no
+events is asked about every cluster event, as upstream's default enqueue extension does.
+
 The scheduler loop (``scheduler.py``) calls one ``run_*`` method per phase and acts on the
 returned status; the rules of each phase (Skip sets, first rejecting Filter wins, weighted score
 sums, Unreserve in reverse order, Permit waits) live here once, not in the loop and not in the
@@ -15,7 +20,12 @@ from typing import Any
 
 from fakeapi.objects import Obj
 from fakeapi.scheduler.framework.cycle_state import CycleState
-from fakeapi.scheduler.framework.events import ClusterEventWithHint
+from fakeapi.scheduler.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+)
 from fakeapi.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     BatchFilterPlugin,
@@ -40,7 +50,8 @@ from fakeapi.scheduler.framework.interface import (
     ScorePlugin,
 )
 from fakeapi.scheduler.framework.nominator import Nominator
-from fakeapi.scheduler.framework.registry import Profile, Registry
+from fakeapi.scheduler.framework.profile import Profile, ProfileError, plan
+from fakeapi.scheduler.framework.registry import Registry
 from fakeapi.scheduler.framework.status import Code, Status, as_error
 from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
 from fakeapi.scheduler.framework.waiting import WaitingPod
@@ -89,46 +100,76 @@ def _score_nodes(plugin: ScorePlugin) -> _ScoreNodes:
     return per_node
 
 
+#: upstream's defaultEnqueueExtension: a plugin that may reject pods but says nothing of the
+#: events that could help them is asked about every event, so its pods are never stuck
+_EVERY_EVENT = [ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL))]
+_MAY_REJECT = (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)
+
+
+def _events_of(plugin: Any) -> list[ClusterEventWithHint] | None:
+    """The plugin's registrations for the queue (None: it rejects no pod)."""
+    if isinstance(plugin, EnqueueExtensions):
+        return plugin.events_to_register()
+    if isinstance(plugin, _MAY_REJECT):
+        return list(_EVERY_EVENT)
+    return None
+
+
+def _instantiate(registry: Registry, profile: Profile, handle: Handle) -> dict[str, Any]:
+    """Build every plugin the profile enables anywhere (those the registry has: a missing one
+    is reported where it is enabled); each must call itself by the name it is registered as."""
+    built: dict[str, Any] = {}
+    for name in profile.plugins.enabled_names():
+        factory = registry.get(name)
+        if factory is None:
+            continue
+        try:
+            plugin = factory(handle)
+        except Exception as exc:
+            raise ProfileError(f'initializing plugin "{name}": {exc}') from exc
+        own = getattr(plugin, "name", None)
+        if own != name:
+            raise ProfileError(f'plugin "{name}" names itself {own!r}: a plugin\'s name is the '
+                               "one it is registered under")
+        built[name] = plugin
+    return built
+
+
 class Framework:
-    """One profile's plugins, grouped by extension point in profile order."""
+    """One profile's plugins, grouped by extension point in the order the profile gives."""
 
     def __init__(self, *, handle: Handle, registry: Registry, profile: Profile) -> None:
         self.handle = handle
         self.profile = profile
         #: pods preemption nominated to nodes; Filter keeps their room for them
         self.nominator = Nominator()
-        missing = [name for name in profile.plugins if name not in registry]
-        if missing:
-            raise ValueError(f"plugins not in the registry: {', '.join(missing)}")
-        self.plugins: list[Any] = [registry[name](handle) for name in profile.plugins]
-        by = self._by_point
-        self.pre_enqueue: list[PreEnqueuePlugin] = by(PreEnqueuePlugin)
-        sorters: list[QueueSortPlugin] = by(QueueSortPlugin)
-        if len(sorters) != 1:
-            raise ValueError("a profile needs exactly one QueueSort plugin")
-        self.queue_sort = sorters[0]
-        self.pre_filter: list[PreFilterPlugin] = by(PreFilterPlugin)
-        self.filter: list[FilterPlugin] = by(FilterPlugin)
+        #: every plugin the profile names, built once, by name
+        self.plugins_by_name = _instantiate(registry, profile, handle)
+        self.plugins: list[Any] = list(self.plugins_by_name.values())
+        points, self.weights = plan(profile, self.plugins_by_name)
+        self.pre_enqueue: list[PreEnqueuePlugin] = points["pre_enqueue"]
+        self.queue_sort: QueueSortPlugin = points["queue_sort"][0]
+        self.pre_filter: list[PreFilterPlugin] = points["pre_filter"]
+        self.filter: list[FilterPlugin] = points["filter"]
         self._filter_nodes = {p.name: _filter_nodes(p) for p in self.filter}
-        self.post_filter: list[PostFilterPlugin] = by(PostFilterPlugin)
-        self.pre_score: list[PreScorePlugin] = by(PreScorePlugin)
-        self.score: list[ScorePlugin] = by(ScorePlugin)
+        self.post_filter: list[PostFilterPlugin] = points["post_filter"]
+        self.pre_score: list[PreScorePlugin] = points["pre_score"]
+        self.score: list[ScorePlugin] = points["score"]
         self._score_nodes = {p.name: _score_nodes(p) for p in self.score}
         self._normalizers = {
             p.name: p.normalize_score for p in self.score if isinstance(p, ScoreExtensions)
         }
-        self.reserve: list[ReservePlugin] = by(ReservePlugin)
-        self.permit: list[PermitPlugin] = by(PermitPlugin)
-        self.pre_bind: list[PreBindPlugin] = by(PreBindPlugin)
-        self.bind: list[BindPlugin] = by(BindPlugin)
-        self.post_bind: list[PostBindPlugin] = by(PostBindPlugin)
+        self.reserve: list[ReservePlugin] = points["reserve"]
+        self.permit: list[PermitPlugin] = points["permit"]
+        self.pre_bind: list[PreBindPlugin] = points["pre_bind"]
+        self.bind: list[BindPlugin] = points["bind"]
+        self.post_bind: list[PostBindPlugin] = points["post_bind"]
         self.events: dict[str, list[ClusterEventWithHint]] = {
-            p.name: p.events_to_register() for p in by(EnqueueExtensions)
+            name: events
+            for name, plugin in self.plugins_by_name.items()
+            if (events := _events_of(plugin)) is not None
         }
         self.waiting: dict[str, WaitingPod] = {}
-
-    def _by_point(self, protocol: type) -> list[Any]:
-        return [p for p in self.plugins if isinstance(p, protocol)]
 
     # -- queueing ----------------------------------------------------------------------------
     def run_pre_enqueue(self, pod: Obj) -> Status | None:
@@ -371,7 +412,7 @@ class Framework:
                     f"plugin {plugin.name} returns an invalid score {invalid}, "
                     f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
                 ).with_plugin(plugin.name)
-            weight = self.profile.weight(plugin.name)
+            weight = self.weights[plugin.name]
             if scored:
                 totals = [t + value * weight for t, value in zip(totals, values, strict=True)]
             else:  # the first plugin that scores: nothing to add to yet

@@ -8,7 +8,8 @@ before preemption is considered). Score weights are upstream's defaults.
 
 from __future__ import annotations
 
-from fakeapi.scheduler.framework.registry import PluginFactory, Profile
+from fakeapi.scheduler.framework.profile import Profile
+from fakeapi.scheduler.framework.registry import PluginFactory
 from fakeapi.scheduler.plugins import (
     default_binder,
     default_preemption,
@@ -81,8 +82,7 @@ def in_tree_registry() -> dict[str, PluginFactory]:
 
 
 def default_profile(*, scheduler_name: str = "default-scheduler") -> Profile:
-    return Profile(
-        scheduler_name=scheduler_name,
-        plugins=DEFAULT_PLUGINS,
-        score_weights=DEFAULT_SCORE_WEIGHTS,
+    """Upstream's default plugins, as ``multiPoint`` with their weights."""
+    return Profile.multi_point(
+        *DEFAULT_PLUGINS, weights=DEFAULT_SCORE_WEIGHTS, scheduler_name=scheduler_name
     )

@@ -173,4 +173,5 @@ def test_an_unknown_transport_or_component_option_is_an_error() -> None:
 
 def test_the_context_is_all_a_component_is_given() -> None:
     fields = set(ComponentContext.__dataclass_fields__)
-    assert fields == {"client", "informers", "clock", "rng", "feature_gates", "metrics"}
+    assert fields == {"name", "client", "informers", "clock", "rng", "feature_gates", "metrics",
+                      "url", "kubeconfig", "supervisor"}

@@ -35,6 +35,18 @@ class _Handle:
         self.clock = FakeClock()
 
 
+class Binder:
+    """Every profile needs a Bind plugin; these tests never reach binding."""
+
+    name = "Binder"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    async def bind(self, state: CycleState, pod: Obj, node_name: str) -> Status | None:
+        return None
+
+
 class Skipper:
     """PreFilter says Skip, so its Filter must never run."""
 
@@ -113,12 +125,12 @@ class Broken:
 
 
 def framework(*plugins: type, weights: dict[str, int] | None = None) -> Framework:
-    registry = {"PrioritySort": PrioritySort, **{p.name: p for p in plugins}}
+    registry = {"PrioritySort": PrioritySort, "Binder": Binder, **{p.name: p for p in plugins}}
     return Framework(
         handle=_Handle(),  # type: ignore[arg-type]
         registry=registry,
-        profile=Profile(
-            plugins=("PrioritySort", *(p.name for p in plugins)), score_weights=weights or {}
+        profile=Profile.multi_point(
+            "PrioritySort", *(p.name for p in plugins), "Binder", weights=weights
         ),
     )
 

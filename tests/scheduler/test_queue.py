@@ -96,6 +96,18 @@ class Keyed:
         return [ClusterEventWithHint(NODE_ADD, wanted, index)]
 
 
+class Binder:
+    """Every profile needs a Bind plugin; the queue never binds."""
+
+    name = "Binder"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    async def bind(self, state: Any, pod: Any, node_name: str) -> None:
+        return None
+
+
 class _Handle:
     def __init__(self, clock: FakeClock) -> None:
         self.clock = clock
@@ -109,8 +121,9 @@ def make_queue(clock: FakeClock) -> SchedulingQueue:
             "Rejecter": Rejecter,
             "Gate": Gate,
             "Keyed": Keyed,
+            "Binder": Binder,
         },
-        profile=Profile(plugins=("PrioritySort", "Rejecter", "Gate", "Keyed")),
+        profile=Profile.multi_point("PrioritySort", "Rejecter", "Gate", "Keyed", "Binder"),
     )
     return SchedulingQueue(framework=framework, clock=clock)
 
