@@ -36,6 +36,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -105,8 +106,16 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--load", action="append", default=[], metavar="PATH",
         help="a manifest file or a directory of manifests to apply once the cluster is ready "
-        "(repeatable; applied in order)",
+        "(repeatable; applied in order). Objects of a kind the sandbox does not serve are "
+        "listed with their file and line and left out; the rest is applied",
     )
+    sandbox.add_argument(
+        "--strict", action="store_true",
+        help="with --load: refuse the whole load (exit status 1) when an object's kind is not "
+        "served, before anything is applied",
+    )
+    sandbox.add_argument("--stream-config", action="append", default=[], metavar="PATH",
+                         help=_STREAM_CONFIG_HELP)
     sandbox.add_argument(
         "--kubelet-root-dir", metavar="DIR",
         help="give node-i the kubelet directory DIR/node-i (plugins_registry/, plugins/) where "
@@ -384,6 +393,11 @@ async def _run_sandbox(
     # late for start-up time: only the command that runs loads its part
     from fakeapi.cluster.assembler import Cluster
     from fakeapi.cluster.manifests import ManifestError
+    from fakeapi.cluster.unserved import (
+        UnservedKindsError,
+        UnservedKindWarning,
+        describe_unserved,
+    )
 
     try:
         cluster = Cluster(
@@ -402,19 +416,24 @@ async def _run_sandbox(
             scheduler_config=Path(args.scheduler_config) if args.scheduler_config else None,
             kubelet_root_dir=args.kubelet_root_dir,
             driver_commands=args.driver_commands,
+            load_strict=args.strict,
+            streams=args.stream_config or None,
         )
     except ValueError as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
         return 2
     try:
-        await cluster.start()
+        with warnings.catch_warnings():  # told below, as the sandbox's own lines
+            warnings.simplefilter("ignore", UnservedKindWarning)
+            await cluster.start()
     except OSError as exc:
         message = (_listen_error(exc, args.host, args.port) if exc.errno is not None
                    else str(exc))
         print(f"fakeapi sandbox: {message}", file=sys.stderr)
         return 1
     except (ManifestError, ValueError, TimeoutError) as exc:
-        print(f"fakeapi sandbox: {exc}", file=sys.stderr)
+        prefix = "--load: " if isinstance(exc, UnservedKindsError) else ""
+        print(f"fakeapi sandbox: {prefix}{exc}", file=sys.stderr)
         return 1
     except Exception as exc:
         from fakeapi.errors import StatusError  # late for start-up time, as above
@@ -423,6 +442,9 @@ async def _run_sandbox(
             raise
         print(f"fakeapi sandbox: --load: {exc.message}", file=sys.stderr)
         return 1
+    if cluster.load_unserved:
+        print(f"fakeapi sandbox: --load: "
+              f"{describe_unserved(cluster.load_unserved, applied=True)}", file=sys.stderr)
     default_config = not args.kubeconfig
     # absolute, so that the banner's export line works from any directory
     kubeconfig = Path(args.kubeconfig or default_kubeconfig_paths()[0]).absolute()
