@@ -91,6 +91,11 @@ class NodeStartup(ComponentWiring):
         """The simulated nodes' names: ``node-1`` ... ``node-<nodes>``."""
         return [f"node-{i}" for i in range(1, self.nodes + 1)]
 
+    def _commands(self, profiles: Sequence[DriverProfile]) -> tuple[str, ...]:
+        """The driver binaries a node runs: ``driver_commands`` and the commands of the real
+        drivers among ``profiles``."""
+        return self.driver_commands + tuple(p.command for p in profiles if p.command)
+
     @property
     def profile_names(self) -> list[str]:
         """The driver profiles' names (a file's is the name inside it, once started)."""
@@ -120,7 +125,7 @@ class NodeStartup(ComponentWiring):
         ]
         await asyncio.gather(*(self._run("kubelets", kubelet) for kubelet in kubelets))
         for node in self.node_names():
-            await self._start_driver_processes(node)
+            await self._start_driver_processes(node, profiles)
         await self._nodes_ready(self.node_names(), profiles, cluster_pools=True)
 
     def _new_kubelet(
@@ -132,10 +137,16 @@ class NodeStartup(ComponentWiring):
         options: Mapping[str, Any],
     ) -> Kubelet:
         context = self._context("kubelets", field_manager=KUBELET_FIELD_MANAGER, rng=node)
-        root = self._kubelet_root_dir()
+        root = self._kubelet_root_dir(drivers)
         if root is not None:
             options = {"root_dir": root / node, **options}
-        kubelet = new_kubelet(context, node_name=node, drivers=drivers, stages=stages, **options)
+        simulated = [profile for profile in drivers if not profile.command]
+        labels = {k: v for p in drivers if p.command for k, v in p.node_labels.items()}
+        if labels:
+            options = {**options, "labels": {**labels, **(options.get("labels") or {})}}
+        kubelet = new_kubelet(
+            context, node_name=node, drivers=simulated, stages=stages, **options
+        )
         self.kubelets[node] = kubelet
         return kubelet
 
@@ -169,31 +180,32 @@ class NodeStartup(ComponentWiring):
         stages = stages_of(options.pop("stages", self.stages))
         kubelet = self._new_kubelet(node, drivers=profiles, stages=stages, options=options)
         await self._run("kubelets", kubelet)
-        await self._start_driver_processes(node)
+        await self._start_driver_processes(node, profiles)
         if wait:
             await self._nodes_ready([node], profiles, cluster_pools=False)
         return kubelet
 
-    def _kubelet_root_dir(self) -> Path | None:
+    def _kubelet_root_dir(self, profiles: Sequence[DriverProfile]) -> Path | None:
         """Where the nodes' kubelet directories go: ``kubelet_root_dir``, or a temporary
         directory of the cluster's when only driver commands ask for one."""
-        if self.kubelet_root_dir is None and self.driver_commands:
+        if self.kubelet_root_dir is None and self._commands(profiles):
             if self._tmpdir is None:
                 self._tmpdir = tempfile.mkdtemp(prefix="fakeapi-")
             self.kubelet_root_dir = Path(self._tmpdir) / "kubelet"
         return self.kubelet_root_dir
 
-    async def _start_driver_processes(self, node: str) -> None:
+    async def _start_driver_processes(self, node: str, profiles: Sequence[DriverProfile]) -> None:
         """Run each driver command for ``node`` (with its kubelet directory and a kubeconfig)."""
-        root = self._kubelet_root_dir()
-        if not self.driver_commands or root is None:
+        commands = self._commands(profiles)
+        root = self._kubelet_root_dir(profiles)
+        if not commands or root is None:
             return
         # late for start-up time, as the other kubelet imports here
         from fakeapi.kubelet.plugins import KubeletDirectory
         from fakeapi.kubelet.plugins.command import DriverProcess
 
         processes = self.driver_processes.setdefault(node, [])
-        for command in self.driver_commands:
+        for command in commands:
             process = DriverProcess(
                 command=command, node_name=node, directory=KubeletDirectory(root / node),
                 kubeconfig=str(self.kubeconfig), clock=RealClock(),

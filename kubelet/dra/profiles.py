@@ -19,6 +19,11 @@ for every attribute type. ``behavior: package.module:Class`` names a Python clas
 (:class:`~.driver.DriverBehavior`) that decides what the driver's prepare and unprepare answer
 and how its devices' health changes; a profile built in Python may hold the class itself.
 
+A profile with ``command`` is a *real* driver instead: the cluster runs the command once per node
+(as a DaemonSet would, with the placeholders of ``fakeapi sandbox --driver-command``), the node's
+kubelet talks to it over the kubelet plugin sockets, and the driver publishes its own slices, so
+such a profile has no pools (docs/kubelet.md, "Real DRA drivers").
+
 Expanding a profile is pure and deterministic: the same node always gets the same devices, which
 is what makes slices comparable when a driver republishes.
 """
@@ -232,6 +237,23 @@ class PoolTemplate:
         )
 
 
+#: what a real driver's profile may say besides ``command``: the rest describes simulated devices
+_EXTERNAL_KEYS = frozenset({"name", "driver", "command", "scope", "nodeLabels", "description"})
+
+
+def _check_external(data: Mapping[str, Any], command: Any, scope: Any) -> None:
+    if not isinstance(command, str) or not command.strip():
+        raise ProfileError(f"command: must be a command line, got {command!r}")
+    if scope != "node":
+        raise ProfileError("scope: a driver run by command serves its node: scope must be node")
+    extra = sorted(set(data) - _EXTERNAL_KEYS)
+    if extra:
+        raise ProfileError(
+            f"{extra[0]}: a driver run by command publishes its own devices and decides its own "
+            f"answers; leave out {', '.join(extra)}"
+        )
+
+
 @dataclass(frozen=True)
 class DriverProfile:
     """A simulated DRA driver: name, CDI naming, scope, health reporting and pools."""
@@ -257,6 +279,9 @@ class DriverProfile:
     #: the driver's :class:`~.driver.DriverBehavior`: a class (or factory taking the driver), or
     #: its ``module:attribute`` name (None: the simulated driver decides alone)
     behavior: str | Callable[..., Any] | None = None
+    #: a real driver's command line, run once per node ({node}, {registry_dir}, {plugins_dir},
+    #: {root_dir}, {kubeconfig} filled in); None: the driver is simulated from ``pools``
+    command: str | None = None
     source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -273,11 +298,16 @@ class DriverProfile:
         scope = data.get("scope", "node")
         if scope not in ("node", "cluster"):
             raise ProfileError(f"scope: must be node or cluster, got {scope!r}")
-        pools_data = data.get("pools")
-        if not isinstance(pools_data, list) or not pools_data:
-            raise ProfileError("pools: at least one pool is required")
-        pools = tuple(PoolTemplate.parse(p, f"pools[{i}]", scope) for i, p in
-                      enumerate(pools_data))
+        command = data.get("command")
+        if command is not None:
+            _check_external(data, command, scope)
+            pools: tuple[PoolTemplate, ...] = ()
+        else:
+            pools_data = data.get("pools")
+            if not isinstance(pools_data, list) or not pools_data:
+                raise ProfileError("pools: at least one pool is required")
+            pools = tuple(PoolTemplate.parse(p, f"pools[{i}]", scope) for i, p in
+                          enumerate(pools_data))
         cdi = data.get("cdi") or {}
         health = data.get("health") or {}
         timeout = health.get("timeoutSeconds")
@@ -307,6 +337,7 @@ class DriverProfile:
             node_labels=dict(node_labels),
             description=str(data.get("description") or ""),
             behavior=behavior,
+            command=command,
             source=dict(data),
         )
 

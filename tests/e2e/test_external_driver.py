@@ -304,3 +304,24 @@ def test_driver_check_passes_the_example_driver_and_fails_a_broken_one() -> None
     assert rows["unprepare unknown claim"][0] == "FAIL"
     assert rows["health stream"] == ("SKIP", "the driver implements no health service")
     assert rows["registration"][0] == "PASS"
+
+
+async def test_a_profile_with_a_command_runs_that_driver_beside_the_simulated_ones(
+    root: Path,
+) -> None:
+    profile = root / "nic-driver.yaml"
+    command = COMMAND.replace(f"--driver {DRIVER}", "--driver nic.example.com")
+    profile.write_text(
+        f"driver: nic.example.com\ncommand: {json.dumps(command)}\n"
+        "nodeLabels: {example.com/fabric: a}\n"
+    )
+    async with Cluster(nodes=1, profiles=["gpu", str(profile)], stages="fast") as made:
+        # started means every node published every profile's slices: the real driver's too
+        listed = await made.client.list(RESOURCE_SLICES)
+        drivers = sorted({s["spec"]["driver"] for s in listed.items})
+        assert drivers == ["gpu.example.com", "nic.example.com"]
+        assert await made.client.get(DEVICE_CLASSES, name="nic.example.com")
+        node = await made.client.get(NODES, name="node-1")
+        assert node["metadata"]["labels"]["example.com/fabric"] == "a"
+        assert list(made.kubelets["node-1"].profiles) == ["gpu.example.com"]
+        assert made.url  # the driver got a kubeconfig: the cluster serves HTTP for it

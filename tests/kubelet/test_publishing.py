@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from fakeapi.client import NODES, RESOURCE_SLICES
 from fakeapi.cluster.profiles import PROFILE_NAMES, load_profile
-from fakeapi.kubelet import ClusterDriver, DriverProfile
+from fakeapi.kubelet import ClusterDriver, DriverProfile, ProfileError
 
 from .conftest import Cluster
 
@@ -198,3 +199,25 @@ def test_devices_consuming_counters_are_cut_at_64_and_counters_get_own_slices() 
     assert shapes == [(8, 0), (2, 0), (0, 64), (0, 36)]
     assert {(s["spec"]["pool"]["generation"], s["spec"]["pool"]["resourceSliceCount"])
             for s in slices} == {(3, 4)}
+
+
+@pytest.mark.parametrize(
+    ("profile", "message"),
+    [
+        ({"driver": "d", "command": ""}, "command: must be a command line"),
+        ({"driver": "d", "command": "x", "scope": "cluster"}, "scope: a driver run by command"),
+        ({"driver": "d", "command": "x", "pools": [{"devices": []}]},
+         "pools: a driver run by command publishes its own devices"),
+        ({"driver": "d", "command": "x", "behavior": "m:C"}, "leave out behavior"),
+    ],
+)
+def test_a_real_drivers_profile_says_what_it_cannot_hold(
+    profile: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ProfileError, match=re.escape(message)):
+        DriverProfile.from_mapping(profile)
+
+
+def test_a_real_drivers_profile_has_its_command_and_no_pools() -> None:
+    parsed = DriverProfile.from_mapping({"driver": "d", "command": "run --node {node}"})
+    assert (parsed.command, parsed.pools, parsed.scope) == ("run --node {node}", (), "node")
