@@ -28,7 +28,7 @@ def _device(**fields: Any) -> dict[str, Any]:
         ({"name": "nic", "pools": []},
          "driver: required (the DRA driver's name, e.g. nic.example.com)"),
         (_profile(drivr="x"), "drivr: unknown field; known: name, description, driver, scope, "
-                              "cdi, health, attach, nodeLabels, behavior, pools"),
+                              "command, cdi, health, attach, nodeLabels, behavior, pools"),
         (_profile(pools=[]), "pools: must be a list of at least one pool, got []"),
         (_profile(cdi="gpu"), "cdi: must be a mapping, got 'gpu'"),
         (_profile(health={"intervalSeconds": "5s"}),
