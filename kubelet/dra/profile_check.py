@@ -3,7 +3,7 @@
 A profile is often a user's own file (``fakeapi sandbox --profile ./nic.yaml``), so a mistake
 must be reported at once and where it is — not as a Python exception from deep in the parser,
 nor as ResourceSlices the API server refuses after the nodes never became ready. This module
-walks the mapping and raises :class:`~fakeapi.kubelet.dra.profiles.ProfileError` with the
+walks the mapping and raises :class:`ProfileError` (also :mod:`.profiles`' error) with the
 field's path and what was expected:
 
     pools[0].devices[0].attributes.speed: must be a mapping with one of int, bool, string,
@@ -22,9 +22,11 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from fakeapi.kubelet.dra.profiles import ProfileError
+__all__ = ["ProfileError", "check_profile"]
 
-__all__ = ["check_profile"]
+
+class ProfileError(ValueError):
+    """A profile mapping that cannot be used (with the path of the offending field)."""
 
 _TOP = ("name", "description", "driver", "scope", "command", "cdi", "health", "attach",
         "nodeLabels", "behavior", "pools")

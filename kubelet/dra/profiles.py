@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fakeapi.kubelet.dra.profile_check import ProfileError, check_profile
 from fakeapi.objects import Obj
 
 __all__ = [
@@ -66,10 +67,6 @@ _DEVICE_KEYS = frozenset(
         "bindingFailureConditions",
     }
 )
-
-
-class ProfileError(ValueError):
-    """A profile mapping that cannot be used (with the path of the offending field)."""
 
 
 def _format(value: Any, variables: Mapping[str, Any]) -> Any:
@@ -288,9 +285,6 @@ class DriverProfile:
     def from_mapping(cls, data: Any) -> DriverProfile:
         """Parse a profile mapping (as loaded from YAML); ProfileError says what is wrong, with
         the field's path and what was expected (:mod:`.profile_check` checks the shape first)."""
-        # here, not at the top: the checker raises this module's ProfileError
-        from fakeapi.kubelet.dra.profile_check import check_profile
-
         check_profile(data)
         driver = data.get("driver")
         if not isinstance(driver, str) or not driver:

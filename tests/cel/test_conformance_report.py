@@ -30,6 +30,7 @@ def test_the_report_counts_passes_per_area_and_lists_skips_by_reason() -> None:
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     """A project with this folder's conftest, the option, and one test that records results."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makeconftest(
         """
         from cel_conftest import *
