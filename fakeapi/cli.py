@@ -92,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--profile", action="append", dest="profiles", metavar="NAME|FILE",
         help="driver profile of every node: a shipped one's name or a profile YAML file "
-        "(repeatable; default gpu)",
+        "(repeatable; default gpu). fakeapi profiles lists the shipped ones; fakeapi profiles "
+        "show gpu prints one to start your own from",
     )
     sandbox.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
     sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
