@@ -68,7 +68,7 @@ from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.objects import Obj, as_dict, as_list, deep_copy, meta, object_key, text
 from fakeapi.rules.claims import SCHEDULING_GROUP
 from fakeapi.rules.conditions import find_status_condition
-from fakeapi.rules.podgroups import pod_group_name
+from fakeapi.rules.podgroups import group_claim_entries, pod_group_name
 from fakeapi.timefmt import parse_time
 
 __all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]
@@ -188,8 +188,8 @@ class DeviceTaintEvictionController(ControllerComponent):
                 text(as_dict(e).get("name")): text(as_dict(e).get("resourceClaimName"))
                 for e in as_list(as_dict(group.get("spec")).get("resourceClaims"))
             }
-            for entry in as_list(as_dict(pod.get("spec")).get("resourceClaims")):
-                name = by_entry.get(text(as_dict(entry).get("podGroupResourceClaim")))
+            for entry in group_claim_entries(pod, group):
+                name = by_entry.get(text(entry.get("podGroupResourceClaim")))
                 if name:
                     keys.add(f"{_ns(pod)}/{name}")
         return sorted(keys)

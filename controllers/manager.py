@@ -30,6 +30,7 @@ from fakeapi.controllers.podgc import PodGCController
 from fakeapi.controllers.podgroup_protection import PodGroupProtectionController
 from fakeapi.controllers.resourceclaim import ResourceClaimController
 from fakeapi.controllers.resourcepool import ResourcePoolController
+from fakeapi.controllers.resourcepoolstatusrequest import ResourcePoolStatusRequestController
 
 __all__ = ["CONTROLLER_NAMES", "ControllerManager", "ManagedController", "select_controllers"]
 
@@ -49,6 +50,7 @@ _CONTROLLERS = {
     "resourceclaim-controller": ResourceClaimController,
     "podgroup-protection-controller": PodGroupProtectionController,
     "resourcepool-controller": ResourcePoolController,
+    "resourcepoolstatusrequest-controller": ResourcePoolStatusRequestController,
     "device-taint-eviction-controller": DeviceTaintEvictionController,
     "node-lifecycle-controller": NodeLifecycleController,
     "pod-garbage-collector-controller": PodGCController,

@@ -5,8 +5,10 @@ Three kinds of keys share one queue, as upstream's ``pkg/controller/resourceclai
 - ``pod:<ns>/<name>`` — for each ``spec.resourceClaims`` entry with a
   ``resourceClaimTemplateName``, make sure exactly one claim exists (annotation
   ``resource.kubernetes.io/pod-claim-name``, controller owner reference to the pod) and record its
-  name in ``status.resourceClaimStatuses``; for an entry with ``podGroupResourceClaim``, record
-  the claim generated for the pod's PodGroup. Pods being deleted are left alone.
+  name in ``status.resourceClaimStatuses``; for an entry with ``podGroupResourceClaim``, or one
+  identical to an entry of the pod's PodGroup (upstream's KEP-5729,
+  :func:`fakeapi.rules.podgroups.group_claim_entries`), record the claim generated for the
+  PodGroup instead (waiting for the PodGroup to be seen). Pods being deleted are left alone.
 - ``podgroup:<ns>/<name>`` — one claim per template entry of ``spec.resourceClaims``, owned by
   the PodGroup, annotated ``resource.kubernetes.io/podgroup-claim-name``, recorded in the group's
   ``status.resourceClaimStatuses``; then the group's pods are queued to record it too.
@@ -80,7 +82,7 @@ from fakeapi.rules.claims import (
     pod_reference,
     reserved_for_uids,
 )
-from fakeapi.rules.podgroups import pod_group_name
+from fakeapi.rules.podgroups import group_claim_entries, may_use_group_claims, pod_group_name
 
 __all__ = ["FIELD_MANAGER", "ResourceClaimController"]
 
@@ -275,7 +277,12 @@ class ResourceClaimController(ControllerComponent):
         recorded = _statuses(pod)
         wanted = dict(recorded)
         retry = False
-        for entry in (as_dict(e) for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))):
+        group = self._group_of(pod)
+        if group is None and self.pod_groups is not None and may_use_group_claims(pod):
+            # an entry identical to one of the group's is the group's claim: wait for the group
+            # rather than give the pod a claim of its own
+            return Result(requeue=True)
+        for entry in group_claim_entries(pod, group):
             entry_name = text(entry.get("name"))
             if entry.get("resourceClaimTemplateName"):
                 claim_name = await self.generator.ensure(
@@ -306,12 +313,8 @@ class ResourceClaimController(ControllerComponent):
         written: the pod, or its PodGroup for a group claim. Claims reserved for any pod or for
         a non-pod consumer (KEP-5194) and full lists are left alone."""
         ns = text(meta(pod).get("namespace"))
-        group = (
-            self.pod_groups.get(f"{ns}/{pod_group_name(pod)}")
-            if (self.pod_groups is not None and pod_group_name(pod))
-            else None
-        )
-        for entry in (as_dict(e) for e in as_list(as_dict(pod.get("spec")).get("resourceClaims"))):
+        group = self._group_of(pod)
+        for entry in group_claim_entries(pod, group):
             entry_name = text(entry.get("name"))
             reference = pod_reference(pod)
             claim_name = text(entry.get("resourceClaimName")) or generated.get(entry_name, "")
@@ -345,6 +348,14 @@ class ResourceClaimController(ControllerComponent):
             updated = deep_copy(claim)
             updated["status"]["reservedFor"] = [*reserved, reference]
             await self.client.update_status(RESOURCE_CLAIMS, body=updated)
+
+    def _group_of(self, pod: Obj) -> Obj | None:
+        """The pod's PodGroup as the informer has it (None: no group, or not seen yet)."""
+        name = pod_group_name(pod)
+        if self.pod_groups is None or not name:
+            return None
+        group: Obj | None = self.pod_groups.get(f"{meta(pod).get('namespace')}/{name}")
+        return group
 
     def _group_claim_for_pod(self, pod: Obj, entry_name: str) -> str:
         if self.pod_groups is None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fakeapi.clock import Clock
+from fakeapi.features import EMULATED_VERSION, KubernetesVersion, default_gates
 from fakeapi.registry.admission import default_admission
 from fakeapi.registry.kinds.priorityclass import SYSTEM_PRIORITY_CLASSES
 from fakeapi.registry.options import WriteOptions
@@ -42,10 +43,17 @@ def new_registry(
     feature_gates: Mapping[str, bool] | None = None,
     clock: Clock | None = None,
     storage: Storage | None = None,
+    emulated_version: KubernetesVersion = EMULATED_VERSION,
+    runtime_config: Mapping[str, bool] | None = None,
 ) -> GenericStore:
     """A registry serving every kind through upstream's default admission, with the system
-    namespaces, priority classes and the ``kubernetes`` Service created."""
-    resources = default_resources()
+    namespaces, priority classes and the ``kubernetes`` Service created. ``emulated_version``
+    picks the API versions served and the gate defaults; ``runtime_config`` switches
+    group-versions off (or on) as kube-apiserver's ``--runtime-config``."""
+    resources = default_resources(
+        emulated_version=emulated_version, runtime_config=runtime_config
+    )
+    feature_gates = default_gates(emulated_version) | dict(feature_gates or {})
     storage = storage if storage is not None else MemoryStorage()
     registry = GenericStore(
         resources=resources,

@@ -57,6 +57,19 @@ _STREAM_CONFIG_HELP = (
     "without it: docs/sandbox.md)"
 )
 _FEATURE_GATES_HELP = "comma-separated Gate=true|false pairs, as upstream (DRAAdminAccess=false)"
+_EMULATED_VERSION_HELP = (
+    "the Kubernetes release to behave as: 1.36 or 1.37 (default): its API versions and its "
+    "feature-gate defaults"
+)
+_RUNTIME_CONFIG_HELP = (
+    "switch API group-versions off or on, as kube-apiserver: resource.k8s.io/v1beta1=false "
+    "(also api/all, api/alpha, api/beta, api/ga)"
+)
+
+
+def _add_version_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--emulated-version", default="", help=_EMULATED_VERSION_HELP)
+    parser.add_argument("--runtime-config", default="", help=_RUNTIME_CONFIG_HELP)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=6443, help="port (0 picks a free one)")
     serve.add_argument("--kubeconfig", help="write a kubeconfig for this server here")
     serve.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+    _add_version_flags(serve)
     serve.add_argument("--stream-config", action="append", default=[], metavar="PATH",
                        help=_STREAM_CONFIG_HELP)
 
@@ -96,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         "show gpu prints one to start your own from",
     )
     sandbox.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
+    _add_version_flags(sandbox)
     sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sandbox.add_argument("--port", type=int, default=6443,
                          help="port to listen on (default 6443; 0 picks a free one)")
@@ -215,14 +230,38 @@ def _controllers(spec: str | None, *, nodes: int) -> tuple[str, ...]:
     return select_controllers(spec)
 
 
-def _feature_gates(text: str) -> dict[str, bool] | None:
-    from fakeapi.features import parse_feature_gates  # late for start-up time, as above
+def _versions(args: argparse.Namespace, command: str) -> tuple[Any, dict[str, bool], Any] | None:
+    """(emulated version, runtime config, gates) from the flags, or None after printing why."""
+    # late for start-up time, as above
+    from fakeapi.features import (
+        EMULATED_VERSION,
+        EmulatedVersionError,
+        FeatureGateError,
+        parse_emulated_version,
+        parse_feature_gates,
+    )
+    from fakeapi.resources import RuntimeConfigError, parse_runtime_config
 
     try:
-        return parse_feature_gates(text)
-    except ValueError as exc:
+        version = (
+            parse_emulated_version(args.emulated_version)
+            if args.emulated_version
+            else EMULATED_VERSION
+        )
+    except EmulatedVersionError as exc:
+        print(f"fakeapi {command}: --emulated-version: {exc}", file=sys.stderr)
+        return None
+    try:
+        runtime_config = parse_runtime_config(args.runtime_config)
+    except RuntimeConfigError as exc:
+        print(f"fakeapi {command}: --runtime-config: {exc}", file=sys.stderr)
+        return None
+    try:
+        gates = parse_feature_gates(args.feature_gates, version=version)
+    except FeatureGateError as exc:
         print(f"fakeapi: --feature-gates: {exc}", file=sys.stderr)
         return None
+    return version, runtime_config, gates
 
 
 def _stream_config(paths: Sequence[str]) -> Any:
@@ -287,15 +326,18 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     from fakeapi.bootstrap import new_registry
     from fakeapi.server.runner import ApiServer
 
-    gates = _feature_gates(args.feature_gates)
-    if gates is None:
+    versions = _versions(args, "serve")
+    if versions is None:
         return 2
     try:
         streams = _stream_config(args.stream_config)
     except ValueError as exc:
         print(f"fakeapi serve: --stream-config: {exc}", file=sys.stderr)
         return 2
-    registry = new_registry(feature_gates=gates)
+    version, runtime_config, gates = versions
+    registry = new_registry(
+        feature_gates=gates, emulated_version=version, runtime_config=runtime_config
+    )
     server = ApiServer(registry=registry, host=args.host, port=args.port, streams=streams)
     try:
         await server.start()
@@ -358,8 +400,8 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
 
 
 async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
-    gates = _feature_gates(args.feature_gates)
-    if gates is None:
+    versions = _versions(args, "sandbox")
+    if versions is None:
         return 2
     if args.nodes < 0:
         print("fakeapi sandbox: --nodes must be 0 or more", file=sys.stderr)
@@ -377,7 +419,8 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
             verbosity=verbosity, log_format=args.log_format or "text", stream=sys.stderr
         )
     try:
-        return await _run_sandbox(args, gates, ready=ready, started=started, watch=bool(verbosity))
+        return await _run_sandbox(args, versions, ready=ready, started=started,
+                                  watch=bool(verbosity))
     finally:
         if verbosity:
             stop_logging()
@@ -385,12 +428,13 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
 
 async def _run_sandbox(
     args: argparse.Namespace,
-    gates: dict[str, bool],
+    versions: Any,
     *,
     ready: Callable[[], None],
     started: float,
     watch: bool,
 ) -> int:
+    version, runtime_config, gates = versions
     # late for start-up time: only the command that runs loads its part
     from fakeapi.cluster.assembler import Cluster
     from fakeapi.cluster.manifests import ManifestError
@@ -406,6 +450,8 @@ async def _run_sandbox(
             profiles=args.profiles or ("gpu",),
             controllers=_controllers(args.controllers, nodes=args.nodes),
             feature_gates=gates,
+            emulated_version=version,
+            runtime_config=runtime_config,
             seed=args.seed,
             http=True,
             host=args.host,

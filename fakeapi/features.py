@@ -1,7 +1,10 @@
 """Feature gates and the Kubernetes release fakeapi emulates: one table for every component.
 
 fakeapi behaves like a Kubernetes 1.37 control plane (:data:`EMULATED_VERSION`, which ``/version``
-reports too) with the seed KEPs switched on. :data:`KNOWN_FEATURES` gives every DRA and workload
+reports too) with the seed KEPs switched on; ``--emulated-version 1.36``
+(:func:`parse_emulated_version`) makes it a 1.36 one, with that release's gate defaults (each
+spec's ``earlier`` rows, from upstream's versioned specs) and API versions (the resource table's
+rows say which releases serve them). :data:`KNOWN_FEATURES` gives every DRA and workload
 gate its 1.37 default, as upstream's versioned feature specs (``pkg/features/kube_features.go``
 and the scheduler's feature list) resolve them at emulation version 1.37; the gates of the seed
 designs (KEP-5729, KEP-5194, KEP-5677, KEP-4680) default to on. ``GenericWorkload`` is beta and off
@@ -28,7 +31,10 @@ from typing import Any, Literal
 
 __all__ = [
     "EMULATED_VERSION",
+    "SUPPORTED_VERSIONS",
     "KubernetesVersion",
+    "EmulatedVersionError",
+    "parse_emulated_version",
     "FeatureSpec",
     "FeatureGateError",
     "GatedFields",
@@ -63,14 +69,29 @@ class KubernetesVersion:
 EMULATED_VERSION = KubernetesVersion(major=1, minor=37)
 
 
+#: The releases ``--emulated-version`` accepts, oldest first.
+SUPPORTED_VERSIONS = (KubernetesVersion(major=1, minor=36), EMULATED_VERSION)
+
+
 @dataclass(frozen=True, slots=True)
 class FeatureSpec:
-    """One gate: its default, maturity and whether the default may be overridden."""
+    """One gate: its default, maturity and whether the default may be overridden, at
+    :data:`EMULATED_VERSION`; ``earlier`` holds how older releases differed, as
+    ``(minor, default, stage, locked)`` rows (upstream's versioned specs)."""
 
     name: str
     default: bool
     stage: Stage
     locked: bool = False
+    earlier: tuple[tuple[int, bool, Stage, bool], ...] = ()
+
+    def at(self, version: KubernetesVersion) -> FeatureSpec:
+        """The gate as ``version`` defines it: the first ``earlier`` row at or after it."""
+        if version.minor < EMULATED_VERSION.minor:
+            for minor, default, stage, locked in sorted(self.earlier):
+                if version.minor <= minor:
+                    return FeatureSpec(self.name, default, stage, locked)
+        return self
 
 
 def _specs(*specs: FeatureSpec) -> dict[str, FeatureSpec]:
@@ -82,18 +103,20 @@ KNOWN_FEATURES: Mapping[str, FeatureSpec] = _specs(
     # resource.k8s.io
     FeatureSpec("DynamicResourceAllocation", True, "ga", locked=True),
     FeatureSpec("DRAAdminAccess", True, "ga", locked=True),
-    FeatureSpec("DRAPrioritizedList", True, "ga", locked=True),
-    FeatureSpec("DRAResourceClaimDeviceStatus", True, "ga", locked=True),
-    FeatureSpec("DRAExtendedResource", True, "ga", locked=True),
-    FeatureSpec("DRADeviceTaints", True, "ga"),
-    FeatureSpec("DRADeviceTaintRules", True, "ga"),
+    FeatureSpec("DRAPrioritizedList", True, "ga", locked=True, earlier=((36, True, "ga", False),)),
+    FeatureSpec("DRAResourceClaimDeviceStatus", True, "ga", locked=True,
+                earlier=((36, True, "beta", False),)),
+    FeatureSpec("DRAExtendedResource", True, "ga", locked=True,
+                earlier=((36, True, "beta", False),)),
+    FeatureSpec("DRADeviceTaints", True, "ga", earlier=((36, True, "beta", False),)),
+    FeatureSpec("DRADeviceTaintRules", True, "ga", earlier=((36, False, "beta", False),)),
     FeatureSpec("DRAPartitionableDevices", True, "beta"),
     FeatureSpec("DRAConsumableCapacity", True, "beta"),
     FeatureSpec("DRADeviceBindingConditions", True, "beta"),
     FeatureSpec("DRASchedulerFilterTimeout", True, "beta"),
     # beta in 1.37, but on by default only once the minimum compatibility version reaches 1.37
     FeatureSpec("DRAFractionalCapacityRange", False, "beta"),
-    FeatureSpec("DRAWorkloadResourceClaims", False, "beta"),
+    FeatureSpec("DRAWorkloadResourceClaims", False, "beta", earlier=((36, False, "alpha", False),)),
     FeatureSpec("DRAListTypeAttributes", False, "alpha"),
     FeatureSpec("DRANodeAllocatableResources", False, "alpha"),
     FeatureSpec("DRAOptionalNodeOperations", False, "alpha"),
@@ -121,9 +144,32 @@ class FeatureGateError(ValueError):
     """A ``--feature-gates`` value the component-base parser would reject; str() is its message."""
 
 
-def default_gates() -> dict[str, bool]:
-    """Every known gate at its default."""
-    return {name: spec.default for name, spec in KNOWN_FEATURES.items()}
+class EmulatedVersionError(ValueError):
+    """An ``--emulated-version`` fakeapi cannot emulate; str() is the message."""
+
+
+def parse_emulated_version(text: str) -> KubernetesVersion:
+    """``1.36``, ``v1.36`` or ``kube=1.36`` (component-base's form) as a supported release."""
+    value = text.strip()
+    if "=" in value:
+        component, _, value = value.partition("=")
+        if component.strip() != "kube":
+            raise EmulatedVersionError(f"unrecognized component name: {component.strip()}")
+    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", value.strip())
+    if match is None:
+        raise EmulatedVersionError(f"illegal version string {value.strip()!r}")
+    version = KubernetesVersion(major=int(match.group(1)), minor=int(match.group(2)))
+    if version not in SUPPORTED_VERSIONS:
+        oldest, newest = SUPPORTED_VERSIONS[0], SUPPORTED_VERSIONS[-1]
+        raise EmulatedVersionError(
+            f"emulation version {version} is not between [{oldest}, {newest}]"
+        )
+    return version
+
+
+def default_gates(version: KubernetesVersion = EMULATED_VERSION) -> dict[str, bool]:
+    """Every known gate at its default in ``version``."""
+    return {name: spec.at(version).default for name, spec in KNOWN_FEATURES.items()}
 
 
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
@@ -138,7 +184,12 @@ def _parse_bool(text: str) -> bool:
     raise ValueError(f'strconv.ParseBool: parsing "{text}": invalid syntax')
 
 
-def parse_feature_gates(text: str, *, base: Mapping[str, bool] | None = None) -> dict[str, bool]:
+def parse_feature_gates(
+    text: str,
+    *,
+    base: Mapping[str, bool] | None = None,
+    version: KubernetesVersion = EMULATED_VERSION,
+) -> dict[str, bool]:
     """The full gate map after applying ``A=true,B=false`` on top of ``base`` (the defaults).
 
     Raises :class:`FeatureGateError` with component-base's wording: ``missing bool value for X``,
@@ -158,11 +209,12 @@ def parse_feature_gates(text: str, *, base: Mapping[str, bool] | None = None) ->
             requested[name] = _parse_bool(raw)
         except ValueError as exc:
             raise FeatureGateError(f"invalid value of {name}={raw}, err: {exc}") from None
-    gates = dict(default_gates() if base is None else base)
+    gates = dict(default_gates(version) if base is None else base)
     for name, value in requested.items():
         spec = KNOWN_FEATURES.get(name)
         if spec is None:
             raise FeatureGateError(f"unrecognized feature gate: {name}")
+        spec = spec.at(version)
         if spec.locked and spec.default != value:
             raise FeatureGateError(
                 f"cannot set feature gate {name} to {str(value).lower()}, "

@@ -10,19 +10,89 @@ registry never imports it.
 
 from __future__ import annotations
 
-from fakeapi.registry.resource_table import ApiVersionConversion, ResourceTable, ResourceType
+from collections.abc import Mapping
 
-__all__ = ["ApiVersionConversion", "ResourceTable", "ResourceType", "default_resources"]
+from fakeapi.features import EMULATED_VERSION, KubernetesVersion
+from fakeapi.registry.conversion import ApiVersionConversion, served_version
+from fakeapi.registry.kinds.scheduling_versions import scheduling_rows
+from fakeapi.registry.resource_table import ResourceTable, ResourceType
+
+__all__ = [
+    "ApiVersionConversion",
+    "ResourceTable",
+    "ResourceType",
+    "RuntimeConfigError",
+    "default_resources",
+    "parse_runtime_config",
+]
 
 _CORE = "fakeapi.models.core:"
 _CLAIM = "fakeapi.models.resource_claim:"
-_SCHEDULING = "fakeapi.models.scheduling:"
 _TAINT_RULE = "fakeapi.models.device_taint_rule:DeviceTaintRule"
+_CLASS = "fakeapi.models.device_class:DeviceClass"
+_V1BETA1 = "fakeapi.models.resource_v1beta1:"
 _AUTHZ = "fakeapi.models.authorization:"
 
 
-def default_resources() -> ResourceTable:
-    """Every kind fakeapi serves, core first (the order of discovery and OpenAPI)."""
+def default_resources(
+    *,
+    emulated_version: KubernetesVersion = EMULATED_VERSION,
+    runtime_config: Mapping[str, bool] | None = None,
+) -> ResourceTable:
+    """Every kind fakeapi serves at ``emulated_version``, core first (the order of discovery
+    and OpenAPI), less the group-versions ``runtime_config`` switches off."""
+    rows = [
+        row for row in _all_rows()
+        if row.served_at(emulated_version.minor) and _enabled(row, runtime_config or {})
+    ]
+    return ResourceTable(rows, emulated_version=emulated_version)
+
+
+class RuntimeConfigError(ValueError):
+    """A ``--runtime-config`` value kube-apiserver would reject; str() is the message."""
+
+
+def parse_runtime_config(text: str) -> dict[str, bool]:
+    """kube-apiserver's ``--runtime-config``: ``group/version=bool`` pairs (``v1`` or ``api/v1``
+    for the core group, ``api/all``, ``api/ga``, ``api/beta``, ``api/alpha`` for every version of
+    that stability); a key without a value means ``true``."""
+    config: dict[str, bool] = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        value = raw.strip().lower() if sep else "true"
+        if value not in ("true", "false"):
+            raise RuntimeConfigError(f"invalid value {raw.strip()} for key {key}")
+        if "/" not in key and key != "v1":
+            raise RuntimeConfigError(
+                f"runtime-config invalid key {key}; expected <group>/<version>"
+            )
+        config["api/v1" if key == "v1" else key] = value == "true"
+    return config
+
+
+def _stability(version: str) -> str:
+    return "alpha" if "alpha" in version else "beta" if "beta" in version else "ga"
+
+
+def _enabled(row: ResourceType, runtime_config: Mapping[str, bool]) -> bool:
+    """Whether ``runtime_config`` leaves ``row``'s group-version on (the most specific key
+    wins, as kube-apiserver resolves them)."""
+    if not runtime_config:
+        return True
+    own = row.api_version if row.group else f"api/{row.version}"
+    for key in (own, f"api/{_stability(row.version)}", "api/all"):
+        if key in runtime_config:
+            return runtime_config[key]
+    return True
+
+
+def _all_rows() -> list[ResourceType]:
+    """Every row of every release, storage rows before the versions converted from them."""
+    from fakeapi.registry.conversion import resource_v1beta1
     from fakeapi.registry.kinds.access_review import (
         LocalSubjectAccessReviewStrategy,
         SelfSubjectAccessReviewStrategy,
@@ -42,21 +112,41 @@ def default_resources() -> ResourceTable:
     from fakeapi.registry.kinds.namespace import NamespaceStrategy
     from fakeapi.registry.kinds.node import NodeStrategy
     from fakeapi.registry.kinds.pod import PodStrategy
-    from fakeapi.registry.kinds.podgroup import PodGroupStrategy
     from fakeapi.registry.kinds.priorityclass import PriorityClassStrategy
     from fakeapi.registry.kinds.resourceclaim import ResourceClaimStrategy
     from fakeapi.registry.kinds.resourceclaimtemplate import ResourceClaimTemplateStrategy
     from fakeapi.registry.kinds.resourcepool import ResourcePoolStrategy
+    from fakeapi.registry.kinds.resourcepoolstatusrequest import (
+        ResourcePoolStatusRequestStrategy,
+    )
     from fakeapi.registry.kinds.resourceslice import ResourceSliceStrategy
     from fakeapi.registry.kinds.service import ServiceStrategy
-    from fakeapi.registry.kinds.workload import WorkloadStrategy
 
     core_v1, resource, scheduling_k8s = "io.k8s.api.core.v1", "resource.k8s.io", "scheduling.k8s.io"
     # models are named, not imported: a kind's model module loads when its schema is first needed
     # DELETE answers with the object for the kinds whose upstream OpenAPI says so
     # (delete_returns_object), with a Status otherwise.
     # fmt: off
-    return ResourceTable([
+    device_class = ResourceType(
+        resource, "v1", "DeviceClass", "deviceclasses", False, _CLASS, DeviceClassStrategy(),
+        delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1")
+    claim = ResourceType(
+        resource, "v1", "ResourceClaim", "resourceclaims", True, _CLAIM + "ResourceClaim",
+        ResourceClaimStrategy(), subresources=("status",), delete_returns_object=True,
+        openapi_prefix="io.k8s.api.resource.v1")
+    claim_template = ResourceType(
+        resource, "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True,
+        _CLAIM + "ResourceClaimTemplate", ResourceClaimTemplateStrategy(),
+        delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1")
+    resource_slice = ResourceType(
+        resource, "v1", "ResourceSlice", "resourceslices", False,
+        "fakeapi.models.resource_slice:ResourceSlice", ResourceSliceStrategy(),
+        delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1")
+    taint_rule = ResourceType(
+        resource, "v1", "DeviceTaintRule", "devicetaintrules", False, _TAINT_RULE,
+        DeviceTaintRuleStrategy(), subresources=("status",),
+        openapi_prefix="io.k8s.api.resource.v1")
+    return [
         ResourceType("", "v1", "Namespace", "namespaces", False, _CORE + "Namespace",
                      NamespaceStrategy(), subresources=("status", "finalize"),
                      short_names=("ns",), openapi_prefix=core_v1),
@@ -100,39 +190,30 @@ def default_resources() -> ResourceTable:
         ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True,
                      "fakeapi.models.coordination:Lease", LeaseStrategy(),
                      openapi_prefix="io.k8s.api.coordination.v1"),
-        ResourceType(resource, "v1", "DeviceClass", "deviceclasses", False,
-                     "fakeapi.models.device_class:DeviceClass", DeviceClassStrategy(),
-                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
-        ResourceType(resource, "v1", "ResourceClaim", "resourceclaims", True,
-                     _CLAIM + "ResourceClaim", ResourceClaimStrategy(), subresources=("status",),
-                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
-        ResourceType(resource, "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True,
-                     _CLAIM + "ResourceClaimTemplate", ResourceClaimTemplateStrategy(),
-                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
-        ResourceType(resource, "v1", "ResourceSlice", "resourceslices", False,
-                     "fakeapi.models.resource_slice:ResourceSlice", ResourceSliceStrategy(),
-                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1"),
-        ResourceType(resource, "v1", "DeviceTaintRule", "devicetaintrules", False,
-                     _TAINT_RULE, DeviceTaintRuleStrategy(), subresources=("status",),
-                     openapi_prefix="io.k8s.api.resource.v1"),
-        # 1.36 served DeviceTaintRule at v1beta2 only; its clients keep working on the same objects
-        ResourceType(resource, "v1beta2", "DeviceTaintRule", "devicetaintrules", False,
-                     _TAINT_RULE, DeviceTaintRuleStrategy(), subresources=("status",),
-                     openapi_prefix="io.k8s.api.resource.v1beta2",
-                     stored_in=f"devicetaintrules.{resource}",
-                     converter=ApiVersionConversion(stored=f"{resource}/v1",
-                                                    served=f"{resource}/v1beta2")),
+        device_class, claim, claim_template, resource_slice, taint_rule,
         ResourceType(resource, "v1beta2", "ResourcePool", "resourcepools", False,
                      "fakeapi.models.resource_pool:ResourcePool", ResourcePoolStrategy(),
                      subresources=("status",), openapi_prefix="io.k8s.api.resource.v1beta2"),
+        ResourceType(resource, "v1alpha3", "ResourcePoolStatusRequest",
+                     "resourcepoolstatusrequests", False,
+                     "fakeapi.models.resource_pool_status_request:ResourcePoolStatusRequest",
+                     ResourcePoolStatusRequestStrategy(), subresources=("status",),
+                     delete_returns_object=True, openapi_prefix="io.k8s.api.resource.v1alpha3"),
+        # every kind of the group at v1beta2 (1.36's shapes are v1's) and at v1beta1
+        *(served_version(row, version="v1beta2")
+          for row in (device_class, claim, claim_template, resource_slice, taint_rule)),
+        served_version(device_class, version="v1beta1", model=_CLASS,
+                       converter=resource_v1beta1.DEVICE_CLASS),
+        served_version(claim, version="v1beta1", model=_V1BETA1 + "ResourceClaim",
+                       converter=resource_v1beta1.RESOURCE_CLAIM),
+        served_version(claim_template, version="v1beta1",
+                       model=_V1BETA1 + "ResourceClaimTemplate",
+                       converter=resource_v1beta1.RESOURCE_CLAIM_TEMPLATE),
+        served_version(resource_slice, version="v1beta1", model=_V1BETA1 + "ResourceSlice",
+                       converter=resource_v1beta1.RESOURCE_SLICE),
         ResourceType(scheduling_k8s, "v1", "PriorityClass", "priorityclasses", False,
                      "fakeapi.models.priority:PriorityClass", PriorityClassStrategy(),
                      short_names=("pc",), openapi_prefix="io.k8s.api.scheduling.v1"),
-        ResourceType(scheduling_k8s, "v1alpha1", "Workload", "workloads", True,
-                     _SCHEDULING + "Workload", WorkloadStrategy(),
-                     openapi_prefix="io.k8s.api.scheduling.v1alpha1"),
-        ResourceType(scheduling_k8s, "v1alpha1", "PodGroup", "podgroups", True,
-                     _SCHEDULING + "PodGroup", PodGroupStrategy(), subresources=("status",),
-                     openapi_prefix="io.k8s.api.scheduling.v1alpha1"),
-    ])
+        *scheduling_rows(),
+    ]
     # fmt: on

@@ -39,6 +39,7 @@ from prometheus_client import CollectorRegistry
 
 from fakeapi import klog
 from fakeapi.client import (
+    POD_GROUPS,
     PODS,
     Client,
     EventRecorder,
@@ -49,7 +50,13 @@ from fakeapi.client import (
 from fakeapi.clock import Clock
 from fakeapi.features import default_gates
 from fakeapi.objects import Obj, meta
-from fakeapi.rules.podgroups import pod_group_name
+from fakeapi.rules.podgroups import (
+    REASON_SCHEDULED,
+    REASON_SCHEDULER_ERROR,
+    REASON_UNSCHEDULABLE,
+    initially_scheduled_condition,
+    pod_group_name,
+)
 from fakeapi.scheduler.cache import Cache
 from fakeapi.scheduler.config import configured_registry, enable_out_of_tree
 from fakeapi.scheduler.eventhandlers import EventHandlers, responsible_for
@@ -429,6 +436,10 @@ class Scheduler:
             action="Binding",
             note=f"Successfully assigned {namespace}/{name} to {host}",
         )
+        await self._record_group_condition(
+            pod, scheduled=True, reason=REASON_SCHEDULED,
+            message=f"pod {namespace}/{name} of the group was bound to {host}",
+        )
 
     # -- PreEnqueue rejections (KEP-5501) ---------------------------------------------------------
     def _gated(self, qpi: QueuedPodInfo, status: Status) -> None:
@@ -538,6 +549,34 @@ class Scheduler:
             current, reason="SchedulerError" if error else "Unschedulable", message=message,
             nominated=nominated,
         )
+        await self._record_group_condition(
+            current, scheduled=False,
+            reason=REASON_SCHEDULER_ERROR if error else REASON_UNSCHEDULABLE, message=message,
+        )
+
+    async def _record_group_condition(
+        self, pod: Obj, *, scheduled: bool, reason: str, message: str
+    ) -> None:
+        """The PodGroupInitiallyScheduled condition of the pod's PodGroup (upstream's names):
+        True once a member is bound (it passed the gang's Permit, so the group's requirement
+        is met), False with the failure's reason until then. Best effort: a failed write is
+        written again on the group's next attempt."""
+        group_name = pod_group_name(pod)
+        if not group_name:
+            return
+        namespace = meta(pod).get("namespace", "")
+        try:
+            group = await self.client.get(POD_GROUPS, namespace=namespace, name=group_name)
+            conditions = initially_scheduled_condition(
+                group, scheduled=scheduled, reason=reason, message=message,
+                now=self.clock.now(),
+            )
+            if conditions is None:
+                return
+            group["status"] = {**(group.get("status") or {}), "conditions": conditions}
+            await self.client.update_status(POD_GROUPS, body=group)
+        except Exception as exc:
+            log.debug("updating the condition of PodGroup %s/%s: %s", namespace, group_name, exc)
 
     async def _set_unschedulable_condition(
         self, pod: Obj, *, reason: str, message: str, nominated: str | None = None

@@ -55,6 +55,7 @@ from fakeapi.client.legacy_events import LegacyEventRecorder
 from fakeapi.client.lifecycle import end_tasks
 from fakeapi.client.resource import (
     ALL_RESOURCES,
+    COMPOSITE_POD_GROUPS,
     CONFIGMAPS,
     DEVICE_CLASSES,
     DEVICE_TAINT_RULES,
@@ -70,6 +71,7 @@ from fakeapi.client.resource import (
     PRIORITY_CLASSES,
     RESOURCE_CLAIM_TEMPLATES,
     RESOURCE_CLAIMS,
+    RESOURCE_POOL_STATUS_REQUESTS,
     RESOURCE_POOLS,
     RESOURCE_SLICES,
     SELF_SUBJECT_ACCESS_REVIEWS,
@@ -97,6 +99,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_RESOURCES",
+    "COMPOSITE_POD_GROUPS",
     "CONFIGMAPS",
     "DEFAULT_FIELD_MANAGER",
     "DEVICE_CLASSES",
@@ -116,6 +119,7 @@ __all__ = [
     "RESOURCE_CLAIMS",
     "RESOURCE_CLAIM_TEMPLATES",
     "RESOURCE_POOLS",
+    "RESOURCE_POOL_STATUS_REQUESTS",
     "RESOURCE_SLICES",
     "SELF_SUBJECT_ACCESS_REVIEWS",
     "SELF_SUBJECT_REVIEWS",

@@ -4,8 +4,10 @@ A :class:`Resource` is the client's own, dependency-free description of a served
 not point into the server's resource table on purpose: controllers, the scheduler and kubelets
 import this module and must not import the registry (import-linter enforces it), and the HTTP
 transport talks to real clusters that have no table of ours at all. The in-process transport
-resolves a descriptor to the served kind by (group, version, plural) when it is used. Being kept
-by hand, the constants are checked against the served kinds both ways by a test
+resolves a descriptor to the served kind by (group, version, plural) when it is used. A kind served
+at several versions has one constant, at the version its objects are stored at (the others are
+the same objects, converted). Being kept by hand, the constants are checked against the served
+kinds both ways by a test
 (``tests/client/test_resource_constants.py``).
 """
 
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "ALL_RESOURCES",
+    "COMPOSITE_POD_GROUPS",
     "CONFIGMAPS",
     "DEVICE_CLASSES",
     "DEVICE_TAINT_RULES",
@@ -31,6 +34,7 @@ __all__ = [
     "RESOURCE_CLAIMS",
     "RESOURCE_CLAIM_TEMPLATES",
     "RESOURCE_POOLS",
+    "RESOURCE_POOL_STATUS_REQUESTS",
     "RESOURCE_SLICES",
     "SELF_SUBJECT_ACCESS_REVIEWS",
     "SELF_SUBJECT_REVIEWS",
@@ -114,9 +118,17 @@ DEVICE_TAINT_RULES_V1BETA2 = Resource(
     _RESOURCE, "v1beta2", "devicetaintrules", "DeviceTaintRule", namespaced=False
 )
 RESOURCE_POOLS = Resource(_RESOURCE, "v1beta2", "resourcepools", "ResourcePool", namespaced=False)
+RESOURCE_POOL_STATUS_REQUESTS = Resource(
+    _RESOURCE, "v1alpha3", "resourcepoolstatusrequests", "ResourcePoolStatusRequest",
+    namespaced=False,
+)
 PRIORITY_CLASSES = Resource(_SCHEDULING, "v1", "priorityclasses", "PriorityClass", namespaced=False)
 WORKLOADS = Resource(_SCHEDULING, "v1alpha1", "workloads", "Workload", namespaced=True)
 POD_GROUPS = Resource(_SCHEDULING, "v1alpha1", "podgroups", "PodGroup", namespaced=True)
+#: served by 1.37 only (``--emulated-version 1.36`` has none), so not in :data:`ALL_RESOURCES`
+COMPOSITE_POD_GROUPS = Resource(
+    _SCHEDULING, "v1alpha3", "compositepodgroups", "CompositePodGroup", namespaced=True
+)
 #: access reviews: questions a create answers (``client.create(...)`` returns the answer);
 #: nothing is stored, so they cannot be read, listed or watched
 SELF_SUBJECT_ACCESS_REVIEWS = Resource(
@@ -154,6 +166,7 @@ ALL_RESOURCES: tuple[Resource, ...] = (
     RESOURCE_SLICES,
     DEVICE_TAINT_RULES,
     RESOURCE_POOLS,
+    RESOURCE_POOL_STATUS_REQUESTS,
     PRIORITY_CLASSES,
     WORKLOADS,
     POD_GROUPS,

@@ -21,6 +21,7 @@ status subresource; everything but ``status`` for the subresource).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -83,14 +84,54 @@ def _with_managed_fields(obj: dict[str, Any], entries: list[dict[str, Any]]) -> 
     return {**obj, "metadata": meta}
 
 
+#: another version of the kind: how to convert an object to it, and its schema
+OtherVersion = Callable[
+    [str], "tuple[Callable[[dict[str, Any]], dict[str, Any]], SchemaNode] | None"
+]
+
+
 def _take_from_others(
     managers: dict[ManagerKey, ManagedEntry], writer: ManagerKey, taken: FieldSet,
-    removed: FieldSet,
+    removed: FieldSet, *, skip: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     for key, entry in list(managers.items()):
-        if key == writer:
+        if key == writer or entry.api_version in skip:
             continue
         rest = entry.fields.difference(taken).difference(removed)
+        if rest.is_empty():
+            del managers[key]
+        elif rest is not entry.fields:
+            managers[key] = ManagedEntry(rest, entry.api_version, entry.time)
+
+
+def _take_in_version(
+    managers: dict[ManagerKey, ManagedEntry],
+    writer: ManagerKey,
+    version: str,
+    other_version: OtherVersion,
+    objects: tuple[dict[str, Any], dict[str, Any]],
+    written: tuple[FieldSet, FieldSet],
+    ignored_fields: FieldSet | None,
+) -> None:
+    """Take what the writer changed and removed from the entries written at ``version``,
+    compared in that version's shape (as written when the shapes are the same or the
+    converted objects cannot be compared)."""
+    changed, removed = written
+    found = other_version(version)
+    if found is not None:
+        convert, schema = found
+        before, new = objects
+        try:
+            comparison = compare(
+                convert(before), convert(_without_managed_fields(new)), schema
+            ).exclude(ignored_fields)
+            changed, removed = comparison.changed(), comparison.removed
+        except PatchError:
+            pass
+    for key, entry in list(managers.items()):
+        if key == writer or entry.api_version != version:
+            continue
+        rest = entry.fields.difference(changed).difference(removed)
         if rest.is_empty():
             del managers[key]
         elif rest is not entry.fields:
@@ -110,8 +151,14 @@ def update_managed_fields(
     operation: str = "Update",
     ignored_fields: FieldSet | None = None,
     decoded: dict[ManagerKey, ManagedEntry] | None = None,
+    other_version: OtherVersion | None = None,
 ) -> list[dict[str, Any]]:
     """The managedFields after a non-apply write of ``new`` over ``old`` (None on create).
+
+    ``other_version(api_version)`` gives, for another version of the kind, a conversion of an
+    object of this write's version into that one and that version's schema (None: the same
+    shape): the fields an entry written at that version loses are then found by comparing the
+    objects converted to its version, as upstream's field manager does.
 
     ``managed_fields`` is where the write starts from (see ``managed_fields_for_write``); it is
     returned unchanged when it cannot be decoded or the objects cannot be compared, as upstream
@@ -132,7 +179,18 @@ def update_managed_fields(
         return managed_fields
     changed = comparison.changed()
     key = manager_key(manager, operation, api_version, subresource)
-    _take_from_others(managers, key, changed, comparison.removed)
+    elsewhere = (
+        {e.api_version for k, e in managers.items() if k != key} - {api_version}
+        if other_version is not None
+        else set()
+    )
+    _take_from_others(managers, key, changed, comparison.removed, skip=elsewhere)
+    for version in elsewhere:
+        assert other_version is not None
+        _take_in_version(
+            managers, key, version, other_version, (before, new),
+            (changed, comparison.removed), ignored_fields,
+        )
     taken = changed.difference(STRIPPED_FIELDS)
     if not taken.is_empty():
         previous = managers.get(key)

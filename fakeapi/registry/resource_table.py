@@ -17,10 +17,11 @@ import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from pydantic import BaseModel
 
+from fakeapi.features import EMULATED_VERSION, KubernetesVersion
+from fakeapi.registry.conversion import ApiVersionConversion
 from fakeapi.registry.strategy import Strategy
 from fakeapi.schema import SchemaNode, schema_for
 from fakeapi.storage.interface import Converter, ResourceStore, Storage
@@ -79,6 +80,8 @@ class ResourceType:
     #: served from another resource's storage (``stored_in`` is its key) through ``converter``
     stored_in: str = ""
     converter: Converter | None = None
+    #: the Kubernetes minor releases (``(36, 37)``) that serve this row; empty: every release
+    releases: tuple[int, ...] = ()
 
     # The derived names and the schema are read several times by every write: each is worked
     # out once (the fields they come from never change) and kept in the instance's __dict__.
@@ -108,37 +111,45 @@ class ResourceType:
         """Storage key of the resource: ``resourceclaims.resource.k8s.io`` (group-qualified)."""
         return self.qualified_plural
 
+    @property
+    def model_reference(self) -> type[BaseModel] | str:
+        """The model as the row was given it: the class, or ``"module:Class"`` not imported yet."""
+        model: type[BaseModel] | str = self.__dict__["_model"]
+        return model
+
+    @property
+    def storage_key(self) -> str:
+        """The key of the resource whose store holds this row's objects (its own, or the
+        storage version's)."""
+        return self.stored_in or self.key
+
+    def served_at(self, minor: int) -> bool:
+        """Whether Kubernetes 1.<minor> serves this row."""
+        return not self.releases or minor in self.releases
+
     def store(self, storage: Storage) -> ResourceStore:
         """Where this resource's objects live in ``storage`` (converted if stored elsewhere)."""
         if self.converter is None:
             return storage.resource(self.key)
-        return storage.converted(self.key, stored_in=self.stored_in, converter=self.converter)
+        return storage.converted(
+            self._view_name, stored_in=self.stored_in, converter=self.converter
+        )
 
-
-class ApiVersionConversion:
-    """Another version of a kind whose fields are the same: only ``apiVersion`` changes.
-
-    Upstream serves a kind at several versions from one stored copy; where the versions share
-    every field (DeviceTaintRule at ``resource.k8s.io/v1`` and ``v1beta2``), converting an object
-    is rewriting its ``apiVersion``.
-    """
-
-    def __init__(self, *, stored: str, served: str) -> None:
-        self.stored = stored
-        self.served = served
-
-    def to_storage(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return {**obj, "apiVersion": self.stored}
-
-    def from_storage(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return {**obj, "apiVersion": self.served}
+    @cached_property
+    def _view_name(self) -> str:
+        # several versions of one resource share its key: each needs a view of its own
+        return f"{self.key}/{self.version}"
 
 
 class ResourceTable:
     """The served kinds, indexed the ways requests look them up."""
 
-    def __init__(self, types: Iterable[ResourceType]) -> None:
+    def __init__(
+        self, types: Iterable[ResourceType], *, emulated_version: KubernetesVersion | None = None
+    ) -> None:
         self._types = list(types)
+        #: the Kubernetes release the table serves (``/version``, OpenAPI's info)
+        self.emulated_version = emulated_version or EMULATED_VERSION
         self._by_path: dict[tuple[str, str, str], ResourceType] = {}
         self._by_kind: dict[tuple[str, str], ResourceType] = {}
         for rt in self._types:

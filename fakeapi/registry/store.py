@@ -79,7 +79,7 @@ class GenericStore:
         self.clock = clock or RealClock()
         self.feature_gates = default_gates() | dict(feature_gates or {})
         self._random = random or _random_suffix
-        self._fields = ManagedFieldsTracker()
+        self._fields = ManagedFieldsTracker(resources)
         self._namespaces = self.resources.lookup("", "v1", "namespaces")
         #: mutating admission, run on every create and on updates of the resource itself; the
         #: server's assembly (:func:`fakeapi.bootstrap.new_registry`) passes kube-apiserver's

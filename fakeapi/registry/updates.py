@@ -122,6 +122,8 @@ class MainResourceUpdate:
                 new["status"] = deep_copy(old["status"])
             else:
                 new.pop("status", None)
+            # the request's status is not written, so its missing fields are no error
+            missing = [e for e in missing if not _under_status(e.field)]
         strategy.apply_defaults(new, ctx)
         self._admission.admit(
             rt, new, operation="UPDATE", old=old, subresource=ctx.subresource,
@@ -201,6 +203,10 @@ class StatusUpdate:
 
     def warnings(self, rt: ResourceType, new: Obj, old: Obj, ctx: WriteContext) -> list[str]:
         return []
+
+
+def _under_status(field: str) -> bool:
+    return field == "status" or field.startswith(("status.", "status["))
 
 
 def _take_status_metadata(meta: Obj, request_meta: Obj, fields: tuple[str, ...]) -> bool:

@@ -16,7 +16,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from fakeapi import errors
-from fakeapi.features import EMULATED_VERSION
+from fakeapi.features import EMULATED_VERSION, KubernetesVersion
 from fakeapi.registry.store import GenericStore
 from fakeapi.server import discovery, openapi
 from fakeapi.server.encoding import json_bytes_response, status_response
@@ -25,7 +25,7 @@ from fakeapi.server.metrics import add_metrics_route
 from fakeapi.server.openapi_v2 import SwaggerEndpoint
 from fakeapi.server.streams import StreamConfig, add_stream_routes
 
-__all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED"]
+__all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED", "version_info"]
 
 log = logging.getLogger("fakeapi.server")
 
@@ -46,6 +46,20 @@ VERSION_INFO = {
     "compiler": "gc",
     "platform": "linux/amd64",
 }
+
+
+
+def version_info(emulated: KubernetesVersion) -> dict[str, str]:
+    """``/version``: the binary's release, and the one emulated (``--emulated-version``) with
+    its minimum compatibility version, as kube-apiserver reports them."""
+    return {
+        **VERSION_INFO,
+        "emulationMajor": str(emulated.major),
+        "emulationMinor": str(emulated.minor),
+        "minCompatibilityMajor": str(emulated.major),
+        "minCompatibilityMinor": str(emulated.minor - 1),
+    }
+
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -161,7 +175,7 @@ def create_app(
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
     docs = _Documents(registry)
     handlers = ResourceHandlers(registry=registry, watch=watch)
-    version_bytes = orjson.dumps(VERSION_INFO)
+    version_bytes = orjson.dumps(version_info(registry.resources.emulated_version))
 
     async def version(_: web.Request) -> web.Response:
         return json_bytes_response(version_bytes)

@@ -5,7 +5,9 @@ names to resources; ``kubernetes.dynamic`` and kr8s only speak the legacy form, 
 same facts over ``/api``, ``/apis``, ``/apis/<g>`` and one ``APIResourceList`` per group-version.
 Both are pure functions of the table so the HTTP layer can encode them once and cache the bytes.
 
-Versions of a group are listed most preferred first, by Kubernetes version priority (GA before
+A kind served at several versions (one row each, converted from its storage version) is listed
+in every one of them, with the storage version's hash. Versions of a group are listed most
+preferred first, by Kubernetes version priority (GA before
 beta before alpha, higher numbers first), which is also how clients pick the preferred version.
 """
 
@@ -206,6 +208,14 @@ def legacy_group(resources: ResourceTable, group: str) -> Doc | None:
     return {"kind": "APIGroup", "apiVersion": "v1", **_api_group(group, versions)}
 
 
+def _storage_hash(rt: ResourceType) -> str:
+    """The hash of the version the row's objects are stored at: one value for every served
+    version of a kind, as upstream's (clients compare it to notice a storage migration)."""
+    stored = getattr(rt.converter, "stored", "") if rt.converter is not None else ""
+    group, _, version = stored.rpartition("/") if stored else (rt.group, "", rt.version)
+    return storage_version_hash(group=group, version=version, kind=rt.kind)
+
+
 def _legacy_resources(rt: ResourceType) -> list[Doc]:
     main: Doc = {
         "name": rt.plural,
@@ -218,9 +228,7 @@ def _legacy_resources(rt: ResourceType) -> list[Doc]:
         main["shortNames"] = list(rt.short_names)
     if rt.categories:
         main["categories"] = list(rt.categories)
-    main["storageVersionHash"] = storage_version_hash(
-        group=rt.group, version=rt.version, kind=rt.kind
-    )
+    main["storageVersionHash"] = _storage_hash(rt)
     entries = [main]
     for name in sorted(rt.subresources):
         kind, verbs = _subresource_kind(rt, name)

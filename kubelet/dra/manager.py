@@ -31,7 +31,7 @@ from fakeapi.kubelet.dra.driver import ClaimID, PreparedClaim, PrepareError, Unp
 from fakeapi.kubelet.dra.health import AllocatedDevice, containers_using
 from fakeapi.kubelet.dra.interface import DRADriver
 from fakeapi.objects import Obj
-from fakeapi.rules.podgroups import pod_group_name
+from fakeapi.rules.podgroups import group_claim_entries, may_use_group_claims, pod_group_name
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DRAManager", "PodResources"]
 
@@ -102,14 +102,21 @@ class DRAManager:
         """
         meta = pod.get("metadata") or {}
         namespace = str(meta.get("namespace") or "")
-        group_claims: dict[str, str | None] = {}
-        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
-            if entry.get("podGroupResourceClaim"):
-                name = str(entry["podGroupResourceClaim"])
-                group_claims[name] = await self._pod_group_claim(pod, name)
+        entries = (pod.get("spec") or {}).get("resourceClaims") or []
+        group: Obj | None = None
+        if may_use_group_claims(pod) or any(e.get("podGroupResourceClaim") for e in entries):
+            group = await self._pod_group(pod)
+            entries = group_claim_entries(pod, group)
+        group_claims = {
+            name: _group_claim(group, name)
+            for name in (str(e["podGroupResourceClaim"]) for e in entries
+                         if e.get("podGroupResourceClaim"))
+        }
+        # the pod as its claims resolve: entries identical to its group's are the group's
+        resolved = {**pod, "spec": {**(pod.get("spec") or {}), "resourceClaims": entries}}
         node = self._node()
         checked: list[tuple[str, Obj]] = []
-        for ref in pod_claim_refs(pod, pod_group_claim=group_claims.get):
+        for ref in pod_claim_refs(resolved, pod_group_claim=group_claims.get):
             if not ref.claim_name:
                 continue
             claim = self._claims.get(f"{namespace}/{ref.claim_name}")
@@ -274,21 +281,29 @@ class DRAManager:
                 if not users:
                     del self._device_users[device.resource_id]
 
-    async def _pod_group_claim(self, pod: Obj, name: str) -> str | None:
-        """The claim behind the pod's PodGroup claim ``name`` (KEP-5729), looked up by GET."""
+    async def _pod_group(self, pod: Obj) -> Obj | None:
+        """The pod's PodGroup (KEP-5729), looked up by GET; None when it has none."""
         group = pod_group_name(pod)
         if not group:
             return None
         try:
-            pg = await self.client.get(
+            found: Obj = await self.client.get(
                 POD_GROUPS, namespace=(pod.get("metadata") or {}).get("namespace"), name=group
             )
         except Exception as exc:
             if is_not_found(exc):
                 return None
             raise
-        for section, key in (("spec", "resourceClaims"), ("status", "resourceClaimStatuses")):
-            for entry in (pg.get(section) or {}).get(key) or []:
-                if entry.get("name") == name and entry.get("resourceClaimName"):
-                    return str(entry["resourceClaimName"])
+        return found
+
+
+def _group_claim(group: Obj | None, name: str) -> str | None:
+    """The claim behind the group's claim entry ``name``: named in its spec, or generated and
+    recorded in its status."""
+    if group is None:
         return None
+    for section, key in (("spec", "resourceClaims"), ("status", "resourceClaimStatuses")):
+        for entry in (group.get(section) or {}).get(key) or []:
+            if entry.get("name") == name and entry.get("resourceClaimName"):
+                return str(entry["resourceClaimName"])
+    return None

@@ -23,11 +23,12 @@ def test_every_constant_is_exported() -> None:
 
 
 def test_every_served_kind_has_a_client_constant() -> None:
+    """At its storage version: the other versions of a kind are the same objects, converted."""
     have = {_address(r) for r in CONSTANTS.values()}
     missing = [
         rt.api_version + "/" + rt.plural
         for rt in default_resources()
-        if (rt.group, rt.version, rt.plural) not in have
+        if rt.converter is None and (rt.group, rt.version, rt.plural) not in have
     ]
     assert missing == []
 
@@ -50,7 +51,12 @@ def test_constants_are_distinct() -> None:
 
 
 def test_all_resources_names_every_constant_once_but_the_aliases_and_reviews() -> None:
-    aliases = {constants.EVENTS_K8S_IO, constants.DEVICE_TAINT_RULES_V1BETA2}
+    # and the kinds one release does not serve: a component listing them would never sync
+    aliases = {
+        constants.EVENTS_K8S_IO,
+        constants.DEVICE_TAINT_RULES_V1BETA2,
+        constants.COMPOSITE_POD_GROUPS,
+    }
     reviews = {r for r in CONSTANTS.values() if r.plural.endswith("reviews")}
     assert len(reviews) == 5
     assert len(set(constants.ALL_RESOURCES)) == len(constants.ALL_RESOURCES)

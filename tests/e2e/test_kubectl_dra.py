@@ -71,8 +71,11 @@ def _slice(name: str, *, driver: str, pool: str, node: str | None) -> dict[str, 
         ("resourceslices", "ResourceSlice", "resource.k8s.io", "v1"),
         ("devicetaintrules", "DeviceTaintRule", "resource.k8s.io", "v1"),
         ("resourcepools", "ResourcePool", "resource.k8s.io", "v1beta2"),
-        ("workloads", "Workload", "scheduling.k8s.io", "v1alpha1"),
-        ("podgroups", "PodGroup", "scheduling.k8s.io", "v1alpha1"),
+        # the preferred version, 1.37's v1beta1, as kubectl picks it
+        ("workloads", "Workload", "scheduling.k8s.io", "v1beta1"),
+        ("podgroups", "PodGroup", "scheduling.k8s.io", "v1beta1"),
+        ("resourcepoolstatusrequests", "ResourcePoolStatusRequest", "resource.k8s.io",
+         "v1alpha3"),
     ],
 )
 def test_explain_prints_kind_version_group_and_fields(kubectl, resource, kind, group, version):

@@ -56,8 +56,13 @@ def test_api_resources_lists_core_and_dra_kinds_with_scope_and_kind(kubectl):
         ("deviceclasses", "resource.k8s.io/v1"): ("false", "DeviceClass"),
         ("resourceslices", "resource.k8s.io/v1"): ("false", "ResourceSlice"),
         ("devicetaintrules", "resource.k8s.io/v1"): ("false", "DeviceTaintRule"),
-        ("workloads", "scheduling.k8s.io/v1alpha1"): ("true", "Workload"),
-        ("podgroups", "scheduling.k8s.io/v1alpha1"): ("true", "PodGroup"),
+        # the preferred version: 1.37's v1beta1 (the seed's v1alpha1 is served too)
+        ("workloads", "scheduling.k8s.io/v1beta1"): ("true", "Workload"),
+        ("podgroups", "scheduling.k8s.io/v1beta1"): ("true", "PodGroup"),
+        ("compositepodgroups", "scheduling.k8s.io/v1alpha3"): ("true", "CompositePodGroup"),
+        ("resourcepoolstatusrequests", "resource.k8s.io/v1alpha3"): (
+            "false", "ResourcePoolStatusRequest"
+        ),
         ("leases", "coordination.k8s.io/v1"): ("true", "Lease"),
     }
     for key, (namespaced, kind) in expected.items():
@@ -68,8 +73,10 @@ def test_api_resources_lists_core_and_dra_kinds_with_scope_and_kind(kubectl):
 
 def test_api_versions_lists_every_served_group_version(kubectl):
     versions = kubectl("api-versions", namespaced=False).split()
-    for gv in ("v1", "resource.k8s.io/v1", "resource.k8s.io/v1beta2",
-               "scheduling.k8s.io/v1alpha1", "events.k8s.io/v1", "coordination.k8s.io/v1"):
+    for gv in ("v1", "resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1",
+               "resource.k8s.io/v1alpha3", "scheduling.k8s.io/v1alpha1",
+               "scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1beta1", "events.k8s.io/v1",
+               "coordination.k8s.io/v1"):
         assert gv in versions
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fakeapi.objects import Obj, meta, object_key
-from fakeapi.rules.podgroups import pod_group_name
+from fakeapi.rules.podgroups import may_use_group_claims, pod_group_name
 from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
@@ -34,6 +34,8 @@ def _pod_claim_keys(pod: Obj) -> frozenset[str] | None:
     known by looking the group up."""
     namespace = meta(pod).get("namespace")
     keys = set()
+    if may_use_group_claims(pod):  # an entry may be its group's claim
+        return None
     for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
         if entry.get("podGroupResourceClaim"):
             return None

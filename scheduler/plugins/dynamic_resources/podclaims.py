@@ -5,7 +5,9 @@ A pod reaches a claim in one of three ways (``spec.resourceClaims[]``):
 * ``resourceClaimName`` — an existing claim, by name;
 * ``resourceClaimTemplateName`` — the claim the resourceclaim controller generated for the pod,
   named in ``pod.status.resourceClaimStatuses`` and owned by the pod;
-* ``podGroupResourceClaim`` (KEP-5729, seed) — a claim of the pod's PodGroup
+* ``podGroupResourceClaim`` (KEP-5729, seed), or an entry identical to one of its PodGroup's
+  (upstream's KEP-5729; :func:`fakeapi.rules.podgroups.group_claim_entries`) — a claim of the
+  pod's PodGroup
   (``spec.workloadRef.podGroupName``): the PodGroup entry names the claim or a template; the
   generated claim's name is recorded in the pod's (or the PodGroup's) ``resourceClaimStatuses``
   and the claim is owned by the PodGroup.
@@ -31,7 +33,7 @@ from fakeapi.rules.claims import (
     pod_group_reference,
     pod_reference,
 )
-from fakeapi.rules.podgroups import pod_group_name
+from fakeapi.rules.podgroups import group_claim_entries, may_use_group_claims, pod_group_name
 
 __all__ = [
     "ClaimNotReadyError",
@@ -78,7 +80,17 @@ def resolve_pod_claims(
     namespace = metadata.get("namespace", "")
     statuses = (pod.get("status") or {}).get("resourceClaimStatuses")
     out: list[PodClaim] = []
-    for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
+    entries = (pod.get("spec") or {}).get("resourceClaims") or ()
+    group_name = pod_group_name(pod)
+    if pod_group_claims and group_name and may_use_group_claims(pod):
+        # an entry identical to one of the group's is the group's claim (upstream KEP-5729)
+        group = get_pod_group(namespace, group_name)
+        if group is None:
+            raise ClaimNotReadyError(
+                f'pod "{_pod_ref(pod)}": PodGroup "{namespace}/{group_name}" not found'
+            )
+        entries = group_claim_entries(pod, group)
+    for entry in entries:
         entry_name = entry.get("name", "")
         owner_uid = ""
         via_group = False
