@@ -197,6 +197,10 @@ def _parser() -> argparse.ArgumentParser:
     profiles_sub = profiles.add_subparsers(dest="profiles_command", metavar="COMMAND")
     show = profiles_sub.add_parser("show", help="print a shipped profile's YAML")
     show.add_argument("name", help="the profile's name (fakeapi profiles lists them)")
+    check = profiles_sub.add_parser(
+        "check", help="read a profile file as the sandbox would: what it holds, or what is wrong"
+    )
+    check.add_argument("path", help="the profile's YAML file")
     check = sub.add_parser(
         "driver-check",
         help="check a DRA driver binary against the kubelet's expectations (a pass/fail table)",
@@ -534,10 +538,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_serve(args, ready=ready))
     if args.command == "profiles":
         # late for start-up time, as the other commands' imports
-        from fakeapi.commands.profiles import list_profiles, show_profile
+        from fakeapi.commands.profiles import check_profile_file, list_profiles, show_profile
 
         if args.profiles_command == "show":
             return show_profile(args.name)
+        if args.profiles_command == "check":
+            return check_profile_file(args.path)
         return list_profiles()
     if args.command == "driver-check":
         # late for start-up time: only the command that runs loads its part

@@ -3,7 +3,9 @@
 ``fakeapi profiles`` lists them (name, driver, scope, description); ``fakeapi profiles show
 NAME`` prints one's YAML as shipped, comments included, so that
 ``fakeapi profiles show gpu > my-device.yaml`` is the first step to a device model of one's own
-(``fakeapi sandbox --profile ./my-device.yaml``). The format is in docs/kubelet.md.
+(``fakeapi sandbox --profile ./my-device.yaml``); ``fakeapi profiles check FILE`` reads such a
+file as the sandbox would and says what it holds, or the first field that is wrong. The format
+is in docs/kubelet.md.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TextIO
 
 from fakeapi.cluster.profiles import PROFILE_NAMES, load_profile, profile_text
 
-__all__ = ["list_profiles", "show_profile"]
+__all__ = ["check_profile_file", "list_profiles", "show_profile"]
 
 
 def _table(rows: list[list[str]]) -> str:
@@ -49,4 +51,26 @@ def show_profile(name: str, *, out: TextIO | None = None, err: TextIO | None = N
                   f"{', '.join(PROFILE_NAMES)}\n")
         return 1
     out.write(profile_text(name))
+    return 0
+
+
+def check_profile_file(path: str, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Parse a profile file as the sandbox does; exit status 1 and the error when it is wrong."""
+    out, err = out or sys.stdout, err or sys.stderr
+    from fakeapi.cluster.options import driver_profile  # the sandbox's own reading of a file
+
+    try:
+        profile = driver_profile(path)
+    except ValueError as exc:
+        err.write(f"fakeapi profiles: {exc}\n")
+        return 1
+    if profile.command:
+        out.write(f"{path}: driver {profile.driver}, run by command: {profile.command}\n")
+        return 0
+    pools = profile.render(node="node-1")
+    devices = sum(len(pool.devices) for pool in pools)
+    where = "per node" if profile.scope == "node" else "for the cluster"
+    out.write(f"{path}: driver {profile.driver} ({profile.scope} scope), "
+              f"{len(pools)} pool{'s' if len(pools) != 1 else ''}, "
+              f"{devices} device{'s' if devices != 1 else ''} {where}\n")
     return 0

@@ -1,6 +1,9 @@
-"""``fakeapi profiles``: the shipped profiles listed, and one shown as shipped to copy."""
+"""``fakeapi profiles``: the shipped profiles listed, one shown as shipped to copy, and a file of
+one's own checked."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 import yaml
@@ -39,3 +42,20 @@ def test_profiles_show_names_the_shipped_ones_for_an_unknown_name(
         "fakeapi profiles: unknown profile 'nic'; shipped: gpu, partitionable, "
         "consumable-capacity, network-attached\n"
     )
+
+
+def test_profiles_check_says_what_a_file_holds_or_the_field_that_is_wrong(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    good = tmp_path / "nic.yaml"
+    good.write_text("driver: nic.example.com\npools:\n- devices:\n  - {name: 'nic-{index}', "
+                    "count: 2}\n")
+    assert main(["profiles", "check", str(good)]) == 0
+    assert capsys.readouterr().out == (
+        f"{good}: driver nic.example.com (node scope), 1 pool, 2 devices per node\n")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("driver: nic.example.com\npools:\n- devices:\n  - {name: nic, count: two}\n")
+    assert main(["profiles", "check", str(bad)]) == 1
+    assert capsys.readouterr().err == (
+        f"fakeapi profiles: driver profile {bad}: pools[0].devices[0].count: must be an "
+        "integer >= 1, got 'two'\n")
