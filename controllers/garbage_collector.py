@@ -159,9 +159,15 @@ class GarbageCollector(ControllerComponent):
         )
 
     def _watch(self, plural: str, informer: Informer) -> None:
-        def added(obj: Obj) -> None:
+        def changed(obj: Obj) -> None:
             if self._interesting(obj):
                 self.controller.enqueue(f"{plural}|{object_key(obj)}")
+
+        def added(obj: Obj) -> None:
+            changed(obj)
+            # dependents decided while this owner was not yet cached look again (as upstream's
+            # graph turns a virtual owner node into a real one)
+            self._enqueue_dependents(obj)
 
         def updated(old: Obj, new: Obj) -> None:
             om, nm = meta(old), meta(new)
@@ -171,7 +177,7 @@ class GarbageCollector(ControllerComponent):
                 or om.get("deletionTimestamp") != nm.get("deletionTimestamp")
                 or om.get("finalizers") != nm.get("finalizers")
             ):
-                added(new)
+                changed(new)
             if refs_changed:
                 self._enqueue_owners(old)  # an owner may be waiting for this one to let go
 

@@ -10,50 +10,82 @@ the scheduler and the kubelets) and keep running; whoever made the factory stops
 
 A stopped manager can be started again (or a new one made over the same factory): controllers
 are level-based, so everything that changed meanwhile is picked up by the initial adds.
+
+The workload controllers (ReplicaSets, Deployments, Jobs...) start with the first object of their
+kind (:mod:`~fakeapi.controllers.lazy`), and every controller module is imported when a cluster
+first runs it: a cluster that never sees a Deployment pays nothing for the Deployment controller.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Collection, Mapping
-from typing import Protocol
 
 from prometheus_client import CollectorRegistry
 
-from fakeapi.client import Client, Informer, InformerFactory
+from fakeapi.client import (
+    CLUSTER_ROLES,
+    CRON_JOBS,
+    DAEMON_SETS,
+    DEPLOYMENTS,
+    JOBS,
+    POD_DISRUPTION_BUDGETS,
+    REPLICA_SETS,
+    REPLICATION_CONTROLLERS,
+    STATEFUL_SETS,
+    Client,
+    InformerFactory,
+    Resource,
+)
 from fakeapi.clock import Clock
-from fakeapi.controllers.devicetaint_eviction import DeviceTaintEvictionController
-from fakeapi.controllers.garbage_collector import GarbageCollector
-from fakeapi.controllers.namespace import NamespaceController
-from fakeapi.controllers.nodelifecycle import NodeLifecycleController
-from fakeapi.controllers.podgc import PodGCController
-from fakeapi.controllers.podgroup_protection import PodGroupProtectionController
-from fakeapi.controllers.resourceclaim import ResourceClaimController
-from fakeapi.controllers.resourcepool import ResourcePoolController
-from fakeapi.controllers.resourcepoolstatusrequest import ResourcePoolStatusRequestController
+from fakeapi.controllers.lazy import LazyController, ManagedController, load_controller
 
 __all__ = ["CONTROLLER_NAMES", "ControllerManager", "ManagedController", "select_controllers"]
 
-
-class ManagedController(Protocol):
-    name: str
-    informers: list[Informer]
-
-    def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
-
-
-_CONTROLLERS = {
-    "garbage-collector-controller": GarbageCollector,
-    "namespace-controller": NamespaceController,
-    "resourceclaim-controller": ResourceClaimController,
-    "podgroup-protection-controller": PodGroupProtectionController,
-    "resourcepool-controller": ResourcePoolController,
-    "resourcepoolstatusrequest-controller": ResourcePoolStatusRequestController,
-    "device-taint-eviction-controller": DeviceTaintEvictionController,
-    "node-lifecycle-controller": NodeLifecycleController,
-    "pod-garbage-collector-controller": PodGCController,
+_PACKAGE = "fakeapi.controllers"
+#: name -> the controller class, as ``module:Class`` (imported when a cluster first runs it)
+_CONTROLLERS: dict[str, str] = {
+    "garbage-collector-controller": f"{_PACKAGE}.garbage_collector:GarbageCollector",
+    "namespace-controller": f"{_PACKAGE}.namespace:NamespaceController",
+    "resourceclaim-controller": f"{_PACKAGE}.resourceclaim:ResourceClaimController",
+    "podgroup-protection-controller":
+        f"{_PACKAGE}.podgroup_protection:PodGroupProtectionController",
+    "resourcepool-controller": f"{_PACKAGE}.resourcepool:ResourcePoolController",
+    "resourcepoolstatusrequest-controller":
+        f"{_PACKAGE}.resourcepoolstatusrequest:ResourcePoolStatusRequestController",
+    "device-taint-eviction-controller":
+        f"{_PACKAGE}.devicetaint_eviction:DeviceTaintEvictionController",
+    "node-lifecycle-controller": f"{_PACKAGE}.nodelifecycle:NodeLifecycleController",
+    "pod-garbage-collector-controller": f"{_PACKAGE}.podgc:PodGCController",
+    "serviceaccount-controller": f"{_PACKAGE}.serviceaccounts:ServiceAccountsController",
+    "replicaset-controller": f"{_PACKAGE}.replicaset:ReplicaSetController",
+    "replicationcontroller-controller":
+        f"{_PACKAGE}.replicaset:ReplicationControllerController",
+    "deployment-controller": f"{_PACKAGE}.deployment:DeploymentController",
+    "statefulset-controller": f"{_PACKAGE}.statefulset:StatefulSetController",
+    "daemonset-controller": f"{_PACKAGE}.daemonset:DaemonSetController",
+    "job-controller": f"{_PACKAGE}.job:JobController",
+    "cronjob-controller": f"{_PACKAGE}.cronjob:CronJobController",
+    "ttl-after-finished-controller":
+        f"{_PACKAGE}.ttl_after_finished:TTLAfterFinishedController",
+    "disruption-controller": f"{_PACKAGE}.disruption:DisruptionController",
+    "clusterrole-aggregation-controller":
+        f"{_PACKAGE}.clusterrole_aggregation:ClusterRoleAggregationController",
+}
+#: controllers that start with the first object of their kind (:mod:`.lazy`): most clusters
+#: never see one, and a cluster per test must start in milliseconds
+_LAZY: dict[str, Resource] = {
+    "replicaset-controller": REPLICA_SETS,
+    "replicationcontroller-controller": REPLICATION_CONTROLLERS,
+    "deployment-controller": DEPLOYMENTS,
+    "statefulset-controller": STATEFUL_SETS,
+    "daemonset-controller": DAEMON_SETS,
+    "job-controller": JOBS,
+    "cronjob-controller": CRON_JOBS,
+    "ttl-after-finished-controller": JOBS,
+    "disruption-controller": POD_DISRUPTION_BUDGETS,
+    "clusterrole-aggregation-controller": CLUSTER_ROLES,
 }
 #: every controller the manager can run, in start order
 CONTROLLER_NAMES: tuple[str, ...] = tuple(_CONTROLLERS)
@@ -109,19 +141,29 @@ class ControllerManager:
             return
         self._started = True
         for name in self.names:
-            self.controllers[name] = _CONTROLLERS[name](
-                client=self.client,
-                informers=self.informers,
-                clock=self.clock,
-                rng=self.rng,
-                feature_gates=self.feature_gates,
-                metrics=self.metrics,
-            )
+            trigger = _LAZY.get(name)
+            if trigger is None:
+                self.controllers[name] = self._build(name)
+            else:
+                self.controllers[name] = LazyController(
+                    name=name, trigger=trigger, build=functools.partial(self._build, name),
+                    informers=self.informers, sync_timeout=self.sync_timeout,
+                )
         self.informers.start()
         needed = [i for c in self.controllers.values() for i in c.informers]
         await self.informers.wait_for_sync(*needed, timeout=self.sync_timeout)
         for controller in self.controllers.values():
             controller.start()
+
+    def _build(self, name: str) -> ManagedController:
+        return load_controller(_CONTROLLERS[name])(
+            client=self.client,
+            informers=self.informers,
+            clock=self.clock,
+            rng=self.rng,
+            feature_gates=self.feature_gates,
+            metrics=self.metrics,
+        )
 
     async def stop(self) -> None:
         if not self._started:

@@ -29,6 +29,7 @@ __all__ = [
     "is_config_map_key",
     "is_dns1123_label",
     "is_dns1123_subdomain",
+    "is_path_segment_name",
     "is_qualified_name",
     "is_valid_label_value",
     "is_valid_port_name",
@@ -115,6 +116,15 @@ def _dns1123_label_errors(value: str) -> list[str]:
         else:
             errors.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
     return errors
+
+
+def is_path_segment_name(value: str) -> list[str]:
+    """Errors of a name that must be one URL path segment (apimachinery's
+    ``IsValidPathSegmentName``, the rule of RBAC roles and bindings): not ``.`` or ``..``, no
+    ``/`` or ``%``."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{c}'" for c in "/%" if c in value]
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:

@@ -32,6 +32,9 @@ _TAINT_RULE = "fakeapi.models.device_taint_rule:DeviceTaintRule"
 _CLASS = "fakeapi.models.device_class:DeviceClass"
 _V1BETA1 = "fakeapi.models.resource_v1beta1:"
 _AUTHZ = "fakeapi.models.authorization:"
+_APPS = "fakeapi.models.apps:"
+_BATCH = "fakeapi.models.batch:"
+_RBAC = "fakeapi.models.rbac:"
 
 
 def default_resources(
@@ -100,6 +103,15 @@ def _all_rows() -> list[ResourceType]:
         SelfSubjectRulesReviewStrategy,
         SubjectAccessReviewStrategy,
     )
+    from fakeapi.registry.kinds.accounts import SecretStrategy, ServiceAccountStrategy
+    from fakeapi.registry.kinds.apps import (
+        ControllerRevisionStrategy,
+        DaemonSetStrategy,
+        DeploymentStrategy,
+        ReplicaSetStrategy,
+        StatefulSetStrategy,
+    )
+    from fakeapi.registry.kinds.batch import CronJobStrategy, JobStrategy
     from fakeapi.registry.kinds.configmap import ConfigMapStrategy
     from fakeapi.registry.kinds.deviceclass import DeviceClassStrategy
     from fakeapi.registry.kinds.devicetaintrule import DeviceTaintRuleStrategy
@@ -112,7 +124,10 @@ def _all_rows() -> list[ResourceType]:
     from fakeapi.registry.kinds.namespace import NamespaceStrategy
     from fakeapi.registry.kinds.node import NodeStrategy
     from fakeapi.registry.kinds.pod import PodStrategy
+    from fakeapi.registry.kinds.poddisruptionbudget import PodDisruptionBudgetStrategy
     from fakeapi.registry.kinds.priorityclass import PriorityClassStrategy
+    from fakeapi.registry.kinds.rbac import BindingStrategy, RoleStrategy
+    from fakeapi.registry.kinds.replicationcontroller import ReplicationControllerStrategy
     from fakeapi.registry.kinds.resourceclaim import ResourceClaimStrategy
     from fakeapi.registry.kinds.resourceclaimtemplate import ResourceClaimTemplateStrategy
     from fakeapi.registry.kinds.resourcepool import ResourcePoolStrategy
@@ -123,6 +138,8 @@ def _all_rows() -> list[ResourceType]:
     from fakeapi.registry.kinds.service import ServiceStrategy
 
     core_v1, resource, scheduling_k8s = "io.k8s.api.core.v1", "resource.k8s.io", "scheduling.k8s.io"
+    apps_v1, batch_v1 = "io.k8s.api.apps.v1", "io.k8s.api.batch.v1"
+    rbac = "rbac.authorization.k8s.io"
     # models are named, not imported: a kind's model module loads when its schema is first needed
     # DELETE answers with the object for the kinds whose upstream OpenAPI says so
     # (delete_returns_object), with a Status otherwise.
@@ -163,6 +180,30 @@ def _all_rows() -> list[ResourceType]:
         ResourceType("", "v1", "Service", "services", True, "fakeapi.models.service:Service",
                      ServiceStrategy(), subresources=("status",), short_names=("svc",),
                      categories=("all",), openapi_prefix=core_v1),
+        ResourceType("", "v1", "ServiceAccount", "serviceaccounts", True,
+                     "fakeapi.models.accounts:ServiceAccount", ServiceAccountStrategy(),
+                     short_names=("sa",), delete_returns_object=True, openapi_prefix=core_v1),
+        ResourceType("", "v1", "Secret", "secrets", True, "fakeapi.models.accounts:Secret",
+                     SecretStrategy(), openapi_prefix=core_v1),
+        ResourceType("", "v1", "ReplicationController", "replicationcontrollers", True,
+                     "fakeapi.models.replication:ReplicationController",
+                     ReplicationControllerStrategy(), subresources=("status", "scale"),
+                     short_names=("rc",), categories=("all",), openapi_prefix=core_v1),
+        ResourceType("apps", "v1", "Deployment", "deployments", True, _APPS + "Deployment",
+                     DeploymentStrategy(), subresources=("status", "scale"),
+                     short_names=("deploy",), categories=("all",), openapi_prefix=apps_v1),
+        ResourceType("apps", "v1", "ReplicaSet", "replicasets", True, _APPS + "ReplicaSet",
+                     ReplicaSetStrategy(), subresources=("status", "scale"),
+                     short_names=("rs",), categories=("all",), openapi_prefix=apps_v1),
+        ResourceType("apps", "v1", "StatefulSet", "statefulsets", True, _APPS + "StatefulSet",
+                     StatefulSetStrategy(), subresources=("status", "scale"),
+                     short_names=("sts",), categories=("all",), openapi_prefix=apps_v1),
+        ResourceType("apps", "v1", "DaemonSet", "daemonsets", True, _APPS + "DaemonSet",
+                     DaemonSetStrategy(), subresources=("status",), short_names=("ds",),
+                     categories=("all",), openapi_prefix=apps_v1),
+        ResourceType("apps", "v1", "ControllerRevision", "controllerrevisions", True,
+                     _APPS + "ControllerRevision", ControllerRevisionStrategy(),
+                     openapi_prefix=apps_v1),
         ResourceType("events.k8s.io", "v1", "Event", "events", True,
                      "fakeapi.models.events:Event", EventsEventStrategy(), short_names=("ev",),
                      openapi_prefix="io.k8s.api.events.v1",
@@ -187,9 +228,27 @@ def _all_rows() -> list[ResourceType]:
                      "subjectaccessreviews", False, _AUTHZ + "SubjectAccessReview",
                      SubjectAccessReviewStrategy(),
                      openapi_prefix="io.k8s.api.authorization.v1"),
+        ResourceType("batch", "v1", "Job", "jobs", True, _BATCH + "Job", JobStrategy(),
+                     subresources=("status",), categories=("all",), openapi_prefix=batch_v1),
+        ResourceType("batch", "v1", "CronJob", "cronjobs", True, _BATCH + "CronJob",
+                     CronJobStrategy(), subresources=("status",), short_names=("cj",),
+                     categories=("all",), openapi_prefix=batch_v1),
         ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True,
                      "fakeapi.models.coordination:Lease", LeaseStrategy(),
                      openapi_prefix="io.k8s.api.coordination.v1"),
+        ResourceType("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True,
+                     "fakeapi.models.policy:PodDisruptionBudget", PodDisruptionBudgetStrategy(),
+                     subresources=("status",), short_names=("pdb",),
+                     openapi_prefix="io.k8s.api.policy.v1"),
+        ResourceType(rbac, "v1", "ClusterRole", "clusterroles", False, _RBAC + "ClusterRole",
+                     RoleStrategy(namespaced=False), openapi_prefix="io.k8s.api.rbac.v1"),
+        ResourceType(rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", False,
+                     _RBAC + "ClusterRoleBinding", BindingStrategy(namespaced=False),
+                     openapi_prefix="io.k8s.api.rbac.v1"),
+        ResourceType(rbac, "v1", "Role", "roles", True, _RBAC + "Role",
+                     RoleStrategy(namespaced=True), openapi_prefix="io.k8s.api.rbac.v1"),
+        ResourceType(rbac, "v1", "RoleBinding", "rolebindings", True, _RBAC + "RoleBinding",
+                     BindingStrategy(namespaced=True), openapi_prefix="io.k8s.api.rbac.v1"),
         device_class, claim, claim_template, resource_slice, taint_rule,
         ResourceType(resource, "v1beta2", "ResourcePool", "resourcepools", False,
                      "fakeapi.models.resource_pool:ResourcePool", ResourcePoolStrategy(),

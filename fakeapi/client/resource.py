@@ -17,29 +17,44 @@ from dataclasses import dataclass
 
 __all__ = [
     "ALL_RESOURCES",
+    "CLUSTER_ROLES",
+    "CLUSTER_ROLE_BINDINGS",
     "COMPOSITE_POD_GROUPS",
     "CONFIGMAPS",
+    "CONTROLLER_REVISIONS",
+    "CRON_JOBS",
+    "DAEMON_SETS",
+    "DEPLOYMENTS",
     "DEVICE_CLASSES",
     "DEVICE_TAINT_RULES",
     "DEVICE_TAINT_RULES_V1BETA2",
     "EVENTS",
     "EVENTS_K8S_IO",
+    "JOBS",
     "LEASES",
     "LOCAL_SUBJECT_ACCESS_REVIEWS",
     "NAMESPACES",
     "NODES",
     "PODS",
+    "POD_DISRUPTION_BUDGETS",
     "POD_GROUPS",
     "PRIORITY_CLASSES",
+    "REPLICATION_CONTROLLERS",
+    "REPLICA_SETS",
     "RESOURCE_CLAIMS",
     "RESOURCE_CLAIM_TEMPLATES",
     "RESOURCE_POOLS",
     "RESOURCE_POOL_STATUS_REQUESTS",
     "RESOURCE_SLICES",
+    "ROLES",
+    "ROLE_BINDINGS",
+    "SECRETS",
     "SELF_SUBJECT_ACCESS_REVIEWS",
     "SELF_SUBJECT_REVIEWS",
     "SELF_SUBJECT_RULES_REVIEWS",
     "SERVICES",
+    "SERVICE_ACCOUNTS",
+    "STATEFUL_SETS",
     "SUBJECT_ACCESS_REVIEWS",
     "WORKLOADS",
     "Resource",
@@ -93,6 +108,7 @@ _COORDINATION = "coordination.k8s.io"
 _RESOURCE = "resource.k8s.io"
 _SCHEDULING = "scheduling.k8s.io"
 _AUTHORIZATION = "authorization.k8s.io"
+_RBAC = "rbac.authorization.k8s.io"
 
 NAMESPACES = Resource(_CORE, "v1", "namespaces", "Namespace", namespaced=False)
 NODES = Resource(_CORE, "v1", "nodes", "Node", namespaced=False)
@@ -101,6 +117,29 @@ PODS = Resource(_CORE, "v1", "pods", "Pod", namespaced=True)
 EVENTS = Resource(_CORE, "v1", "events", "Event", namespaced=True)
 CONFIGMAPS = Resource(_CORE, "v1", "configmaps", "ConfigMap", namespaced=True)
 SERVICES = Resource(_CORE, "v1", "services", "Service", namespaced=True)
+SERVICE_ACCOUNTS = Resource(_CORE, "v1", "serviceaccounts", "ServiceAccount", namespaced=True)
+SECRETS = Resource(_CORE, "v1", "secrets", "Secret", namespaced=True)
+REPLICATION_CONTROLLERS = Resource(
+    _CORE, "v1", "replicationcontrollers", "ReplicationController", namespaced=True
+)
+DEPLOYMENTS = Resource("apps", "v1", "deployments", "Deployment", namespaced=True)
+REPLICA_SETS = Resource("apps", "v1", "replicasets", "ReplicaSet", namespaced=True)
+STATEFUL_SETS = Resource("apps", "v1", "statefulsets", "StatefulSet", namespaced=True)
+DAEMON_SETS = Resource("apps", "v1", "daemonsets", "DaemonSet", namespaced=True)
+CONTROLLER_REVISIONS = Resource(
+    "apps", "v1", "controllerrevisions", "ControllerRevision", namespaced=True
+)
+JOBS = Resource("batch", "v1", "jobs", "Job", namespaced=True)
+CRON_JOBS = Resource("batch", "v1", "cronjobs", "CronJob", namespaced=True)
+POD_DISRUPTION_BUDGETS = Resource(
+    "policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", namespaced=True
+)
+CLUSTER_ROLES = Resource(_RBAC, "v1", "clusterroles", "ClusterRole", namespaced=False)
+CLUSTER_ROLE_BINDINGS = Resource(
+    _RBAC, "v1", "clusterrolebindings", "ClusterRoleBinding", namespaced=False
+)
+ROLES = Resource(_RBAC, "v1", "roles", "Role", namespaced=True)
+ROLE_BINDINGS = Resource(_RBAC, "v1", "rolebindings", "RoleBinding", namespaced=True)
 #: events.k8s.io/v1 events: the same objects as :data:`EVENTS`, in the shape event recorders write
 EVENTS_K8S_IO = Resource("events.k8s.io", "v1", "events", "Event", namespaced=True)
 LEASES = Resource(_COORDINATION, "v1", "leases", "Lease", namespaced=True)
@@ -159,7 +198,22 @@ ALL_RESOURCES: tuple[Resource, ...] = (
     EVENTS,
     CONFIGMAPS,
     SERVICES,
+    SERVICE_ACCOUNTS,
+    SECRETS,
+    REPLICATION_CONTROLLERS,
+    DEPLOYMENTS,
+    REPLICA_SETS,
+    STATEFUL_SETS,
+    DAEMON_SETS,
+    CONTROLLER_REVISIONS,
+    JOBS,
+    CRON_JOBS,
     LEASES,
+    POD_DISRUPTION_BUDGETS,
+    CLUSTER_ROLES,
+    CLUSTER_ROLE_BINDINGS,
+    ROLES,
+    ROLE_BINDINGS,
     DEVICE_CLASSES,
     RESOURCE_CLAIMS,
     RESOURCE_CLAIM_TEMPLATES,

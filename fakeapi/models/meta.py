@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
-from fakeapi.models.base import GoType, K8sModel, RawJSON, Time, atomic_list, map_list, set_list
+from fakeapi.models.base import GoType, K8sModel, Time, atomic_list, map_list, set_list
 
 __all__ = [
     "ObjectMeta",
@@ -48,7 +48,7 @@ class ManagedFieldsEntry(K8sModel):
     """When this entry was last changed."""
     fields_type: str | None = None
     """The format of fieldsV1; only FieldsV1 exists."""
-    fields_v1: RawJSON = None
+    fields_v1: dict[str, Any] | None = None
     """The field set in FieldsV1 format."""
     subresource: str | None = None
     """The subresource the entry was written through, empty for the main resource."""

@@ -10,7 +10,7 @@ import uuid
 from datetime import datetime
 
 from fakeapi import errors
-from fakeapi.name_syntax import is_dns1123_label, is_dns1123_subdomain
+from fakeapi.name_syntax import is_dns1123_label, is_dns1123_subdomain, is_path_segment_name
 from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.strategy import Obj, Strategy
 from fakeapi.timefmt import format_time
@@ -108,10 +108,18 @@ def merge_errors(errs: list[fe.FieldError], missing: list[fe.FieldError]) -> lis
     return errs + [e for e in missing if e.field not in reported]
 
 
+#: how a kind's names are checked (``Strategy.name_rule``)
+_NAME_RULES = {
+    "label": is_dns1123_label,
+    "subdomain": is_dns1123_subdomain,
+    "path-segment": is_path_segment_name,
+}
+
+
 def validate_metadata(rt: ResourceType, obj: Obj) -> list[fe.FieldError]:
     """Errors of an object's metadata on its own: its name by the kind's rule, its namespace by
     the resource's scope, labels, annotations, finalizers and owners."""
-    rule = is_dns1123_label if rt.strategy.name_rule == "label" else is_dns1123_subdomain
+    rule = _NAME_RULES.get(rt.strategy.name_rule, is_dns1123_subdomain)
     return validate_object_meta(
         obj.get("metadata") or {},
         namespaced=rt.namespaced,

@@ -22,11 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from fakeapi.objects import Obj
 from fakeapi.registry.options import ReadOptions
 from fakeapi.validation.field import FieldError
+
+if TYPE_CHECKING:
+    from fakeapi.registry.scale import ScaleSubresource
 
 __all__ = [
     "Strategy", "Column", "WriteContext", "Obj", "SubresourceRead", "SubresourceFollow",
@@ -132,8 +135,12 @@ class Strategy:
     allow_create_on_update: ClassVar[bool] = False
     #: Unconditional updates (no resourceVersion in the body) are allowed.
     allow_unconditional_update: ClassVar[bool] = True
-    #: How names are validated: ``subdomain`` (RFC 1123 subdomain) or ``label`` (RFC 1123 label).
+    #: How names are validated: ``subdomain`` (RFC 1123 subdomain), ``label`` (RFC 1123 label) or
+    #: ``path-segment`` (any name usable as one URL path segment: RBAC roles and bindings).
     name_rule: ClassVar[str] = "subdomain"
+    #: Where the ``scale`` subresource finds desired and observed replicas and the selector
+    #: (:mod:`fakeapi.registry.scale`); None: the kind does not scale.
+    scale: ClassVar[ScaleSubresource | None] = None
     #: A question, not an object (access reviews): a create validates the body and answers it
     #: (:meth:`answer`); nothing is stored, and no other verb is served.
     create_only: ClassVar[bool] = False

@@ -136,7 +136,7 @@ class MainResourceUpdate:
         errs = md.merge_errors(errs, missing)
         if (
             not errs
-            and not ctx.subresource
+            and ctx.subresource in ("", "scale")  # a scale write changes the spec
             and strategy.tracks_generation
             and md.spec_changed(strategy, new, old)
         ):

@@ -97,7 +97,11 @@ def _gvk(group: str, version: str, kind: str) -> Doc:
 
 
 #: subresources answered in another group-version than their resource's
-_SUBRESOURCE_GROUP_VERSIONS = {"binding": ("", "v1"), "eviction": ("policy", "v1")}
+_SUBRESOURCE_GROUP_VERSIONS = {
+    "binding": ("", "v1"),
+    "eviction": ("policy", "v1"),
+    "scale": ("autoscaling", "v1"),
+}
 
 
 def _subresource_kind(rt: ResourceType, subresource: str) -> tuple[str, tuple[str, ...]]:
@@ -106,6 +110,8 @@ def _subresource_kind(rt: ResourceType, subresource: str) -> tuple[str, tuple[st
         return "Binding", _BINDING_VERBS
     if subresource == "eviction":
         return "Eviction", _BINDING_VERBS
+    if subresource == "scale":
+        return "Scale", _STATUS_VERBS
     if subresource in rt.strategy.subresource_reads:  # pods/log
         return rt.kind, _READ_VERBS
     return rt.kind, _STATUS_VERBS

@@ -35,6 +35,7 @@ from fakeapi.server.replies import (
     url_not_found,
 )
 from fakeapi.server.routing import Target, resolve, unserved_stream
+from fakeapi.server.scaling import get_scale, write_scale_request
 from fakeapi.server.watchstream import error_stream, stream_watch
 
 __all__ = ["ResourceHandlers", "WatchSettings"]
@@ -107,6 +108,8 @@ class ResourceHandlers:
             return await self.watch(request, target)
         if target.resource.namespaced and target.namespace is None:
             raise url_not_found()
+        if target.subresource == "scale":
+            return await self.scale(request, target)
         if target.subresource in target.resource.strategy.subresource_reads:
             if method != "GET":
                 raise method_not_allowed(method)
@@ -279,6 +282,15 @@ class ResourceHandlers:
             options=options,
         )
         return self._written(target.resource, result, status=201 if result.created else 200)
+
+    async def scale(self, request: web.Request, target: Target) -> web.Response:
+        """``<object>/scale``: an autoscaling/v1 Scale view (:mod:`fakeapi.server.scaling`)."""
+        if request.method == "GET":
+            return get_scale(self.registry, target)
+        if request.method not in ("PUT", "PATCH"):
+            raise method_not_allowed(request.method)
+        body, options = await self._body(request, "update" if request.method == "PUT" else "patch")
+        return write_scale_request(self.registry, request, target, body, options)
 
     async def post_subresource(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None

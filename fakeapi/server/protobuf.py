@@ -7,9 +7,10 @@ dependency and generated classes there is a small hand-written wire-format reade
 (:mod:`fakeapi.server.protobuf_reader`) and a decoder for exactly the messages involved: here the
 ``k8s\\x00`` envelope around ``runtime.Unknown``, TypeMeta, ObjectMeta, Namespace, PriorityClass
 and ConfigMap, and in their own modules the Eviction of ``kubectl drain``, the access reviews of
-``kubectl auth`` and the Services of ``kubectl create service``. This module picks the decoder by
-apiVersion and kind. Other kinds decode only TypeMeta and ObjectMeta, and any further populated
-field is refused rather than silently dropped.
+``kubectl auth``, the Services of ``kubectl create service`` and the workloads, identities and
+RBAC objects of ``kubectl create deployment|job|serviceaccount|role|...``. This module picks the
+decoder by apiVersion and kind. Other kinds decode only TypeMeta and ObjectMeta, and any further
+populated field is refused rather than silently dropped.
 
 Go's generated marshallers write every non-pointer field, empty or not, so empty strings and
 zero numbers are read as "absent" the way JSON's ``omitempty`` would leave them out.
@@ -37,6 +38,7 @@ from fakeapi.server.protobuf_reader import (
     string_map_entry,
 )
 from fakeapi.server.protobuf_service import decode_service
+from fakeapi.server.protobuf_workloads import workload_decoder
 from fakeapi.timefmt import format_time
 
 __all__ = ["PROTOBUF_MAGIC", "decode_kubernetes_protobuf"]
@@ -192,7 +194,7 @@ def _decoder_for(api_version: str, kind: str) -> FieldDecoder:
         return decode_service
     if group in ("authorization.k8s.io", "authentication.k8s.io"):
         return review_decoder(group, kind) or _metadata_only(kind)
-    return _metadata_only(kind)
+    return workload_decoder(group, kind, _object_meta) or _metadata_only(kind)
 
 
 def decode_kubernetes_protobuf(body: bytes) -> dict[str, Any]:

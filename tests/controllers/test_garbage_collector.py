@@ -235,7 +235,7 @@ async def test_a_dependent_with_another_owner_only_loses_the_reference(gc):
 
 
 async def test_an_owner_of_an_unserved_kind_keeps_its_dependents(gc):
-    ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "abc"}
+    ref = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "web", "uid": "abc"}
     await gc.user.create(CONFIGMAPS, body=_cm("child", owners=[ref]))
     await gc.settle()
     assert await _exists(gc, "child") is not None

@@ -29,9 +29,14 @@ Obj = dict[str, Any]
 
 def _pod(*, phase: str, annotations: dict[str, str] | None = None, restart: str = "Always",
          container_state: Obj | None = None, deleting: bool = False,
-         sidecar_state: Obj | None = None, last_state: Obj | None = None) -> Obj:
+         sidecar_state: Obj | None = None, last_state: Obj | None = None,
+         owner_kind: str = "") -> Obj:
     meta: Obj = {"name": "web", "namespace": "default",
                  "uid": "0f7e3b8e-4c7e-4d0a-9d55-1b2c3d4e5f60", "annotations": annotations or {}}
+    if owner_kind:
+        meta["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": owner_kind, "name": "work",
+                                    "uid": "5c0e7b1a-2d3f-4a5b-8c9d-0e1f2a3b4c5d",
+                                    "controller": True, "blockOwnerDeletion": True}]
     if deleting:
         meta["deletionTimestamp"] = "2026-01-01T00:00:40Z"
     status: Obj = {
@@ -80,6 +85,8 @@ SCENARIOS: dict[str, Obj] = {
     "pod-ready": _pod(phase="Pending"),
     "pod-complete": _pod(phase="Running", annotations={"fakeapi.dev/finish": "Succeeded"},
                          restart="Never", container_state=RUNNING),
+    "job-pod-complete": _pod(phase="Running", restart="Never", container_state=RUNNING,
+                             owner_kind="Job"),
     "pod-fail": _pod(phase="Running", annotations={"fakeapi.dev/finish": "Failed"},
                      restart="Never", container_state=RUNNING),
     "sidecar-stop": _pod(phase="Running", restart="Never", container_state=FAILED,

@@ -1,9 +1,9 @@
 """``POST pods/{name}/eviction``: the policy/v1 Eviction subresource ``kubectl drain`` uses.
 
-An eviction is a deletion that first asks the disruption budgets. fakeapi serves no
-PodDisruptionBudgets, so no budget ever blocks and upstream's 429 TooManyRequests ("Cannot evict
-pod as it would violate the pod's disruption budget.") never arises; everything else follows
-kube-apiserver's eviction REST (``pkg/registry/core/pod/storage/eviction.go``):
+An eviction is a deletion that first asks the disruption budgets
+(:mod:`~fakeapi.registry.kinds.pod_disruption`: a budget that allows no disruption answers 429
+TooManyRequests, "Cannot evict pod as it would violate the pod's disruption budget."); the rest
+follows kube-apiserver's eviction REST (``pkg/registry/core/pod/storage/eviction.go``):
 
 - the body is an ``Eviction`` (``policy/v1``, or ``policy/v1beta1``) whose ``metadata.name`` is
   the pod's: otherwise 400 ``name in URL does not match name in Eviction object``;
@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from fakeapi import errors
+from fakeapi.registry.kinds.pod_disruption import check_disruption_budgets
 from fakeapi.registry.options import DeleteOptions, Preconditions, WriteOptions
 from fakeapi.registry.results import WriteResult
 from fakeapi.timefmt import format_time
@@ -141,6 +142,9 @@ def evict_pod(
             detail=f"Precondition failed: ResourceVersion in precondition: "
             f"{pre.resource_version}, ResourceVersion in object meta: {current_rv}",
         )
+    check_disruption_budgets(
+        registry, current.obj, dry_run=dry_run, field_manager=options.field_manager
+    )
     phase = (current.obj.get("status") or {}).get("phase")
     if not dry_run and phase not in _TERMINAL:
         status_options = WriteOptions(field_manager=options.field_manager or "kube-apiserver")
