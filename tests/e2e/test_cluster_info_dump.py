@@ -26,9 +26,6 @@ def test_cluster_info_dump_completes_with_every_listing_and_the_pods_logs(
         "spec: {logs: [{logsFile: app.log}]}\n")
     sandbox = SandboxProcess(tmp_path, "--nodes", "1", "--stream-config", "streams.yaml").ready()
     try:
-        served = sandbox.kubectl("api-resources", "--api-group=", "-o", "name").stdout.split()
-        if "replicationcontrollers" not in served:
-            pytest.skip("replicationcontrollers are not served yet (a workload kind)")
         sandbox.kubectl("apply", "-f", str(EXAMPLES / "template-claim-pod.yaml"))
         sandbox.kubectl("wait", "--for=jsonpath={.status.phase}=Running", "--timeout=60s",
                         "pod/gpu-pod")
@@ -45,4 +42,8 @@ def test_cluster_info_dump_completes_with_every_listing_and_the_pods_logs(
     for listing in ("events", "replication-controllers", "services", "daemonsets",
                     "deployments", "replicasets"):
         assert (out / "default" / f"{listing}.json").is_file(), listing
-    assert (out / "default" / "gpu-pod" / "logs.txt").read_text() == "gpu ready\n"
+    assert (out / "default" / "gpu-pod" / "logs.txt").read_text().splitlines() == [
+        "==== START logs for container app of pod default/gpu-pod ====",
+        "gpu ready",
+        "==== END logs for container app of pod default/gpu-pod ====",
+    ]
