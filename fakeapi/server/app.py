@@ -25,6 +25,7 @@ from fakeapi.server.handlers import ResourceHandlers, WatchSettings
 from fakeapi.server.limits import RequestLimits
 from fakeapi.server.metrics import add_metrics_route
 from fakeapi.server.openapi_v2 import SwaggerEndpoint
+from fakeapi.server.streams import StreamConfig, add_stream_routes
 
 __all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED", "version_info"]
 
@@ -171,9 +172,11 @@ def create_app(
     watch: WatchSettings | None = None,
     metrics: CollectorRegistry | None = None,
     limits: RequestLimits | None = None,
+    streams: StreamConfig | None = None,
 ) -> web.Application:
     """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None);
-    ``limits`` bounds what clients may hold at once (upstream's defaults when None)."""
+    ``limits`` bounds what clients may hold at once (upstream's defaults when None); ``streams``
+    says where pods' logs, exec, attach and port-forward go (None: nowhere)."""
     limits = limits or RequestLimits()
     app = web.Application(
         middlewares=[_status_errors, limits.middleware], client_max_size=4 * 1024 * 1024
@@ -251,6 +254,12 @@ def create_app(
     router.add_get("/apis/", apis_root)
     router.add_get("/api/v1", core_resources)
     router.add_get("/api/v1/", core_resources)
+
+    async def core_path(request: web.Request, tail: str) -> web.StreamResponse:
+        return await handlers._dispatch(request, "", "v1", tail)
+
+    # before the catch-all: these paths are served by the stream configuration first
+    add_stream_routes(app, registry=registry, config=streams, fallback=core_path)
     router.add_route("*", "/api/v1/{tail:.+}", handlers.core)
     router.add_get("/apis/{group}", group)
     router.add_get("/apis/{group}/", group)

@@ -23,6 +23,7 @@ from fakeapi.registry.store import GenericStore
 from fakeapi.server.app import create_app
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.limits import RequestLimits
+from fakeapi.server.streams import StreamConfig
 
 __all__ = ["ApiServer"]
 
@@ -53,6 +54,7 @@ class ApiServer:
         watch: WatchSettings | None = None,
         metrics: CollectorRegistry | None = None,
         limits: RequestLimits | None = None,
+        streams: StreamConfig | None = None,
     ) -> None:
         self.registry = registry
         self.host = host
@@ -60,7 +62,8 @@ class ApiServer:
         self.metrics = metrics if metrics is not None else CollectorRegistry()
         self.limits = limits or RequestLimits()
         self.app = create_app(
-            registry=registry, watch=watch, metrics=self.metrics, limits=self.limits
+            registry=registry, watch=watch, metrics=self.metrics, limits=self.limits,
+            streams=streams,
         )
         self._runner: web.AppRunner | None = None
 
