@@ -21,7 +21,7 @@ are stored, bytes included.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -39,7 +39,8 @@ from fakeapi.registry.typed_decode import DecodeMode, ObjectDecoder
 from fakeapi.schema import SchemaNode
 from fakeapi.storage.events import Event, Stored, encode
 from fakeapi.storage.interface import ResourceStore, Storage
-from fakeapi.storage.watch import Predicate, Watcher, WatchIndex
+from fakeapi.storage.view import ResourceStoreView
+from fakeapi.storage.watch import Watcher
 
 __all__ = [
     "CRD_STORAGE_KEY",
@@ -207,11 +208,11 @@ class CustomResourceRows:
         return list(known[1]) if known is not None else []
 
 
-class CustomResourceStore:
+class CustomResourceStore(ResourceStoreView):
     """One served version's view of its definition's storage (a ``ResourceStore``)."""
 
     def __init__(self, base: ResourceStore, row: CustomResourceType) -> None:
-        self.base = base
+        super().__init__(base)
         self.row = row
         served = row.version_info
         self.api_version = served.api_version
@@ -265,56 +266,3 @@ class CustomResourceStore:
         if obj.get("apiVersion") != self.storage_api_version:
             obj = {**obj, "apiVersion": self.storage_api_version}
         return obj
-
-    # --- reads ----------------------------------------------------------------------------------
-    def get(self, key: str) -> Stored | None:
-        stored = self.base.get(key)
-        return None if stored is None else self._view(stored)
-
-    def scan(self, prefix: str, upper: str | None, after: str | None) -> Iterator[Stored]:
-        return map(self._view, self.base.scan(prefix, upper, after))
-
-    def scan_at(
-        self, rv: int, prefix: str, upper: str | None, after: str | None
-    ) -> Iterator[Stored]:
-        return map(self._view, self.base.scan_at(rv, prefix, upper, after))
-
-    def count_after(self, prefix: str, upper: str | None, after: str) -> int:
-        return self.base.count_after(prefix, upper, after)
-
-    def count_at(self, rv: int, prefix: str, upper: str | None, after: str) -> int:
-        return self.base.count_at(rv, prefix, upper, after)
-
-    def events_since(self, rv: int) -> list[Event]:
-        return [self._view_event(e) for e in self.base.events_since(rv)]
-
-    # --- writes ---------------------------------------------------------------------------------
-    def check_version(self, key: str, expected_rv: int | None) -> Stored:
-        return self._view(self.base.check_version(key, expected_rv))
-
-    def create(self, key: str, obj: dict[str, Any]) -> Stored:
-        return self._view(self.base.create(key, self._to_storage(obj)))
-
-    def update(self, key: str, obj: dict[str, Any], *, expected_rv: int | None) -> Stored:
-        return self._view(self.base.update(key, self._to_storage(obj), expected_rv=expected_rv))
-
-    def delete(self, key: str, *, expected_rv: int | None) -> Stored:
-        return self._deleted(self.base.delete(key, expected_rv=expected_rv))
-
-    # --- watch ----------------------------------------------------------------------------------
-    def watch(
-        self,
-        *,
-        prefix: str,
-        predicate: Predicate | None,
-        convert: Callable[[Event], Event] | None = None,
-        index: WatchIndex | None = None,
-    ) -> Watcher:
-        reshape = self._view_event
-        if convert is not None:
-            outer = convert
-
-            def reshape(event: Event) -> Event:
-                return outer(self._view_event(event))
-
-        return self.base.watch(prefix=prefix, predicate=predicate, convert=reshape)
