@@ -38,7 +38,7 @@ from fakeapi.name_syntax import is_qualified_name
 from fakeapi.objects import dig
 from fakeapi.registry.scale import ScaleSubresource
 from fakeapi.registry.strategy import Obj, Strategy, WriteContext
-from fakeapi.registry.typed_decode import DecodeError, DecodeMode, TypedDecoder
+from fakeapi.registry.typed_decode import DecodeError, DecodeMode, TypedDecoder, go_type_of
 from fakeapi.schema import SchemaNode
 from fakeapi.validation import field as fe
 
@@ -145,7 +145,7 @@ class CustomResourceStrategy(Strategy):
                 errs.append(fe.invalid(
                     scale.label_selector_path, "",
                     f"{_accessor(scale.label_selector_path)} accessor error: {_go_print(value)} "
-                    f"is of the type {_go_type(value)}, expected string",
+                    f"is of the type {go_type_of(value)}, expected string",
                 ))
         return errs
 
@@ -220,22 +220,6 @@ def _nested(obj: Any, path: str) -> tuple[Any, bool]:
     return value, True
 
 
-def _go_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, list):
-        return "[]interface {}"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    return "<nil>"
-
-
 def _accessor(path: str) -> str:
     """unstructured's ``jsonPath`` of a field path: ``.spec.replicas``."""
     return "." + path.lstrip(".")
@@ -264,7 +248,7 @@ def _replicas_errors(obj: Obj, path: str) -> list[fe.FieldError]:
         else:
             return [fe.invalid(
                 path, 0, f"{_accessor(path)} accessor error: {_go_print(value)} is of the type "
-                f"{_go_type(value)}, expected int64",
+                f"{go_type_of(value)}, expected int64",
             )]
     if value < 0:
         return [fe.invalid(path, value, "should be a non-negative integer")]

@@ -45,7 +45,7 @@ from fakeapi.registry.go_time import GoTimeError, normalize_time
 from fakeapi.schema import DIRECTIVE_PREFIXES, SchemaNode
 
 __all__ = [
-    "DecodeMode", "DecodeError", "ObjectDecoder", "TypedDecoder", "go_type_name",
+    "DecodeMode", "DecodeError", "ObjectDecoder", "TypedDecoder", "go_type_name", "go_type_of",
     "json_type_name",
 ]
 
@@ -664,8 +664,8 @@ def _go_value_inner(value: Any) -> str:
     return text[len("&value.valueUnstructured{Value:") : -1]
 
 
-def _go_type_of(value: Any) -> str:
-    """``%T`` of a decoded YAML value."""
+def go_type_of(value: Any) -> str:
+    """``%T`` of a decoded JSON or YAML value (unstructured's types)."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, str):
@@ -676,7 +676,9 @@ def _go_type_of(value: Any) -> str:
         return "float64"
     if isinstance(value, list):
         return "[]interface {}"
-    return "map[string]interface {}"
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    return "<nil>"
 
 
 def _smd_expectation(node: SchemaNode, value: Any) -> str:
@@ -687,9 +689,9 @@ def _smd_expectation(node: SchemaNode, value: Any) -> str:
     if kind == "array":
         return f"expected list, got {_go_value(value)}"
     if node.format in ("quantity", "int-or-string"):
-        return f"expected scalar, got {_go_type_of(value)}"
+        return f"expected scalar, got {go_type_of(value)}"
     if node.scalar_type in ("integer", "number"):
-        return f"expected numeric (int or float), got {_go_type_of(value)}"
+        return f"expected numeric (int or float), got {go_type_of(value)}"
     if node.scalar_type == "boolean":
         return f"expected boolean, got {_go_value(value)}"
     return f"expected string, got {_go_value(value)}"
