@@ -31,7 +31,7 @@ from fakeapi.apiextensions.structural import Structural
 from fakeapi.cel import ast
 from fakeapi.cel.checker import Features, check
 from fakeapi.cel.errors import CELCompileError, EvalError
-from fakeapi.cel.parser import parse
+from fakeapi.cel.parser import parse_for_compile
 from fakeapi.cel.program import Activation, CostLimitExceededError, Evaluator, compile_program
 from fakeapi.cel.type_lattice import UNKNOWN, Type
 from fakeapi.cel.values import NONE, OptionalValue
@@ -110,12 +110,7 @@ class _Compiled:
 
 def _compile(expression: str, variables: dict[str, Type], decl: Decl) -> _Compiled:
     """One expression against the node's declarations; raises :class:`CELCompileError`."""
-    try:
-        node = parse(expression)
-    except CELCompileError as exc:
-        raise CELCompileError("compilation failed: " + exc.message) from None
-    except RecursionError:
-        raise CELCompileError("compilation failed: expression nesting too deep") from None
+    node = parse_for_compile(expression)
     sizes = decl.sizes()
     result = check(
         node, expression=expression, features=_FEATURES, variables=variables,
