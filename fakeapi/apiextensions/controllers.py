@@ -34,8 +34,12 @@ from typing import Any
 import orjson
 
 from fakeapi import errors
-from fakeapi.apiextensions.crd_validation import approval_state, is_protected_group
-from fakeapi.apiextensions.definition_strategy import CLEANUP_FINALIZER, set_condition
+from fakeapi.apiextensions.definitions import (
+    CLEANUP_FINALIZER,
+    approval_state,
+    is_protected_group,
+    set_condition,
+)
 from fakeapi.apiextensions.serving import CRD_STORAGE_KEY
 from fakeapi.objects import as_dict, as_list
 from fakeapi.registry.options import DeleteOptions, ListOptions, WriteOptions

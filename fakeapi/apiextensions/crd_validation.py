@@ -21,10 +21,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlparse
 
 import orjson
 
+from fakeapi.apiextensions.definitions import (
+    API_APPROVED_ANNOTATION,
+    approval_state,
+    is_protected_group,
+)
 from fakeapi.apiextensions.fieldpaths import valid_field_path
 from fakeapi.apiextensions.formats import unrecognized_format
 from fakeapi.apiextensions.schema_validation import (
@@ -43,18 +47,14 @@ from fakeapi.objects import as_dict, as_list
 from fakeapi.validation import field as fe
 
 __all__ = [
-    "API_APPROVED_ANNOTATION",
     "MAX_SELECTABLE_FIELDS",
     "format_warnings",
     "internal_view",
-    "is_protected_group",
-    "approval_state",
     "validate_crd",
     "validate_crd_status",
     "validate_crd_update",
 ]
 
-API_APPROVED_ANNOTATION = "api-approved.kubernetes.io"
 MAX_SELECTABLE_FIELDS = 8
 _PRINTER_TYPES = ("boolean", "date", "integer", "number", "string")
 _PRINTER_FORMATS = ("byte", "date", "date-time", "double", "float", "int32", "int64", "password")
@@ -640,31 +640,6 @@ def _stored_versions(stored: list[Any], versions: list[dict[str, Any]]) -> list[
 
 
 # --- API approval and preserveUnknownFields -------------------------------------------------------
-
-def is_protected_group(group: str) -> bool:
-    """Groups under k8s.io and kubernetes.io, which need an API-approval annotation."""
-    return group in ("k8s.io", "kubernetes.io") or group.endswith((".k8s.io", ".kubernetes.io"))
-
-
-def approval_state(annotations: Mapping[str, Any]) -> tuple[str, str]:
-    """(state, reason): ``Missing``, ``Bypassed`` (``unapproved...``), ``Approved`` (a URL) or
-    ``Invalid``, as upstream's ``GetAPIApprovalState``."""
-    value = str(annotations.get(API_APPROVED_ANNOTATION) or "")
-    link = (
-        f"protected groups must have approval annotation \"{API_APPROVED_ANNOTATION}\""
-    )
-    if not value:
-        return "Missing", f"{link}, see https://github.com/kubernetes/enhancements/pull/1111"
-    if value.startswith("unapproved"):
-        return "Bypassed", f"not approved: \"{value}\""
-    parsed = urlparse(value)
-    if parsed.scheme and parsed.netloc:
-        return "Approved", f"approved in {value}"
-    return "Invalid", (
-        f'{link} with either a URL or a reason starting with "unapproved", see '
-        "https://github.com/kubernetes/enhancements/pull/1111"
-    )
-
 
 def _api_approval(
     crd: Mapping[str, Any], old: Mapping[str, Any] | None

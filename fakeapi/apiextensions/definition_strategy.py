@@ -3,7 +3,9 @@
 The strategy is upstream's: the status is the API server's (its controllers write it through
 ``/status``; a status write may also change metadata, as upstream's CRD status strategy keeps
 it); ``status.storedVersions`` gains the storage version on every write; the generation follows
-the spec; updates need a resourceVersion. Validation is :mod:`fakeapi.apiextensions.crd_validation`.
+the spec; updates need a resourceVersion. Validation is :mod:`fakeapi.apiextensions.crd_validation`,
+imported by the first write of a definition: it brings structural schemas and CEL with it, which
+a server without definitions never needs.
 
 Deleting a definition does not remove it at once: the first delete adds the
 ``customresourcecleanup.apiextensions.k8s.io`` finalizer and the ``Terminating`` condition, as
@@ -18,24 +20,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from fakeapi.apiextensions.crd_validation import (
-    format_warnings,
-    validate_crd,
-    validate_crd_status,
-    validate_crd_update,
-)
+from fakeapi.apiextensions.definitions import CLEANUP_FINALIZER, set_condition
 from fakeapi.objects import as_dict, as_list
 from fakeapi.registry.strategy import NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.timefmt import format_time, parse_time
 from fakeapi.validation.field import FieldError
 
 __all__ = [
-    "CLEANUP_FINALIZER",
     "CustomResourceDefinitionStrategy",
-    "set_condition",
 ]
 
-CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 
 
 def _versions_cell(obj: Obj, _now: datetime) -> str:
@@ -61,25 +55,6 @@ def _established(obj: Obj, _now: datetime) -> bool:
         if isinstance(condition, dict) and condition.get("type") == "Established":
             return condition.get("status") == "True"
     return False
-
-
-def set_condition(crd: Obj, condition: dict[str, Any], *, now: datetime) -> None:
-    """Upstream's ``SetCRDCondition`` on a private copy: the transition time moves only when
-    the status does."""
-    status = crd.setdefault("status", {})
-    conditions = status.setdefault("conditions", [])
-    stamp = format_time(now)
-    for existing in conditions:
-        if existing.get("type") == condition["type"]:
-            if existing.get("status") != condition["status"] or not existing.get(
-                "lastTransitionTime"
-            ):
-                existing["lastTransitionTime"] = stamp
-            existing["status"] = condition["status"]
-            existing["reason"] = condition.get("reason", "")
-            existing["message"] = condition.get("message", "")
-            return
-    conditions.append({**condition, "lastTransitionTime": stamp})
 
 
 def _storage_version(obj: Obj) -> str | None:
@@ -153,18 +128,28 @@ class CustomResourceDefinitionStrategy(Strategy):
             stored.append(storage)
 
     def validate(self, obj: Obj, ctx: WriteContext) -> list[FieldError]:
+        from fakeapi.apiextensions.crd_validation import validate_crd
+
         return validate_crd(obj)
 
     def validate_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
+        from fakeapi.apiextensions.crd_validation import validate_crd_update
+
         return validate_crd_update(new, old)
 
     def validate_status_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[FieldError]:
+        from fakeapi.apiextensions.crd_validation import validate_crd_status
+
         return validate_crd_status(new)
 
     def warnings_on_create(self, obj: Obj, ctx: WriteContext) -> list[str]:
+        from fakeapi.apiextensions.crd_validation import format_warnings
+
         return format_warnings(as_dict(obj.get("spec")), None)
 
     def warnings_on_update(self, new: Obj, old: Obj, ctx: WriteContext) -> list[str]:
+        from fakeapi.apiextensions.crd_validation import format_warnings
+
         return format_warnings(as_dict(new.get("spec")), as_dict(old.get("spec")))
 
     # --- deletion ------------------------------------------------------------------------------

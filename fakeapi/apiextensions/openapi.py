@@ -18,7 +18,7 @@ import orjson
 
 from fakeapi.apiextensions.versions import ServedVersion
 
-__all__ = ["model_name", "resource_schema"]
+__all__ = ["resource_schema"]
 
 #: the component kube-apiserver's documents describe object metadata with
 OBJECT_META = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -38,11 +38,6 @@ _KIND_DOC = (
     "CamelCase. More info: "
     "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
 )
-
-
-def model_name(group: str, version: str, kind: str) -> str:
-    """``com.example.stable.v1.CronTab``: upstream's name of a custom resource's schema."""
-    return ".".join([*reversed(group.split(".")), version, kind])
 
 
 def _metadata() -> dict[str, Any]:

@@ -16,6 +16,10 @@ sets the served ``apiVersion`` (the ``None`` conversion) and, as upstream does o
 the served version's defaults and pruning to objects written before the schema last changed.
 Objects written since went through the same schema on their way in and are handed out as they
 are stored, bytes included.
+
+The schema machinery (structural schemas, validation, pruning, defaulting, CEL) is imported by
+the first row derived, not with this module: every server carries the row source, and most never
+see a definition (it is most of a sandbox's import time otherwise).
 """
 
 from __future__ import annotations
@@ -24,15 +28,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from fakeapi.apiextensions.defaulting import apply_defaults
-from fakeapi.apiextensions.openapi import resource_schema
-from fakeapi.apiextensions.pruning import prune
-from fakeapi.apiextensions.strategy import CustomResourceDecoder, strategy_for
-from fakeapi.apiextensions.versions import ServedVersion, served_version
 from fakeapi.objects import as_dict, as_list
 from fakeapi.registry.resource_table import ResourceType
 from fakeapi.registry.typed_decode import DecodeMode, ObjectDecoder
@@ -41,6 +40,9 @@ from fakeapi.storage.events import Event, Stored, encode
 from fakeapi.storage.interface import ResourceStore, Storage
 from fakeapi.storage.view import ResourceStoreView
 from fakeapi.storage.watch import Watcher
+
+if TYPE_CHECKING:
+    from fakeapi.apiextensions.versions import ServedVersion
 
 __all__ = [
     "CRD_STORAGE_KEY",
@@ -113,10 +115,14 @@ class CustomResourceType(ResourceType):  # type: ignore[misc]
         return (warning,) if warning else ()
 
     def new_decoder(self, mode: DecodeMode) -> ObjectDecoder:
+        from fakeapi.apiextensions.strategy import CustomResourceDecoder
+
         return CustomResourceDecoder(self.version_info, mode)
 
     @cached_property
     def published_schema(self) -> dict[str, Any] | None:
+        from fakeapi.apiextensions.openapi import resource_schema
+
         return resource_schema(self.version_info)
 
     def store(self, storage: Storage) -> ResourceStore:
@@ -129,6 +135,10 @@ class CustomResourceType(ResourceType):  # type: ignore[misc]
 
 
 def _row(crd: dict[str, Any], version: dict[str, Any], schema_rv: int) -> CustomResourceType | None:
+    # the schema machinery (structural schemas, validation, CEL) loads with the first definition
+    from fakeapi.apiextensions.strategy import strategy_for
+    from fakeapi.apiextensions.versions import served_version
+
     served = served_version(crd, version)
     if served is None or not served.kind or not served.plural:
         return None
@@ -237,6 +247,9 @@ class CustomResourceStore(ResourceStoreView):
         obj["apiVersion"] = self.api_version
         served = self.row.version_info
         if stored.rv <= self.row.schema_rv:
+            from fakeapi.apiextensions.defaulting import apply_defaults
+            from fakeapi.apiextensions.pruning import prune
+
             if not served.structural.preserve_unknown_fields:
                 prune(obj, served.structural)
             if served.has_defaults:

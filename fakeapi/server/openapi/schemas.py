@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from fakeapi.apiextensions.openapi import model_name
+from fakeapi.apiextensions.definitions import model_name
 from fakeapi.models.core import Binding
 from fakeapi.models.meta import ObjectMeta, ObjectReference
 from fakeapi.resources import ResourceType
