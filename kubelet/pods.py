@@ -316,7 +316,7 @@ class PodSync:
 
     async def _prepare(self, pod: Obj, state: _PodState) -> None:
         """Check and prepare the pod's claims (NotAdmittedError / PrepareError on failure)."""
-        state.resources = await self.dra.prepare(pod)
+        await self.dra.prepare(pod, state.resources)
 
     async def _release(self, key: str, state: _PodState) -> bool:
         """Unprepare the pod's claims that no other pod on this node still uses. False when a
