@@ -259,7 +259,8 @@ class PodSync:
                 type="Warning",
                 reason="FailedPrepareDynamicResources",
                 action="PrepareDynamicResources",
-                note=f"Failed to prepare dynamic resources: {exc}",
+                # the kubelet's words around its DRA manager's (PrepareResources wraps its own)
+                note=f"Failed to prepare dynamic resources: prepare dynamic resources: {exc}",
             )
             delay = _ADMISSION_BACKOFF[min(state.attempts, len(_ADMISSION_BACKOFF) - 1)]
             state.attempts += 1
