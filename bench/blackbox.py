@@ -1,0 +1,248 @@
+"""The template workload black-box, as a user meets it: ``bench_scheduler.py --black-box``.
+
+``fakeapi sandbox --nodes 0`` runs as its own process (with ``--split``, as two: the API server
+and the components). Over HTTP this driver makes the DeviceClass, the claim template and
+500 nodes with 10 devices each (``--nodes``), then 8 client threads create 5000 pods (``--pods``)
+that use the template, each thread on its own keep-alive connection (``http.client``, the
+cheapest Python client there is, so that the load generator takes as little of the two cores as
+it can). The sandbox's own resourceclaim controller makes the claims and its scheduler binds the
+pods; a watch on pods counts the bound ones. Throughput is pods divided by the time from the
+first create until the watch has seen the last pod bound.
+
+Where the time goes: the CPU seconds of each process in the measured window (the sandbox's
+processes from ``/proc``, this driver's own threads), as a share of the wall time — a process
+at 100% is one core full — and how long the creates alone took.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = ["run_black_box"]
+
+DRIVER = "test-driver.cdi.k8s.io"
+CLASS = "test-class"
+NS = "default"
+THREADS = 8
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds of a process so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection to the sandbox."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.http = http.client.HTTPConnection(host, port, timeout=120)
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        data = orjson.dumps(body) if body is not None else None
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        self.http.request(method, path, body=data, headers=headers)
+        response = self.http.getresponse()
+        payload = response.read()
+        if response.status >= 300:
+            raise RuntimeError(f"{method} {path}: {response.status} {payload[:300]!r}")
+        return orjson.loads(payload)
+
+
+def _setup(conn: Connection, nodes: int) -> None:
+    conn.call("POST", "/apis/resource.k8s.io/v1/deviceclasses", {
+        "metadata": {"name": CLASS},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+    })
+    conn.call("POST", f"/apis/resource.k8s.io/v1/namespaces/{NS}/resourceclaimtemplates", {
+        "metadata": {"name": "test-claim-template", "namespace": NS},
+        "spec": {"spec": {"devices": {"requests": [
+            {"name": "req-0", "exactly": {"deviceClassName": CLASS}}
+        ]}}},
+    })
+    for i in range(nodes):
+        name = f"scheduler-perf-dra-{i}"
+        conn.call("POST", "/api/v1/nodes", {
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {
+                "allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+                "capacity": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        })
+        conn.call("POST", "/apis/resource.k8s.io/v1/resourceslices", {
+            "metadata": {"name": name},
+            "spec": {
+                "driver": DRIVER,
+                "nodeName": name,
+                "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": f"instance-{d}"} for d in range(10)],
+            },
+        })
+
+
+def _pod(name: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name, "namespace": NS},
+        "spec": {
+            "containers": [
+                {"name": "c", "image": "pause", "resources": {"claims": [{"name": "resource"}]}}
+            ],
+            "resourceClaims": [
+                {"name": "resource", "resourceClaimTemplateName": "test-claim-template"}
+            ],
+        },
+    }
+
+
+class BoundWatch(threading.Thread):
+    """Watches pods from a resourceVersion and notes when each is first seen bound."""
+
+    def __init__(self, host: str, port: int, resource_version: str, expected: int) -> None:
+        super().__init__(daemon=True)
+        self.host, self.port, self.rv, self.expected = host, port, resource_version, expected
+        self.bound: set[str] = set()
+        self.done = threading.Event()
+        self.last_bound = 0.0
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=600)
+        path = (f"/api/v1/namespaces/{NS}/pods?watch=true&resourceVersion={self.rv}"
+                "&allowWatchBookmarks=false")
+        conn.request("GET", path, headers={"Accept": "application/json"})
+        response = conn.getresponse()
+        while len(self.bound) < self.expected:
+            line = response.readline()
+            if not line:
+                break
+            event = orjson.loads(line)
+            obj = event.get("object") or {}
+            if (obj.get("spec") or {}).get("nodeName"):
+                name = obj["metadata"]["name"]
+                if name not in self.bound:
+                    self.bound.add(name)
+                    self.last_bound = time.perf_counter()
+        self.done.set()
+        conn.close()
+
+
+def _launch(split: bool, kubeconfig: str) -> tuple[subprocess.Popen[str], str, int]:
+    command = [sys.executable, "-m", "fakeapi.cli", "sandbox", "--nodes", "0", "--port", "0",
+               "--kubeconfig", kubeconfig]
+    if split:
+        command.append("--split")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    for line in process.stdout:
+        match = re.search(r"ready at http://([0-9.]+):(\d+)", line)
+        if match:
+            # keep reading its output so that it never blocks on a full pipe
+            threading.Thread(target=process.stdout.read, daemon=True).start()
+            return process, match.group(1), int(match.group(2))
+    raise RuntimeError(f"the sandbox exited with {process.wait()} before it was ready")
+
+
+def run_black_box(*, nodes: int, pods: int, split: bool) -> float:
+    """Runs the workload against a fresh sandbox; prints and returns pods/s."""
+    pods = max(THREADS, pods)
+    with tempfile.TemporaryDirectory() as tmp:
+        process, host, port = _launch(split, os.path.join(tmp, "kubeconfig"))
+        try:
+            return _measure(process.pid, host, port, nodes, pods, split)
+        finally:
+            process.terminate()
+            process.wait(30)
+
+
+def _measure(pid: int, host: str, port: int, nodes: int, pods: int, split: bool) -> float:
+    conn = Connection(host, port)
+    _setup(conn, nodes)
+    rv = conn.call("GET", f"/api/v1/namespaces/{NS}/pods")["metadata"]["resourceVersion"]
+    watch = BoundWatch(host, port, rv, pods)
+    watch.start()
+    time.sleep(0.5)  # the watch is open (it starts at rv, so nothing is missed either way)
+    processes = {"sandbox" if not split else "API server (sandbox)": pid}
+    for child in _children(pid):
+        processes[f"components (pid {child})"] = child
+    cpu_before = {name: _cpu_seconds(p) for name, p in processes.items()}
+    own_before = time.process_time()
+    names = [f"pod-{i}" for i in range(pods)]
+    creates_done: list[float] = []
+    errors: list[BaseException] = []
+
+    def create(part: list[str]) -> None:
+        try:
+            client = Connection(host, port)
+            for name in part:
+                client.call("POST", f"/api/v1/namespaces/{NS}/pods", _pod(name))
+            creates_done.append(time.perf_counter())
+        except BaseException as exc:  # told after the run
+            errors.append(exc)
+
+    threads = [threading.Thread(target=create, args=(names[i::THREADS],))
+               for i in range(THREADS)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    if not watch.done.wait(600):
+        raise TimeoutError(f"{pods - len(watch.bound)} pods not bound")
+    end = watch.last_bound
+    wall = end - start
+    cpu = {name: _cpu_seconds(p) - cpu_before[name] for name, p in processes.items()}
+    own = time.process_time() - own_before
+    rate = pods / wall
+    mode = "split: API server and components in two processes" if split else "one process"
+    print(f"black-box template workload ({mode}): {pods} pods on {nodes} nodes, created over "
+          f"HTTP by {THREADS} client threads, claim controller and scheduler in the sandbox: "
+          f"{wall:.2f}s -> {rate:,.0f} pods/s")
+    print(f"    creates alone took {max(creates_done) - start:.2f}s "
+          f"({pods / (max(creates_done) - start):,.0f} pods/s)")
+    print("    CPU in the measured window (100% is one core):")
+    for name, p in processes.items():
+        print(f"      {name:<40} {cpu[name]:6.2f}s ({100 * cpu[name] / wall:4.0f}%)  "
+              f"RSS {_rss_mib(p):6.0f} MiB")
+    print(f"      {'this driver (8 creators + the watch)':<40} {own:6.2f}s "
+          f"({100 * own / wall:4.0f}%)")
+    used = sum(cpu.values()) + own
+    print(f"      {'both cores left idle':<40} {max(0.0, 2 * wall - used):6.2f}s "
+          f"({100 * max(0.0, 2 * wall - used) / wall:4.0f}%)")
+    return rate
+
+
