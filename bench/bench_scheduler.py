@@ -1,7 +1,8 @@
 """Scheduler benchmark: the scheduler_perf DRA shapes in one process.
 
 ``python bench/bench_scheduler.py [--scale 0.2] [--duration 10] [--only NAME] [--profile]``
-``python bench/bench_scheduler.py --black-box [one|split|both] [--pods 5000] [--nodes 500]``
+``python bench/bench_scheduler.py --black-box [one|split|both] [--pods 5000] [--nodes 500]
+[--baseline DIR]``
 
 Workloads (upstream test/integration/scheduler_perf/dra, at full scale):
 
@@ -607,14 +608,19 @@ async def pod_groups(scale: float) -> None:
     await bench.stop()
 
 
-def black_box(modes: str, *, pods: int, nodes: int) -> None:
-    """The black-box runs, after the in-process ceiling (each run prints its own lines)."""
+def black_box(modes: str, *, pods: int, nodes: int, baseline: str | None) -> None:
+    """The black-box runs, after the in-process ceiling (each run prints its own lines); with
+    ``baseline`` (another checkout), each mode runs first with that checkout's sandbox."""
     from blackbox import run_black_box
 
     ceiling = asyncio.run(api_ceiling(1.0, nodes=nodes, count=max(10, min(pods, 1000))))
     rates = {}
     for split in {"one": (False,), "split": (True,), "both": (False, True)}[modes]:
+        if baseline:
+            before = run_black_box(nodes=nodes, pods=pods, split=split, tree=baseline)
         rates[split] = run_black_box(nodes=nodes, pods=pods, split=split)
+        if baseline:
+            print(f"    this checkout / baseline: {rates[split] / before:.2f}x")
     print("black-box summary: " + ", ".join(
         f"{'split' if split else 'one process'} {rate:,.0f} pods/s "
         f"({rate / ceiling:.2f} of the in-process ceiling)" for split, rate in rates.items()
@@ -634,9 +640,14 @@ def main() -> None:
     )
     parser.add_argument("--pods", type=int, default=5000, help="black-box pods")
     parser.add_argument("--nodes", type=int, default=500, help="black-box nodes")
+    parser.add_argument(
+        "--baseline", metavar="DIR",
+        help="black-box: run each mode first with the sandbox of another checkout (e.g. a "
+        "`git worktree` of the commit before), for before/after figures from one run",
+    )
     args = parser.parse_args()
     if args.black_box:
-        black_box(args.black_box, pods=args.pods, nodes=args.nodes)
+        black_box(args.black_box, pods=args.pods, nodes=args.nodes, baseline=args.baseline)
         return
     if not args.only:
         print(

@@ -159,12 +159,16 @@ class BoundWatch(threading.Thread):
         conn.close()
 
 
-def _launch(split: bool, kubeconfig: str) -> tuple[subprocess.Popen[str], str, int]:
+def _launch(split: bool, kubeconfig: str,
+            tree: str | None = None) -> tuple[subprocess.Popen[str], str, int]:
     command = [sys.executable, "-m", "fakeapi.cli", "sandbox", "--nodes", "0", "--port", "0",
                "--kubeconfig", kubeconfig]
     if split:
         command.append("--split")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    # another checkout's fakeapi (a baseline) comes first on the path of the sandbox and its
+    # child (``python -m`` puts the working directory first of all)
+    env = {**os.environ, "PYTHONPATH": tree} if tree else None
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=tree)
     assert process.stdout is not None
     for line in process.stdout:
         match = re.search(r"ready at http://([0-9.]+):(\d+)", line)
@@ -175,12 +179,15 @@ def _launch(split: bool, kubeconfig: str) -> tuple[subprocess.Popen[str], str, i
     raise RuntimeError(f"the sandbox exited with {process.wait()} before it was ready")
 
 
-def run_black_box(*, nodes: int, pods: int, split: bool) -> float:
-    """Runs the workload against a fresh sandbox; prints and returns pods/s."""
+def run_black_box(*, nodes: int, pods: int, split: bool, tree: str | None = None) -> float:
+    """Runs the workload against a fresh sandbox (``tree``: of another checkout); prints and
+    returns pods/s."""
     pods = max(THREADS, pods)
     with tempfile.TemporaryDirectory() as tmp:
-        process, host, port = _launch(split, os.path.join(tmp, "kubeconfig"))
+        process, host, port = _launch(split, os.path.join(tmp, "kubeconfig"), tree)
         try:
+            if tree:
+                print(f"[baseline: the sandbox of {tree}]")
             return _measure(process.pid, host, port, nodes, pods, split)
         finally:
             process.terminate()

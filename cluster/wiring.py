@@ -115,12 +115,12 @@ class ComponentWiring(InProcessAccess):
         """A client for one component, over the cluster's transport; its writes reach the shared
         informers at once (``observed``)."""
         if self.transport == "http":
-            from fakeapi.client import HttpTransport
+            from fakeapi.client import SessionTransport
 
             url = self.api_url or (self.server.url if self.server is not None else None)
             assert url is not None  # served by start() before any component
             # the server speaks plain HTTP: no certificate store to load
-            transport: Any = HttpTransport(url, verify=False)
+            transport: Any = SessionTransport(url, verify=False)
         else:
             transport = InProcessTransport(self.registry)
         # resources may be named as kubectl names them ("configmaps"), as with the test's client
