@@ -2,7 +2,7 @@
 
 ``python bench/bench_scheduler.py [--scale 0.2] [--duration 10] [--only NAME] [--profile]``
 ``python bench/bench_scheduler.py --black-box [one|split|both] [--pods 5000] [--nodes 500]
-[--baseline DIR]``
+[--baseline DIR] [--where]``
 
 Workloads (upstream test/integration/scheduler_perf/dra, at full scale):
 
@@ -608,7 +608,7 @@ async def pod_groups(scale: float) -> None:
     await bench.stop()
 
 
-def black_box(modes: str, *, pods: int, nodes: int, baseline: str | None) -> None:
+def black_box(modes: str, *, pods: int, nodes: int, baseline: str | None, where: bool) -> None:
     """The black-box runs, after the in-process ceiling (each run prints its own lines); with
     ``baseline`` (another checkout), each mode runs first with that checkout's sandbox."""
     from blackbox import run_black_box
@@ -617,8 +617,9 @@ def black_box(modes: str, *, pods: int, nodes: int, baseline: str | None) -> Non
     rates = {}
     for split in {"one": (False,), "split": (True,), "both": (False, True)}[modes]:
         if baseline:
-            before = run_black_box(nodes=nodes, pods=pods, split=split, tree=baseline)
-        rates[split] = run_black_box(nodes=nodes, pods=pods, split=split)
+            before = run_black_box(nodes=nodes, pods=pods, split=split, tree=baseline,
+                                   where=where)
+        rates[split] = run_black_box(nodes=nodes, pods=pods, split=split, where=where)
         if baseline:
             print(f"    this checkout / baseline: {rates[split] / before:.2f}x")
     print("black-box summary: " + ", ".join(
@@ -645,9 +646,14 @@ def main() -> None:
         help="black-box: run each mode first with the sandbox of another checkout (e.g. a "
         "`git worktree` of the commit before), for before/after figures from one run",
     )
+    parser.add_argument(
+        "--where", action="store_true",
+        help="black-box: sample each sandbox process with py-spy and print its time by actor",
+    )
     args = parser.parse_args()
     if args.black_box:
-        black_box(args.black_box, pods=args.pods, nodes=args.nodes, baseline=args.baseline)
+        black_box(args.black_box, pods=args.pods, nodes=args.nodes, baseline=args.baseline,
+                  where=args.where)
         return
     if not args.only:
         print(

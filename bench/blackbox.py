@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import where
 
 __all__ = ["run_black_box"]
 
@@ -179,22 +180,25 @@ def _launch(split: bool, kubeconfig: str,
     raise RuntimeError(f"the sandbox exited with {process.wait()} before it was ready")
 
 
-def run_black_box(*, nodes: int, pods: int, split: bool, tree: str | None = None) -> float:
+def run_black_box(*, nodes: int, pods: int, split: bool, tree: str | None = None,
+                  where: bool = False) -> float:
     """Runs the workload against a fresh sandbox (``tree``: of another checkout); prints and
-    returns pods/s."""
+    returns pods/s. ``where``: sample each sandbox process with py-spy (``bench/where.py``)."""
     pods = max(THREADS, pods)
     with tempfile.TemporaryDirectory() as tmp:
         process, host, port = _launch(split, os.path.join(tmp, "kubeconfig"), tree)
         try:
             if tree:
                 print(f"[baseline: the sandbox of {tree}]")
-            return _measure(process.pid, host, port, nodes, pods, split)
+            return _measure(process.pid, host, port, nodes, pods, split,
+                            Path(tmp) if where else None)
         finally:
             process.terminate()
             process.wait(30)
 
 
-def _measure(pid: int, host: str, port: int, nodes: int, pods: int, split: bool) -> float:
+def _measure(pid: int, host: str, port: int, nodes: int, pods: int, split: bool,
+             samples: Path | None) -> float:
     conn = Connection(host, port)
     _setup(conn, nodes)
     rv = conn.call("GET", f"/api/v1/namespaces/{NS}/pods")["metadata"]["resourceVersion"]
@@ -204,6 +208,10 @@ def _measure(pid: int, host: str, port: int, nodes: int, pods: int, split: bool)
     processes = {"sandbox" if not split else "API server (sandbox)": pid}
     for child in _children(pid):
         processes[f"components (pid {child})"] = child
+    samplers = {}
+    if samples is not None and where.available():
+        samplers = {name: where.Sampler(p, samples / f"{p}.raw") for name, p in processes.items()}
+        time.sleep(0.5)  # py-spy has attached
     cpu_before = {name: _cpu_seconds(p) for name, p in processes.items()}
     own_before = time.process_time()
     names = [f"pod-{i}" for i in range(pods)]
@@ -231,6 +239,8 @@ def _measure(pid: int, host: str, port: int, nodes: int, pods: int, split: bool)
     if not watch.done.wait(600):
         raise TimeoutError(f"{pods - len(watch.bound)} pods not bound")
     end = watch.last_bound
+    for sampler in samplers.values():
+        sampler.stop()
     wall = end - start
     cpu = {name: _cpu_seconds(p) - cpu_before[name] for name, p in processes.items()}
     own = time.process_time() - own_before
@@ -250,6 +260,10 @@ def _measure(pid: int, host: str, port: int, nodes: int, pods: int, split: bool)
     used = sum(cpu.values()) + own
     print(f"      {'both cores left idle':<40} {max(0.0, 2 * wall - used):6.2f}s "
           f"({100 * max(0.0, 2 * wall - used) / wall:4.0f}%)")
+    for name, sampler in samplers.items():
+        sampler.report(name)
+    if samples is not None and not samplers:
+        print("    (install py-spy for where each process's time goes)")
     return rate
 
 
