@@ -45,6 +45,7 @@ class ComponentProcess:
         self.verbosity = verbosity
         self.log_format = log_format
         self._process: asyncio.subprocess.Process | None = None
+        self._relay: asyncio.Task[None] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -62,11 +63,24 @@ class ComponentProcess:
         assert self._process.stdout is not None
         async for line in self._process.stdout:
             if line.decode().strip() == READY_LINE:
+                # what the components print from now on (a user's component may) is passed on,
+                # so that the child never blocks on a full pipe
+                self._relay = asyncio.get_running_loop().create_task(
+                    self._pass_on(self._process.stdout), name="components' output"
+                )
                 return
+            sys.stdout.buffer.write(line)
+            sys.stdout.flush()
         code = await self._process.wait()
         self._process = None
         raise RuntimeError(f"the components' process exited with status {code} before it was "
                            "ready")
+
+    @staticmethod
+    async def _pass_on(stream: asyncio.StreamReader) -> None:
+        async for line in stream:
+            sys.stdout.buffer.write(line)
+            sys.stdout.flush()
 
     async def wait(self) -> int:
         """Until the child exits; its exit status."""
@@ -76,16 +90,19 @@ class ComponentProcess:
     async def stop(self) -> None:
         """SIGTERM, then wait for the child to stop its components (SIGKILL after 30 s)."""
         process, self._process = self._process, None
-        if process is None or process.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(process.wait(), 30)
-        except TimeoutError:
+        relay, self._relay = self._relay, None
+        if process is not None and process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+                process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), 30)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await process.wait()
+        if relay is not None:  # the child's last lines, up to the end of its output
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(relay, 5)
 
 
 async def _run(options: dict[str, Any]) -> int:
