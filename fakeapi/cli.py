@@ -481,25 +481,25 @@ async def _run_sandbox(
     )
     from fakeapi.storage.interface import StorageError
 
-    # what the components' process is given with --split (strings: it travels as JSON)
-    component_options: dict[str, Any] = {
-        "nodes": args.nodes,
-        "profiles": args.profiles or ["gpu"],
-        "controllers": _controllers(args.controllers, nodes=args.nodes),
-        "feature_gates": gates,
-        "emulated_version": str(version),
-        "runtime_config": runtime_config,
-        "seed": args.seed,
-        "load": args.load,
-        "stages": args.stages or "realistic",
-        "extra_components": args.components,
-        "scheduler_plugins": args.scheduler_plugins,
-        "scheduler_config": args.scheduler_config,
-        "kubelet_root_dir": args.kubelet_root_dir,
-        "driver_commands": args.driver_commands,
-        "load_strict": args.strict,
-    }
     try:
+        # what the components' process is given with --split (strings: it travels as JSON)
+        component_options: dict[str, Any] = {
+            "nodes": args.nodes,
+            "profiles": args.profiles or ["gpu"],
+            "controllers": _controllers(args.controllers, nodes=args.nodes),
+            "feature_gates": gates,
+            "emulated_version": str(version),
+            "runtime_config": runtime_config,
+            "seed": args.seed,
+            "load": args.load,
+            "stages": args.stages or "realistic",
+            "extra_components": args.components,
+            "scheduler_plugins": args.scheduler_plugins,
+            "scheduler_config": args.scheduler_config,
+            "kubelet_root_dir": args.kubelet_root_dir,
+            "driver_commands": args.driver_commands,
+            "load_strict": args.strict,
+        }
         cluster = Cluster(
             **component_options
             | {
