@@ -1,6 +1,8 @@
 """Scheduler benchmark: the scheduler_perf DRA shapes in one process.
 
 ``python bench/bench_scheduler.py [--scale 0.2] [--duration 10] [--only NAME] [--profile]``
+``python bench/bench_scheduler.py --black-box [one|split|both] [--pods 5000] [--nodes 500]
+[--baseline DIR] [--where]``
 
 Workloads (upstream test/integration/scheduler_perf/dra, at full scale):
 
@@ -29,6 +31,11 @@ apart, and what is left of the wall time is the loop waiting or between callback
 to the wall time, so they show what a faster API server or scheduler could win. Then inclusive
 timers inside the scheduling cycle (Filter with the allocator, scoring, the queue) and around
 the API server's own work for every writer (``registry writes``).
+
+``--black-box`` measures instead as a user meets it (``bench/blackbox.py``): a ``fakeapi
+sandbox --nodes 0`` process (or, with ``split``, its ``--split`` mode: API server and components
+in two processes), pods created over HTTP by 8 client threads, the sandbox's own resourceclaim
+controller and scheduler; the in-process API-write ceiling is measured first in the same run.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fakeapi.bootstrap import new_registry
 from fakeapi.cli import GC_THRESHOLDS
@@ -397,13 +405,14 @@ def report(name: str, pods: int, seconds: float) -> None:
     LOOP.reset()
 
 
-async def api_ceiling(scale: float) -> None:
+async def api_ceiling(scale: float, *, nodes: int | None = None, count: int | None = None) -> float:
     """What the API writes of a template pod allow on their own: the driver's three, then the
     four a scheduler makes (claim finalizer, claim allocation and reservation, ``pods/binding``,
     a ``Scheduled`` Event), written in turn by one client with no scheduling at all, while a
     scheduler-like client's informers watch pods and claims. The scheduled workloads cannot be
     faster than this in this process; their pods/s over it is how much the scheduler adds."""
-    nodes, count = max(1, int(500 * scale)), max(10, int(1000 * scale))
+    nodes = nodes if nodes is not None else max(1, int(500 * scale))
+    count = count if count is not None else max(10, int(1000 * scale))
     bench = Bench()
     await bench.nodes(nodes, 10)
     client = Client(InProcessTransport(bench.registry), field_manager="default-scheduler")
@@ -454,6 +463,7 @@ async def api_ceiling(scale: float) -> None:
     )
     await recorder.close()
     await informers.stop()
+    return count / seconds
 
 
 async def scheduling_with_template(scale: float) -> None:
@@ -598,13 +608,53 @@ async def pod_groups(scale: float) -> None:
     await bench.stop()
 
 
+def black_box(modes: str, *, pods: int, nodes: int, baseline: str | None, where: bool) -> None:
+    """The black-box runs, after the in-process ceiling (each run prints its own lines); with
+    ``baseline`` (another checkout), each mode runs first with that checkout's sandbox."""
+    from blackbox import run_black_box
+
+    ceiling = asyncio.run(api_ceiling(1.0, nodes=nodes, count=max(10, min(pods, 1000))))
+    rates = {}
+    for split in {"one": (False,), "split": (True,), "both": (False, True)}[modes]:
+        if baseline:
+            before = run_black_box(nodes=nodes, pods=pods, split=split, tree=baseline,
+                                   where=where)
+        rates[split] = run_black_box(nodes=nodes, pods=pods, split=split, where=where)
+        if baseline:
+            print(f"    this checkout / baseline: {rates[split] / before:.2f}x")
+    print("black-box summary: " + ", ".join(
+        f"{'split' if split else 'one process'} {rate:,.0f} pods/s "
+        f"({rate / ceiling:.2f} of the in-process ceiling)" for split, rate in rates.items()
+    ) + (f"; split/one {rates[True] / rates[False]:.2f}x" if len(rates) == 2 else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="shrink every workload")
     parser.add_argument("--duration", type=float, default=10.0, help="steady-state seconds")
     parser.add_argument("--only", default="", help="run workloads whose name contains this")
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary")
+    parser.add_argument(
+        "--black-box", nargs="?", const="both", choices=("one", "split", "both"),
+        help="the template workload against a `fakeapi sandbox` process over HTTP: in one "
+        "process, split (--split), or both (the default)",
+    )
+    parser.add_argument("--pods", type=int, default=5000, help="black-box pods")
+    parser.add_argument("--nodes", type=int, default=500, help="black-box nodes")
+    parser.add_argument(
+        "--baseline", metavar="DIR",
+        help="black-box: run each mode first with the sandbox of another checkout (e.g. a "
+        "`git worktree` of the commit before), for before/after figures from one run",
+    )
+    parser.add_argument(
+        "--where", action="store_true",
+        help="black-box: sample each sandbox process with py-spy and print its time by actor",
+    )
     args = parser.parse_args()
+    if args.black_box:
+        black_box(args.black_box, pods=args.pods, nodes=args.nodes, baseline=args.baseline,
+                  where=args.where)
+        return
     if not args.only:
         print(
             "Template claims are created by this benchmark the way the resourceclaim controller "

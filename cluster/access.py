@@ -34,6 +34,7 @@ class InProcessAccess(ClusterHandle):
 
     registry: GenericStore
     server: ApiServer | None
+    api_url: str | None
     _kubeconfig_path: Path | None
     _kubernetes: Any
     #: what the components failed at while the cluster ran (see ``fakeapi.cluster.supervision``)
@@ -42,6 +43,8 @@ class InProcessAccess(ClusterHandle):
     @property
     def url(self) -> str:
         """The API server's URL (the cluster must have been started with ``http=True``)."""
+        if self.api_url is not None:
+            return self.api_url
         if self.server is None:
             raise RuntimeError("this cluster serves no HTTP: start it with http=True")
         return self.server.url
@@ -49,7 +52,7 @@ class InProcessAccess(ClusterHandle):
     @property
     def kubeconfig(self) -> Path:
         """A kubeconfig for kubectl and client libraries (``http=True`` only)."""
-        if self.server is None or self._kubeconfig_path is None:
+        if (self.server is None and self.api_url is None) or self._kubeconfig_path is None:
             raise RuntimeError("this cluster serves no HTTP: start it with http=True")
         return self._kubeconfig_path
 

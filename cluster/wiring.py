@@ -57,6 +57,8 @@ class ComponentWiring(InProcessAccess):
     """Contexts, clients and the start and stop of single components (module docstring)."""
 
     transport: str
+    #: the API server of another process the components work against (None: this cluster's)
+    api_url: str | None
     seed: int
     feature_gates: dict[str, bool] | None
     component_feature_gates: dict[str, dict[str, bool]]
@@ -80,7 +82,10 @@ class ComponentWiring(InProcessAccess):
 
     # --- what a component is given ----------------------------------------------------------
     def client_for(self, field_manager: str) -> Client:
-        """A new in-process client writing as ``field_manager`` (closed with the cluster)."""
+        """A new in-process client writing as ``field_manager`` (closed with the cluster); over
+        HTTP when the API server is another process's (``api_url``)."""
+        if self.api_url is not None:
+            return self._component_client(field_manager, observed=False)
         client = Client(InProcessTransport(self.registry), field_manager=field_manager)
         self._clients.append(client)
         return client
@@ -110,11 +115,12 @@ class ComponentWiring(InProcessAccess):
         """A client for one component, over the cluster's transport; its writes reach the shared
         informers at once (``observed``)."""
         if self.transport == "http":
-            from fakeapi.client import HttpTransport
+            from fakeapi.client import SessionTransport
 
-            assert self.server is not None  # served by start() before any component
+            url = self.api_url or (self.server.url if self.server is not None else None)
+            assert url is not None  # served by start() before any component
             # the server speaks plain HTTP: no certificate store to load
-            transport: Any = HttpTransport(self.server.url, verify=False)
+            transport: Any = SessionTransport(url, verify=False)
         else:
             transport = InProcessTransport(self.registry)
         # resources may be named as kubectl names them ("configmaps"), as with the test's client
@@ -135,7 +141,8 @@ class ComponentWiring(InProcessAccess):
         def recorder() -> EventRecorder:
             return EventRecorder(client, component=field_manager, clock=self.clock)
 
-        served = self.server is not None and self._kubeconfig_path is not None
+        url = self.api_url or (self.server.url if self.server is not None else None)
+        served = url is not None and self._kubeconfig_path is not None
         return ComponentContext(
             name=component,
             client=client,
@@ -144,7 +151,7 @@ class ComponentWiring(InProcessAccess):
             rng=self.rng(rng or component),
             feature_gates=self.gates_of(component),
             metrics=self.metrics,
-            url=self.server.url if self.server is not None else None,
+            url=url,
             kubeconfig=self._kubeconfig_path if served else None,
             supervisor=ComponentSupervisor(
                 component=component, errors=self.component_errors, make_recorder=recorder

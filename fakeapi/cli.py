@@ -194,6 +194,12 @@ def _parser() -> argparse.ArgumentParser:
         "scheduler runs: plugins enabled or disabled per extension point, score weights, "
         "pluginConfig",
     )
+    sandbox.add_argument(
+        "--split", action="store_true",
+        help="run the components (controllers, scheduler, simulated nodes, yours) in a second "
+        "process that talks HTTP to this one's API server, as a real cluster's binaries do: "
+        "each gets a core of its own",
+    )
     profiles = sub.add_parser(
         "profiles",
         help="list the shipped driver profiles, or show one",
@@ -383,7 +389,8 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     return 0
 
 
-def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: float) -> str:
+def _banner(cluster: Any, *, url: str, kubeconfig: Path, default_config: bool,
+            seconds: float) -> str:
     nodes = f"{cluster.nodes} node{'s' if cluster.nodes != 1 else ''}"
     if cluster.nodes:
         drivers = [*cluster.profile_names, *(f"`{c}`" for c in cluster.driver_commands)]
@@ -402,6 +409,8 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
         components += f" (controllers without {', '.join(left_out)})"
     if cluster.extra_components:
         components += f"; yours: {', '.join(cluster.extra_components)}"
+    if cluster.api_url is not None:
+        components += " (in a second process)"
     # the shipped examples ask for the gpu profile's devices
     example = (
         f"  kubectl apply -f {EXAMPLES / 'template-claim-pod.yaml'}\n"
@@ -409,7 +418,7 @@ def _banner(cluster: Any, *, kubeconfig: Path, default_config: bool, seconds: fl
         else ""
     )
     return (
-        f"fakeapi sandbox ready at {cluster.url} in {seconds:.2f}s: {nodes}, "
+        f"fakeapi sandbox ready at {url} in {seconds:.2f}s: {nodes}, "
         f"components: {components}\n"
         f'kubeconfig: {kubeconfig} (context "{SANDBOX_CONTEXT}", now current)\n'
         f"example manifests: {EXAMPLES}\n"
@@ -447,7 +456,7 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         )
     try:
         return await _run_sandbox(args, versions, ready=ready, started=started,
-                                  watch=bool(verbosity))
+                                  verbosity=verbosity)
     finally:
         if verbosity:
             stop_logging()
@@ -459,7 +468,7 @@ async def _run_sandbox(
     *,
     ready: Callable[[], None],
     started: float,
-    watch: bool,
+    verbosity: int,
 ) -> int:
     version, runtime_config, gates = versions
     # late for start-up time: only the command that runs loads its part
@@ -473,35 +482,67 @@ async def _run_sandbox(
     from fakeapi.storage.interface import StorageError
 
     try:
+        # what the components' process is given with --split (strings: it travels as JSON)
+        component_options: dict[str, Any] = {
+            "nodes": args.nodes,
+            "profiles": args.profiles or ["gpu"],
+            "controllers": _controllers(args.controllers, nodes=args.nodes),
+            "feature_gates": gates,
+            "emulated_version": str(version),
+            "runtime_config": runtime_config,
+            "seed": args.seed,
+            "load": args.load,
+            "stages": args.stages or "realistic",
+            "extra_components": args.components,
+            "scheduler_plugins": args.scheduler_plugins,
+            "scheduler_config": args.scheduler_config,
+            "kubelet_root_dir": args.kubelet_root_dir,
+            "driver_commands": args.driver_commands,
+            "load_strict": args.strict,
+        }
         cluster = Cluster(
-            nodes=args.nodes,
-            profiles=args.profiles or ("gpu",),
-            controllers=_controllers(args.controllers, nodes=args.nodes),
-            feature_gates=gates,
-            emulated_version=version,
-            runtime_config=runtime_config,
-            seed=args.seed,
+            **component_options
+            | {
+                "emulated_version": version,
+                "load": [Path(p) for p in args.load],
+                "stages": Path(args.stages) if args.stages else "realistic",
+                "scheduler_config": Path(args.scheduler_config) if args.scheduler_config
+                else None,
+            },
             http=True,
             host=args.host,
             port=args.port,
-            load=[Path(p) for p in args.load],
-            stages=Path(args.stages) if args.stages else "realistic",
-            extra_components=args.components,
-            scheduler_plugins=args.scheduler_plugins,
-            scheduler_config=Path(args.scheduler_config) if args.scheduler_config else None,
-            kubelet_root_dir=args.kubelet_root_dir,
-            driver_commands=args.driver_commands,
             data_dir=args.data_dir,
-            load_strict=args.strict,
             streams=args.stream_config or None,
         )
+        described = cluster  # the whole cluster, for the banner
+        if args.split:  # this process serves the API alone; the components run in a child
+            cluster = Cluster(
+                components=(), profiles=(), feature_gates=gates, emulated_version=version,
+                runtime_config=runtime_config, http=True, host=args.host, port=args.port,
+                data_dir=args.data_dir, streams=args.stream_config or None,
+            )
     except ValueError as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
         return 2
+    components = None
     try:
         with warnings.catch_warnings():  # told below, as the sandbox's own lines
             warnings.simplefilter("ignore", UnservedKindWarning)
             await cluster.start()
+        if args.split:
+            from fakeapi.cluster.split import ComponentProcess
+
+            components = ComponentProcess(
+                component_options | {"api_url": cluster.url, "kubeconfig": str(cluster.kubeconfig)},
+                verbosity=verbosity, log_format=args.log_format or "text",
+            )
+            try:
+                await components.start()
+            except RuntimeError:
+                await cluster.stop()
+                return 1  # the components' process has said why
+            described.api_url = cluster.url
     except OSError as exc:
         message = (_listen_error(exc, args.host, args.port) if exc.errno is not None
                    else str(exc))
@@ -535,28 +576,50 @@ async def _run_sandbox(
               file=sys.stderr)
         return 1
     feed: asyncio.Task[None] | None = None
+    code = 0
     try:
         seconds = time.perf_counter() - started
         ready()
         with _stop_on_signal() as stop:
-            print(_banner(cluster, kubeconfig=kubeconfig, default_config=default_config,
+            print(_banner(described, url=cluster.url,
+                          kubeconfig=kubeconfig, default_config=default_config,
                           seconds=seconds), flush=True)
-            if watch:
+            if verbosity:
                 from fakeapi.commands.watch import EventFeed  # late for start-up time
 
                 feed = asyncio.get_running_loop().create_task(
                     EventFeed(cluster.client_for("fakeapi-sandbox")).run(), name="event feed"
                 )
-            await stop.wait()
+            code = await _wait_for_stop(stop, components)
         print("fakeapi sandbox: stopping", flush=True)
     finally:
+        if components is not None:
+            await components.stop()
         if feed is not None:
             feed.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await feed
         unmerge_kubeconfig(kubeconfig, name=SANDBOX_CONTEXT, restore_context=previous)
         await cluster.stop()
-    return 0
+    return code
+
+
+async def _wait_for_stop(stop: asyncio.Event, components: Any) -> int:
+    """Until a stop signal (0), or until the components' process of ``--split`` exits on its own
+    (1, after saying so)."""
+    if components is None:
+        await stop.wait()
+        return 0
+    loop = asyncio.get_running_loop()
+    stopped, exited = loop.create_task(stop.wait()), loop.create_task(components.wait())
+    await asyncio.wait({stopped, exited}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if not exited.done():
+        exited.cancel()
+        return 0
+    print(f"fakeapi sandbox: the components' process exited with status {exited.result()}",
+          file=sys.stderr, flush=True)
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,11 +1,13 @@
 """The async client every in-process component and test uses, with informers and work queues.
 
 One :class:`Client` API over two transports: :class:`HttpTransport` (REST to a fakeapi server or
-a real cluster) and ``fakeapi.server.inprocess.InProcessTransport`` (straight into the registry,
-same semantics). The in-process transport lives on the server side, with the registry and request
-parsing it calls: this package imports no server, registry or storage module (import-linter checks
-it), so the controllers, scheduler and kubelets built on it never depend on them either. Whoever
-assembles the cluster builds the transport and hands the components a :class:`Client`.
+a real cluster; :class:`SessionTransport` is the same REST on aiohttp's cheaper client, which the
+components use when they talk HTTP) and ``fakeapi.server.inprocess.InProcessTransport``
+(straight into the registry, same semantics). The in-process transport lives on the server side,
+with the registry and request parsing it calls: this package imports no server, registry or
+storage module (import-linter checks it), so the controllers, scheduler and kubelets built on it
+never depend on them either. Whoever assembles the cluster builds the transport and hands the
+components a :class:`Client`.
 
 ::
 
@@ -112,6 +114,7 @@ from fakeapi.errors import StatusError
 
 if TYPE_CHECKING:
     from fakeapi.client.http import HttpTransport
+    from fakeapi.client.session import SessionTransport
 
 __all__ = [
     "ALL_RESOURCES",
@@ -172,6 +175,7 @@ __all__ = [
     "Preconditions",
     "PropagationPolicy",
     "RateLimiter",
+    "SessionTransport",
     "Resource",
     "StatusError",
     "Transport",
@@ -207,4 +211,8 @@ def __getattr__(name: str) -> Any:
         from fakeapi.client.http import HttpTransport
 
         return HttpTransport
+    if name == "SessionTransport":
+        from fakeapi.client.session import SessionTransport
+
+        return SessionTransport
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

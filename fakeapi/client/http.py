@@ -42,10 +42,18 @@ from fakeapi.client.transport import (
 )
 from fakeapi.errors import StatusError
 
-__all__ = ["HttpTransport", "parse_warning_header", "status_error_from_response"]
+__all__ = [
+    "JSON",
+    "USER_AGENT",
+    "HttpTransport",
+    "object_list",
+    "parse_warning_header",
+    "status_error",
+    "status_error_from_response",
+]
 
 JSON = "application/json"
-_USER_AGENT = "fakeapi-client/0.1"
+USER_AGENT = "fakeapi-client/0.1"
 #: reasons client-go infers from a code when the body is not a Status
 _REASONS: Mapping[int, str] = {
     400: "BadRequest",
@@ -76,7 +84,7 @@ def parse_warning_header(value: str) -> str:
     return _ESCAPE.sub(r"\1", match.group(1))
 
 
-def _status_error(code: int, body: Any, fallback: str) -> StatusError:
+def status_error(code: int, body: Any, fallback: str) -> StatusError:
     if isinstance(body, dict) and body.get("kind") == "Status":
         details = body.get("details")
         return StatusError(
@@ -95,7 +103,7 @@ def status_error_from_response(response: httpx.Response) -> StatusError:
     except orjson.JSONDecodeError:
         body = None
     text = response.text.strip() or response.reason_phrase
-    return _status_error(response.status_code, body, text)
+    return status_error(response.status_code, body, text)
 
 
 def _json(response: httpx.Response) -> Any:
@@ -112,7 +120,7 @@ def _reply(response: httpx.Response) -> Reply:
     return Reply(body if isinstance(body, dict) else None, warnings)
 
 
-def _object_list(resource: Resource, body: Any) -> ObjectList:
+def object_list(resource: Resource, body: Any) -> ObjectList:
     if not isinstance(body, dict):
         raise StatusError(500, "InternalError", "the server answered a list with a non-object")
     meta = body.get("metadata") or {}
@@ -151,7 +159,7 @@ class HttpTransport:
         self.base_url = base_url.rstrip("/")
         self._timeout = timeout
         self._owns_client = http_client is None
-        all_headers = {"Accept": JSON, "User-Agent": _USER_AGENT}
+        all_headers = {"Accept": JSON, "User-Agent": USER_AGENT}
         if token:
             all_headers["Authorization"] = f"Bearer {token}"
         all_headers.update(headers or {})
@@ -188,7 +196,7 @@ class HttpTransport:
         response = await self._request(
             "GET", resource.path(namespace=namespace), params=params.query()
         )
-        return _object_list(resource, _json(response))
+        return object_list(resource, _json(response))
 
     def watch(
         self, resource: Resource, *, namespace: str | None, params: WatchParams
@@ -223,7 +231,7 @@ class HttpTransport:
                 etype = str(frame.get("type") or "")
                 obj = frame.get("object")
                 if etype == "ERROR":
-                    raise _status_error(
+                    raise status_error(
                         int((obj or {}).get("code") or 500), obj, "watch failed"
                     )
                 yield WatchEvent(etype, obj if isinstance(obj, dict) else {})
@@ -296,7 +304,7 @@ class HttpTransport:
             params={**selection.query(), **params.query()},
             body=params.body(),
         )
-        return _object_list(resource, _json(response))
+        return object_list(resource, _json(response))
 
     async def create_subresource(
         self,

@@ -151,8 +151,16 @@ def _duplicate_paths(value: Any, path: str, found: list[str]) -> None:
             _duplicate_paths(sub, f"{path}[{i}]", found)
 
 
-def find_duplicate_fields(raw: bytes) -> list[str]:
-    """Paths of keys that appear twice in one JSON object (Strict and Warn report them)."""
+def find_duplicate_fields(raw: bytes, *, parsed: Any = None) -> list[str]:
+    """Paths of keys that appear twice in one JSON object (Strict and Warn report them).
+
+    ``parsed``: ``raw`` as orjson decoded it, which keeps one value per key. When encoding it
+    again gives ``raw`` byte for byte, no key was repeated and the walk that keeps every pair
+    (the standard library's parser with a hook, in Python) is skipped: compact JSON, as the
+    components and most clients send it, takes that path.
+    """
+    if parsed is not None and orjson.dumps(parsed) == raw:
+        return []
     try:
         parsed = json.loads(raw, object_pairs_hook=_pairs)
     except (ValueError, RecursionError):
@@ -219,7 +227,8 @@ def decode_body(raw: bytes, kind: str, *, want_duplicates: bool) -> tuple[Any, t
             ) from None
     if kind in ("application/yaml", "application/apply-patch+yaml"):
         try:
-            return orjson.loads(raw), tuple(find_duplicate_fields(raw) if want_duplicates else ())
+            value = orjson.loads(raw)
+            return value, tuple(find_duplicate_fields(raw, parsed=value) if want_duplicates else ())
         except orjson.JSONDecodeError:
             pass
         try:
@@ -239,6 +248,6 @@ def decode_body(raw: bytes, kind: str, *, want_duplicates: bool) -> tuple[Any, t
             value = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise _json_error(raw, exc) from None
-        dups = tuple(find_duplicate_fields(raw)) if want_duplicates else ()
+        dups = tuple(find_duplicate_fields(raw, parsed=value)) if want_duplicates else ()
         return value, dups
     raise errors.unsupported_media_type(kind)

@@ -122,12 +122,14 @@ def write_options(
 ) -> WriteOptions:
     """The options of a create, update or patch; 422 for bad parameters.
 
-    A component sends the same few parameter sets on every write, so a plain dict (one value per
-    name: the in-process client's) is parsed once per distinct set; the options are immutable.
-    An aiohttp multidict may repeat a name and is parsed every time.
+    A component sends the same few parameter sets on every write, so a query with one value per
+    name (the in-process client's dict; an HTTP request's multidict, nearly always) is parsed
+    once per distinct set; the options are immutable. A multidict that repeats a name (``dryRun``
+    twice) is parsed every time.
     """
-    if type(query) is dict:
-        return _write_options_of(tuple(query.items()), verb, apply_patch, duplicates)
+    items = tuple(query.items())
+    if type(query) is dict or len({name for name, _ in items}) == len(items):
+        return _write_options_of(items, verb, apply_patch, duplicates)
     return _write_options(query, verb=verb, apply_patch=apply_patch, duplicates=duplicates)
 
 

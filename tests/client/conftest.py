@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import fakeapi.cluster
-from fakeapi.client import Client, HttpTransport
+from fakeapi.client import Client, HttpTransport, SessionTransport
 from fakeapi.clock import FakeClock
 from fakeapi.registry.store import GenericStore
 from fakeapi.server.handlers import WatchSettings
@@ -65,19 +65,22 @@ def inprocess_client(registry: GenericStore) -> Client:
     return Client(InProcessTransport(registry), field_manager="test-client")
 
 
-@pytest.fixture
-async def http_client(server: ApiServer) -> AsyncIterator[Client]:
-    async with Client(HttpTransport(server.url), field_manager="test-client") as client:
+@pytest.fixture(params=["http", "session"])
+async def http_client(request: pytest.FixtureRequest, server: ApiServer) -> AsyncIterator[Client]:
+    """A client over each HTTP transport in turn (httpx's, aiohttp's)."""
+    transport = HttpTransport if request.param == "http" else SessionTransport
+    async with Client(transport(server.url), field_manager="test-client") as client:
         yield client
 
 
-@pytest.fixture(params=["inprocess", "http"])
+@pytest.fixture(params=["inprocess", "http", "session"])
 async def client(request: pytest.FixtureRequest, registry: GenericStore) -> AsyncIterator[Client]:
     """A client over each transport in turn, against the same kind of registry."""
     if request.param == "inprocess":
         yield Client(InProcessTransport(registry), field_manager="test-client")
         return
+    transport = HttpTransport if request.param == "http" else SessionTransport
     async with ApiServer(
         registry=registry, watch=WatchSettings(min_timeout=30.0, bookmark_interval=30.0)
-    ) as running, Client(HttpTransport(running.url), field_manager="test-client") as remote:
+    ) as running, Client(transport(running.url), field_manager="test-client") as remote:
         yield remote

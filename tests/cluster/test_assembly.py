@@ -13,7 +13,7 @@ from fakeapi.client import (
     NODES,
     PODS,
     RESOURCE_SLICES,
-    HttpTransport,
+    SessionTransport,
 )
 from fakeapi.cluster import eventually
 from fakeapi.cluster.assembler import Cluster
@@ -64,7 +64,7 @@ async def test_a_component_started_later_acts_on_what_was_written_before_it() ->
 
 
 @pytest.mark.parametrize(("transport", "kind"), [("inprocess", InProcessTransport),
-                                                 ("http", HttpTransport)])
+                                                 ("http", SessionTransport)])
 async def test_components_talk_to_the_api_over_the_chosen_transport(
     transport: str, kind: type
 ) -> None:
