@@ -13,12 +13,16 @@ from functools import cached_property
 
 import orjson
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 from prometheus_client import CollectorRegistry
 
 from fakeapi import errors
+from fakeapi.auth.authentication import Authenticator
+from fakeapi.auth.authorizer import ALWAYS_ALLOW, AlwaysAllow, AuthorizerChain
 from fakeapi.features import EMULATED_VERSION, KubernetesVersion
 from fakeapi.registry.store import GenericStore
 from fakeapi.server import discovery, openapi
+from fakeapi.server.authfilter import auth_middleware
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
 from fakeapi.server.metrics import add_metrics_route
@@ -165,9 +169,19 @@ def create_app(
     registry: GenericStore,
     watch: WatchSettings | None = None,
     metrics: CollectorRegistry | None = None,
+    authenticator: Authenticator | None = None,
 ) -> web.Application:
-    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None)."""
-    app = web.Application(middlewares=[_status_errors], client_max_size=4 * 1024 * 1024)
+    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None).
+    With an ``authenticator`` every request is authenticated and authorized by the registry's
+    authorizers (:mod:`fakeapi.server.authfilter`; ``AlwaysAllow`` when it has none)."""
+    middlewares: list[Middleware] = [_status_errors]
+    if authenticator is not None:
+        if registry.authorizer is None:  # authentication alone: kube-apiserver's default mode
+            registry.authorizer = AuthorizerChain([(ALWAYS_ALLOW, AlwaysAllow())])
+        middlewares.append(
+            auth_middleware(authenticator=authenticator, authorizer=registry.authorizer)
+        )
+    app = web.Application(middlewares=middlewares, client_max_size=4 * 1024 * 1024)
     app[REGISTRY] = registry
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
     docs = _Documents(registry)

@@ -17,12 +17,13 @@ import orjson
 from aiohttp import web
 
 from fakeapi import errors
-from fakeapi.registry.options import WatchOptions, WriteOptions
+from fakeapi.registry.options import DeleteOptions, WatchOptions, WriteOptions
 from fakeapi.registry.results import DeleteResult, WriteResult
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
+from fakeapi.server.authfilter import request_user
 from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
 from fakeapi.server.params import WriteVerb
 from fakeapi.server.partial_metadata import partial_list, partial_object, response_view
@@ -245,6 +246,9 @@ class ResourceHandlers:
             manager = _user_agent_manager(request.headers.get("User-Agent", ""))
             if manager:
                 options = replace(options, field_manager=manager)
+        user, auth_verb = request_user(request)
+        if user is not None:
+            options = replace(options, user=user, verb=auth_verb)
         return body, options
 
     def _written(self, rt: ResourceType, result: WriteResult, *, status: int) -> web.Response:
@@ -307,7 +311,7 @@ class ResourceHandlers:
     async def delete(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
         body = await _optional_body(request)
-        options = q.delete_options(request.query, body)
+        options = _with_user(request, q.delete_options(request.query, body))
         result = self.registry.delete(target.resource, target.namespace, target.name, options)
         return self._deleted(target.resource, result)
 
@@ -320,12 +324,18 @@ class ResourceHandlers:
     async def delete_collection(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource
         body = await _optional_body(request)
-        options = q.delete_options(request.query, body)
+        options = _with_user(request, q.delete_options(request.query, body))
         results = self.registry.delete_collection(
             rt, target.namespace, q.list_options(request.query), options
         )
         meta = {"resourceVersion": str(self.registry.resource_version)}
         return json_bytes_response(_list_body(rt, meta, (r.raw for r in results)))
+
+
+def _with_user(request: web.Request, options: DeleteOptions) -> DeleteOptions:
+    """``options`` with the user the auth filters found (as they are without authentication)."""
+    user, _ = request_user(request)
+    return options if user is None else replace(options, user=user)
 
 
 async def _optional_body(request: web.Request) -> Any:
