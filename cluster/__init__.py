@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from fakeapi.cluster.remote import RemoteCluster
     from fakeapi.cluster.supervision import ComponentError
     from fakeapi.cluster.sync import SyncCluster
+    from fakeapi.cluster.unserved import UnservedKindsError, UnservedKindWarning
     from fakeapi.cluster.waiting import eventually
 
 __all__ = [
@@ -61,6 +62,8 @@ __all__ = [
     "ManifestError",
     "RemoteCluster",
     "SyncCluster",
+    "UnservedKindWarning",
+    "UnservedKindsError",
     "eventually",
     "kopf_operator",
     "load_profile",
@@ -83,6 +86,8 @@ _LAZY = {
     "PROFILE_NAMES": "fakeapi.cluster.profiles",
     "RemoteCluster": "fakeapi.cluster.remote",
     "SyncCluster": "fakeapi.cluster.sync",
+    "UnservedKindWarning": "fakeapi.cluster.unserved",
+    "UnservedKindsError": "fakeapi.cluster.unserved",
     "eventually": "fakeapi.cluster.waiting",
     "load_profile": "fakeapi.cluster.profiles",
 }

@@ -46,6 +46,7 @@ from fakeapi.objects import (
     text,
 )
 from fakeapi.rules.claims import DELETE_PROTECTION_FINALIZER, SCHEDULING_GROUP
+from fakeapi.rules.podgroups import pod_group_name
 
 __all__ = ["ClaimCleanup", "pod_is_done"]
 
@@ -102,7 +103,7 @@ class ClaimCleanup:
             return (
                 group_obj is not None
                 and meta(group_obj).get("uid") == uid
-                and not (is_deleting(group_obj) and not self._live_members(ns, name))
+                and not (is_deleting(group_obj) and not await self._live_members(ns, name))
             )
         served = _SERVED_CONSUMERS.get((group, resource))
         if served is not None:  # a consumer we can see: dropped once it is gone (KEP-5194)
@@ -110,13 +111,16 @@ class ClaimCleanup:
             return consumer is not None and meta(consumer).get("uid") == uid
         return True  # a consumer we cannot see: its creator removes the reference
 
-    def _live_members(self, ns: str, group: str) -> bool:
-        """Whether a pod of PodGroup ``group`` could still use the group's claims."""
+    async def _live_members(self, ns: str, group: str) -> bool:
+        """Whether a pod of PodGroup ``group`` could still use the group's claims. The pod cache
+        may not have seen a member created just before the group's deletion, so an empty answer
+        from it is checked with a live list before the reservation goes."""
         for key in self.pods.index_keys(POD_GROUP_INDEX, f"{ns}/{group}"):
             pod = self.pods.get(key)
             if pod is not None and not pod_is_done(pod):
                 return True
-        return False
+        listed = await self.client.list_all(PODS, namespace=ns)
+        return any(pod_group_name(pod) == group and not pod_is_done(pod) for pod in listed.items)
 
     async def sync(self, ns: str, name: str) -> None:
         claim = self.claims.get(f"{ns}/{name}")

@@ -20,7 +20,7 @@ from typing import Any
 
 from prometheus_client import Counter
 
-from fakeapi import features
+from fakeapi import features, klog
 from fakeapi.client import (
     RESOURCE_CLAIM_TEMPLATES,
     RESOURCE_CLAIMS,
@@ -184,6 +184,9 @@ class ClaimGenerator:
                 raise
             self.count_create("success", admin)
             claim_name = text(meta(created).get("name"))
+            kind = owner_kind[1] or "Pod"
+            klog.info(log, "Created ResourceClaim", claim=f"{ns}/{claim_name}",
+                      **{kind[0].lower() + kind[1:]: object_key(owner)})
             self._created[(uid, annotation, entry_name)] = claim_name
             return claim_name
         raise RuntimeError(f"no free name for the claim of {ns}/{meta(owner).get('name')}")

@@ -62,7 +62,8 @@ def new_registry(
     authorization: Sequence[str] = (),
 ) -> GenericStore:
     """A registry serving every kind through upstream's default admission, with the system
-    namespaces, priority classes and the ``kubernetes`` Service created. ``emulated_version``
+    namespaces, priority classes and the ``kubernetes`` Service created (those a restored
+    storage already holds are left as they are). ``emulated_version``
     picks the API versions served and the gate defaults; ``runtime_config`` switches
     group-versions off (or on) as kube-apiserver's ``--runtime-config``; ``authorization``
     names the authorization modes, in order (none: authorization is off)."""
@@ -85,10 +86,13 @@ def new_registry(
     assert namespaces is not None
     options = WriteOptions(field_manager="fakeapi-bootstrap")
     for name in SYSTEM_NAMESPACES:
-        registry.create(namespaces, None, {"metadata": {"name": name}}, options)
+        if registry.find(namespaces, None, name) is None:
+            registry.create(namespaces, None, {"metadata": {"name": name}}, options)
     priority_classes = registry.resources.lookup("scheduling.k8s.io", "v1", "priorityclasses")
     if priority_classes is not None:
         for name, value in SYSTEM_PRIORITY_CLASSES.items():
+            if registry.find(priority_classes, None, name) is not None:
+                continue
             body = {
                 "metadata": {"name": name},
                 "value": value,
@@ -96,7 +100,7 @@ def new_registry(
             }
             registry.create(priority_classes, None, body, options)
     services = registry.resources.lookup("", "v1", "services")
-    if services is not None:
+    if services is not None and registry.find(services, "default", "kubernetes") is None:
         registry.create(services, "default", KUBERNETES_SERVICE, options)
     if modes:
         if RBAC in modes:
@@ -138,7 +142,7 @@ def _mode(registry: GenericStore, mode: str) -> Authorizer:
 
 def _create_bootstrap_policy(registry: GenericStore, options: WriteOptions) -> None:
     """The bootstrap ClusterRoles and ClusterRoleBindings, as kube-apiserver's RBAC post-start
-    hook creates them."""
+    hook creates them (those a restored storage already holds are left as they are)."""
     from fakeapi.auth.policy import (  # late for start-up time, as above
         bootstrap_cluster_role_bindings,
         bootstrap_cluster_roles,
@@ -152,4 +156,5 @@ def _create_bootstrap_policy(registry: GenericStore, options: WriteOptions) -> N
         rt = registry.resources.lookup(rbac, "v1", plural)
         assert rt is not None
         for obj in objects:
-            registry.create(rt, None, obj, options)
+            if registry.find(rt, None, obj["metadata"]["name"]) is None:
+                registry.create(rt, None, obj, options)

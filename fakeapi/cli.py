@@ -10,6 +10,8 @@
   profile, which may name a Python behaviour class) and ``--stages PATH``.
 - ``fakeapi driver-check CMD`` runs a driver binary through a conformance check and prints a
   pass/fail table (:mod:`fakeapi.cluster.driver_check`).
+- ``fakeapi profiles`` lists the shipped driver profiles; ``fakeapi profiles show NAME`` prints
+  one (:mod:`fakeapi.commands.profiles`).
 
 Start-up failures (a taken port, a bad manifest under ``--load``) are one line on stderr and exit
 status 1; bad flags exit 2, as argparse does. The sandbox assembles its cluster through
@@ -34,6 +36,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +51,11 @@ from fakeapi.kubeconfig import (
 __all__ = ["main"]
 
 SANDBOX_CONTEXT = "fakeapi"
+_STREAM_CONFIG_HELP = (
+    "kwok-style ClusterLogs/ClusterExec/ClusterAttach/ClusterPortForward YAML saying where pods' "
+    "logs, exec, attach and port-forward go (local files, commands and ports; repeatable; off "
+    "without it: docs/sandbox.md)"
+)
 _FEATURE_GATES_HELP = "comma-separated Gate=true|false pairs, as upstream (DRAAdminAccess=false)"
 _EMULATED_VERSION_HELP = (
     "the Kubernetes release to behave as: 1.36 or 1.37 (default): its API versions and its "
@@ -64,6 +72,12 @@ def _add_version_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runtime-config", default="", help=_RUNTIME_CONFIG_HELP)
 
 
+_DATA_DIR_HELP = (
+    "keep the cluster's objects in this directory: every acknowledged write survives a restart "
+    "(or a kill -9) and is restored on the next start with the same directory"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fakeapi", description="A hermetic Kubernetes control plane for DRA."
@@ -76,6 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--kubeconfig", help="write a kubeconfig for this server here")
     serve.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
     _add_version_flags(serve)
+    serve.add_argument("--data-dir", help=_DATA_DIR_HELP)
+    serve.add_argument("--stream-config", action="append", default=[], metavar="PATH",
+                       help=_STREAM_CONFIG_HELP)
 
     sandbox = sub.add_parser(
         "sandbox",
@@ -96,10 +113,12 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--profile", action="append", dest="profiles", metavar="NAME|FILE",
         help="driver profile of every node: a shipped one's name or a profile YAML file "
-        "(repeatable; default gpu)",
+        "(repeatable; default gpu). fakeapi profiles lists the shipped ones; fakeapi profiles "
+        "show gpu prints one to start your own from",
     )
     sandbox.add_argument("--feature-gates", default="", help=_FEATURE_GATES_HELP)
     _add_version_flags(sandbox)
+    sandbox.add_argument("--data-dir", help=_DATA_DIR_HELP)
     sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sandbox.add_argument("--port", type=int, default=6443,
                          help="port to listen on (default 6443; 0 picks a free one)")
@@ -111,8 +130,16 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--load", action="append", default=[], metavar="PATH",
         help="a manifest file or a directory of manifests to apply once the cluster is ready "
-        "(repeatable; applied in order)",
+        "(repeatable; applied in order). Objects of a kind the sandbox does not serve are "
+        "listed with their file and line and left out; the rest is applied",
     )
+    sandbox.add_argument(
+        "--strict", action="store_true",
+        help="with --load: refuse the whole load (exit status 1) when an object's kind is not "
+        "served, before anything is applied",
+    )
+    sandbox.add_argument("--stream-config", action="append", default=[], metavar="PATH",
+                         help=_STREAM_CONFIG_HELP)
     sandbox.add_argument(
         "--kubelet-root-dir", metavar="DIR",
         help="give node-i the kubelet directory DIR/node-i (plugins_registry/, plugins/) where "
@@ -127,6 +154,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     sandbox.add_argument("--seed", type=int, default=0,
                          help="seed of the simulated components' randomness (default 0)")
+    sandbox.add_argument(
+        "-v", "--verbose", action="count", default=0,
+        help="stream what the components do, one line per step, on stderr: pods scheduled, "
+        "claims allocated, devices prepared or turned unhealthy, gangs waiting, every Event "
+        "(-vv: debug lines too)",
+    )
+    sandbox.add_argument(
+        "--log-format", choices=("text", "json"), default=None,
+        help="how -v lines look: klog's text format (coloured on a terminal) or its JSON "
+        "format, one object per line (implies -v)",
+    )
     sandbox.add_argument(
         "--controllers", metavar="LIST",
         help="controllers to run, as kube-controller-manager's flag: '*' is all, 'name' adds "
@@ -156,6 +194,21 @@ def _parser() -> argparse.ArgumentParser:
         "scheduler runs: plugins enabled or disabled per extension point, score weights, "
         "pluginConfig",
     )
+    profiles = sub.add_parser(
+        "profiles",
+        help="list the shipped driver profiles, or show one",
+        description="List the driver profiles shipped with fakeapi (the simulated DRA drivers' "
+        "device models), or print one's YAML to copy it as the start of your own.",
+        epilog="example: fakeapi profiles show gpu > my-device.yaml; "
+        "fakeapi sandbox --profile ./my-device.yaml",
+    )
+    profiles_sub = profiles.add_subparsers(dest="profiles_command", metavar="COMMAND")
+    show = profiles_sub.add_parser("show", help="print a shipped profile's YAML")
+    show.add_argument("name", help="the profile's name (fakeapi profiles lists them)")
+    check = profiles_sub.add_parser(
+        "check", help="read a profile file as the sandbox would: what it holds, or what is wrong"
+    )
+    check.add_argument("path", help="the profile's YAML file")
     check = sub.add_parser(
         "driver-check",
         help="check a DRA driver binary against the kubelet's expectations (a pass/fail table)",
@@ -223,6 +276,16 @@ def _versions(args: argparse.Namespace, command: str) -> tuple[Any, dict[str, bo
     return version, runtime_config, gates
 
 
+def _stream_config(paths: Sequence[str]) -> Any:
+    """The stream configuration of ``paths`` (None without any); StreamConfigError (a
+    ValueError) names the file and field."""
+    if not paths:
+        return None
+    from fakeapi.server.streams import load_stream_config  # late for start-up time
+
+    return load_stream_config(paths)
+
+
 @contextlib.contextmanager
 def _stop_on_signal() -> Iterator[asyncio.Event]:
     """An event set by SIGINT or SIGTERM. Entered before the ready line is printed, so that a
@@ -278,15 +341,33 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     versions = _versions(args, "serve")
     if versions is None:
         return 2
+    try:
+        streams = _stream_config(args.stream_config)
+    except ValueError as exc:
+        print(f"fakeapi serve: --stream-config: {exc}", file=sys.stderr)
+        return 2
+    storage = None
+    if args.data_dir:
+        from fakeapi.storage.durable import DurableStorage
+        from fakeapi.storage.interface import StorageError
+
+        try:
+            storage = DurableStorage(args.data_dir)
+        except (StorageError, OSError) as exc:
+            print(f"fakeapi serve: --data-dir: {exc}", file=sys.stderr)
+            return 1
     version, runtime_config, gates = versions
     registry = new_registry(
-        feature_gates=gates, emulated_version=version, runtime_config=runtime_config
+        feature_gates=gates, emulated_version=version, runtime_config=runtime_config,
+        storage=storage,
     )
-    server = ApiServer(registry=registry, host=args.host, port=args.port)
+    server = ApiServer(registry=registry, host=args.host, port=args.port, streams=streams)
     try:
         await server.start()
     except OSError as exc:
         print(f"fakeapi serve: {_listen_error(exc, args.host, args.port)}", file=sys.stderr)
+        if storage is not None:
+            storage.close()
         return 1
     if args.kubeconfig:
         write_kubeconfig(args.kubeconfig, server=server.url)
@@ -297,6 +378,8 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
             print(f"kubeconfig written to {args.kubeconfig}", flush=True)
         await stop.wait()
     await server.stop()
+    if storage is not None:
+        await storage.aclose()
     return 0
 
 
@@ -347,7 +430,6 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
     versions = _versions(args, "sandbox")
     if versions is None:
         return 2
-    version, runtime_config, gates = versions
     if args.nodes < 0:
         print("fakeapi sandbox: --nodes must be 0 or more", file=sys.stderr)
         return 2
@@ -356,9 +438,39 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         # user code named module:attribute is imported from the current directory too, as
         # uvicorn and kopf do
         sys.path.insert(0, os.getcwd())
+    verbosity = args.verbose or (1 if args.log_format else 0)
+    if verbosity:
+        from fakeapi.commands.watch import configure_logging
+
+        stop_logging = configure_logging(
+            verbosity=verbosity, log_format=args.log_format or "text", stream=sys.stderr
+        )
+    try:
+        return await _run_sandbox(args, versions, ready=ready, started=started,
+                                  watch=bool(verbosity))
+    finally:
+        if verbosity:
+            stop_logging()
+
+
+async def _run_sandbox(
+    args: argparse.Namespace,
+    versions: Any,
+    *,
+    ready: Callable[[], None],
+    started: float,
+    watch: bool,
+) -> int:
+    version, runtime_config, gates = versions
     # late for start-up time: only the command that runs loads its part
     from fakeapi.cluster.assembler import Cluster
     from fakeapi.cluster.manifests import ManifestError
+    from fakeapi.cluster.unserved import (
+        UnservedKindsError,
+        UnservedKindWarning,
+        describe_unserved,
+    )
+    from fakeapi.storage.interface import StorageError
 
     try:
         cluster = Cluster(
@@ -379,19 +491,28 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
             scheduler_config=Path(args.scheduler_config) if args.scheduler_config else None,
             kubelet_root_dir=args.kubelet_root_dir,
             driver_commands=args.driver_commands,
+            data_dir=args.data_dir,
+            load_strict=args.strict,
+            streams=args.stream_config or None,
         )
     except ValueError as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
         return 2
     try:
-        await cluster.start()
+        with warnings.catch_warnings():  # told below, as the sandbox's own lines
+            warnings.simplefilter("ignore", UnservedKindWarning)
+            await cluster.start()
     except OSError as exc:
         message = (_listen_error(exc, args.host, args.port) if exc.errno is not None
                    else str(exc))
         print(f"fakeapi sandbox: {message}", file=sys.stderr)
         return 1
     except (ManifestError, ValueError, TimeoutError) as exc:
-        print(f"fakeapi sandbox: {exc}", file=sys.stderr)
+        prefix = "--load: " if isinstance(exc, UnservedKindsError) else ""
+        print(f"fakeapi sandbox: {prefix}{exc}", file=sys.stderr)
+        return 1
+    except StorageError as exc:
+        print(f"fakeapi sandbox: --data-dir: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:
         from fakeapi.errors import StatusError  # late for start-up time, as above
@@ -400,8 +521,12 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
             raise
         print(f"fakeapi sandbox: --load: {exc.message}", file=sys.stderr)
         return 1
+    if cluster.load_unserved:
+        print(f"fakeapi sandbox: --load: "
+              f"{describe_unserved(cluster.load_unserved, applied=True)}", file=sys.stderr)
     default_config = not args.kubeconfig
-    kubeconfig = Path(args.kubeconfig or default_kubeconfig_paths()[0])
+    # absolute, so that the banner's export line works from any directory
+    kubeconfig = Path(args.kubeconfig or default_kubeconfig_paths()[0]).absolute()
     try:
         previous = merge_kubeconfig(kubeconfig, server=cluster.url, name=SANDBOX_CONTEXT)
     except (OSError, ValueError) as exc:
@@ -409,15 +534,26 @@ async def _sandbox(args: argparse.Namespace, *, ready: Callable[[], None]) -> in
         print(f"fakeapi sandbox: cannot update the kubeconfig {kubeconfig}: {exc}",
               file=sys.stderr)
         return 1
+    feed: asyncio.Task[None] | None = None
     try:
         seconds = time.perf_counter() - started
         ready()
         with _stop_on_signal() as stop:
             print(_banner(cluster, kubeconfig=kubeconfig, default_config=default_config,
                           seconds=seconds), flush=True)
+            if watch:
+                from fakeapi.commands.watch import EventFeed  # late for start-up time
+
+                feed = asyncio.get_running_loop().create_task(
+                    EventFeed(cluster.client_for("fakeapi-sandbox")).run(), name="event feed"
+                )
             await stop.wait()
         print("fakeapi sandbox: stopping", flush=True)
     finally:
+        if feed is not None:
+            feed.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await feed
         unmerge_kubeconfig(kubeconfig, name=SANDBOX_CONTEXT, restore_context=previous)
         await cluster.stop()
     return 0
@@ -428,6 +564,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         with _collect_garbage_once_ready() as ready:
             return asyncio.run(_serve(args, ready=ready))
+    if args.command == "profiles":
+        # late for start-up time, as the other commands' imports
+        from fakeapi.commands.profiles import check_profile_file, list_profiles, show_profile
+
+        if args.profiles_command == "show":
+            return show_profile(args.name)
+        if args.profiles_command == "check":
+            return check_profile_file(args.path)
+        return list_profiles()
     if args.command == "driver-check":
         # late for start-up time: only the command that runs loads its part
         import shlex

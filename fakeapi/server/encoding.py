@@ -3,11 +3,20 @@
 Responses are built from bytes (the stored encodings, concatenated for lists) and labelled
 ``application/json`` with no charset: several clients compare the header exactly, and aiohttp's
 ``json_response`` would append one.
+
+Every decode has a bounded cost, as kube-apiserver's: a body over 3 MiB is refused with 413
+before it is read whole, a YAML document over go-yaml's alias and depth limits with 400
+(:mod:`fakeapi.server.yaml_bounded`), and JSON nested past orjson's 1024 levels with 400 (Go's
+decoders stop at 10000; no object of any kind comes near either). A body larger than
+:data:`THREAD_DECODE_BYTES` is decoded in a worker thread, so the event loop keeps answering
+other clients (``/readyz`` among them) while it is parsed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from typing import Any
 
 import orjson
@@ -18,6 +27,7 @@ from fakeapi import errors
 from fakeapi.server.media import media_type
 from fakeapi.server.protobuf import decode_kubernetes_protobuf
 from fakeapi.server.protobuf_reader import ProtobufDecodeError
+from fakeapi.server.yaml_bounded import bounded_loader
 
 __all__ = [
     "JSON",
@@ -28,11 +38,15 @@ __all__ = [
     "read_body",
     "media_type",
     "MAX_BODY_BYTES",
+    "THREAD_DECODE_BYTES",
+    "decode_body",
 ]
 
 JSON = "application/json"
 #: upstream's limit on request bodies (3 MiB)
 MAX_BODY_BYTES = 3 * 1024 * 1024
+#: bodies above this size are decoded off the event loop
+THREAD_DECODE_BYTES = 64 * 1024
 
 
 def json_bytes_response(
@@ -56,12 +70,23 @@ def json_response(
 
 
 def status_response(error: errors.StatusError) -> web.Response:
-    return json_bytes_response(orjson.dumps(error.status()), status=error.code)
+    response = json_bytes_response(orjson.dumps(error.status()), status=error.code)
+    retry_after = (error.details or {}).get("retryAfterSeconds")
+    if retry_after:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+#: control characters no header value may carry (tab may)
+_HEADER_CONTROLS = str.maketrans({c: " " for c in (*range(0x09), *range(0x0A, 0x20), 0x7F)})
 
 
 def warning_header(text: str) -> str:
+    """A ``Warning: 299 - "<text>"`` value. A control character in the text (an unknown field's
+    name can hold any) becomes a space, as Go's HTTP server turns a line break in a header value
+    into one; a header may carry neither."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'299 - "{escaped}"'
+    return f'299 - "{escaped.translate(_HEADER_CONTROLS)}"'
 
 
 class _DupDict(dict[str, Any]):
@@ -80,7 +105,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> _DupDict:
     return out
 
 
-class _DuplicateKeysLoader(yaml.SafeLoader):
+_SafeLoader = bounded_loader()
+
+
+class _DuplicateKeysLoader(bounded_loader()):  # type: ignore[misc,valid-type]
     """The safe loader, keeping the keys a mapping repeats (as Strict and Warn report them for
     JSON bodies; PyYAML alone keeps the last value silently)."""
 
@@ -154,6 +182,19 @@ async def _read_limited(request: web.Request) -> bytes:
             )
 
 
+_JSON_POSITION = re.compile(r"\(char (\d+)\)")
+
+
+def _json_error(raw: bytes, exc: orjson.JSONDecodeError) -> errors.StatusError:
+    text = str(exc)
+    if text.startswith("depth limit exceeded"):  # Go's scanner words it by the character
+        found = _JSON_POSITION.search(text)
+        at = int(found.group(1)) if found else 0
+        char = raw[at : at + 1].decode("latin-1") or "["
+        text = f"invalid character '{char}' exceeded max depth"
+    return errors.bad_request(f"couldn't get version/kind; json parse error: {text}")
+
+
 async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any, tuple[str, ...]]:
     """Decode the request body by its Content-Type; returns (value, duplicate field paths)."""
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
@@ -162,6 +203,13 @@ async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any
         )
     raw = await _read_limited(request)
     kind = media_type(request.headers.get("Content-Type", JSON)) or JSON
+    if len(raw) > THREAD_DECODE_BYTES:
+        return await asyncio.to_thread(decode_body, raw, kind, want_duplicates=want_duplicates)
+    return decode_body(raw, kind, want_duplicates=want_duplicates)
+
+
+def decode_body(raw: bytes, kind: str, *, want_duplicates: bool) -> tuple[Any, tuple[str, ...]]:
+    """Decode ``raw`` sent as media type ``kind``; (value, duplicate field paths)."""
     if kind == "application/vnd.kubernetes.protobuf":
         try:
             return decode_kubernetes_protobuf(raw), ()
@@ -175,14 +223,14 @@ async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any
         except orjson.JSONDecodeError:
             pass
         try:
-            if not want_duplicates:
-                return yaml.safe_load(raw.decode("utf-8")), ()
-            # a SafeLoader subclass: safe, whatever yaml.load's name suggests
-            value = yaml.load(raw.decode("utf-8"), Loader=_DuplicateKeysLoader)
+            # safe loaders, whatever yaml.load's name suggests
+            loader = _DuplicateKeysLoader if want_duplicates else _SafeLoader
+            value = yaml.load(raw.decode("utf-8"), Loader=loader)
         except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
             raise errors.bad_request(f"error converting YAML to JSON: {exc}") from None
         found: list[str] = []
-        _duplicate_paths(value, "", found)
+        if want_duplicates:
+            _duplicate_paths(value, "", found)
         return _plain(value), tuple(found)
     if kind == JSON or kind.endswith("+json") or kind == "*/*":
         if not raw.strip():
@@ -190,9 +238,7 @@ async def read_body(request: web.Request, *, want_duplicates: bool) -> tuple[Any
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise errors.bad_request(
-                f"couldn't get version/kind; json parse error: {exc}"
-            ) from None
+            raise _json_error(raw, exc) from None
         dups = tuple(find_duplicate_fields(raw)) if want_duplicates else ()
         return value, dups
     raise errors.unsupported_media_type(kind)

@@ -2,11 +2,14 @@
 
 Each verb maps to one registry call; what differs between kinds lives in strategies. Responses
 reuse the stored encodings: a GET writes the stored bytes as they are and a LIST concatenates
-them, so reads never re-serialise objects.
+them, so reads never re-serialise objects. A write is answered only once the storage says it is
+durable (at once in memory; once its batch is fsynced with a data directory).
 """
 
 from __future__ import annotations
 
+import asyncio
+import builtins
 import functools
 import random
 from collections.abc import Iterable
@@ -17,7 +20,7 @@ import orjson
 from aiohttp import web
 
 from fakeapi import errors
-from fakeapi.registry.options import DeleteOptions, WatchOptions, WriteOptions
+from fakeapi.registry.options import DeleteOptions, ListOptions, WatchOptions, WriteOptions
 from fakeapi.registry.results import DeleteResult, WriteResult
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable, ResourceType
@@ -25,6 +28,7 @@ from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
 from fakeapi.server.authfilter import request_user
 from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
+from fakeapi.server.limits import RequestLimits
 from fakeapi.server.params import WriteVerb
 from fakeapi.server.partial_metadata import partial_list, partial_object, response_view
 from fakeapi.server.patching import APPLY, apply_patch_request
@@ -38,8 +42,12 @@ from fakeapi.server.replies import (
 from fakeapi.server.routing import Target, resolve, unserved_stream
 from fakeapi.server.scaling import get_scale, write_scale_request
 from fakeapi.server.watchstream import error_stream, stream_watch
+from fakeapi.storage.watch import Watcher
 
 __all__ = ["ResourceHandlers", "WatchSettings"]
+
+#: objects a list prints on the event loop, and a collection delete deletes between yields
+_SLICE = 500
 
 
 class WatchSettings:
@@ -55,8 +63,15 @@ class WatchSettings:
 
 
 class ResourceHandlers:
-    def __init__(self, *, registry: GenericStore, watch: WatchSettings | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        registry: GenericStore,
+        watch: WatchSettings | None = None,
+        limits: RequestLimits | None = None,
+    ) -> None:
         self.registry = registry
+        self.limits = limits or RequestLimits()
         self.resources: ResourceTable = registry.resources
         # URL → target depends only on the (immutable) resource table: cache recent paths
         self._resolve = functools.lru_cache(maxsize=4096)(
@@ -86,6 +101,8 @@ class ResourceHandlers:
                 )
             raise url_not_found()
         method = request.method
+        if target.watch_path and method != "GET":  # /watch/ paths serve the watch verb only
+            raise method_not_allowed(method)
         if target.resource.strategy.create_only:  # a review: POST to the collection only
             if target.name is not None or target.watch_path:
                 raise url_not_found()
@@ -95,7 +112,7 @@ class ResourceHandlers:
             if method == "GET":
                 if target.watch_path or q.flag(request.query, "watch"):
                     return await self.watch(request, target)
-                return self.list(request, target)
+                return await self.list(request, target)
             if method == "POST":
                 if target.resource.namespaced and target.namespace is None:
                     raise method_not_allowed(method)
@@ -182,21 +199,26 @@ class ResourceHandlers:
         await response.write_eof()
         return response
 
-    def list(self, request: web.Request, target: Target) -> web.Response:
+    async def list(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource
         view = response_view(request.headers.get("Accept", ""))
         result = self.registry.list(rt, target.namespace, q.list_options(request.query))
         if view == "Table":
-            body = render_table(
+            render = functools.partial(
+                render_table,
                 rt,
-                (s.obj for s in result.items),
+                [s.obj for s in result.items],
                 now=self.registry.clock.now(),
                 include=q.include_object(request.query),
                 resource_version=result.resource_version,
                 continue_token=result.continue_token,
                 remaining=result.remaining,
             )
-            return json_response(body)
+            # printing is Python work per object: a long table is printed off the event loop
+            # (the stored versions it reads are immutable)
+            if len(result.items) > _SLICE:
+                return json_response(await asyncio.to_thread(render))
+            return json_response(render())
         meta: dict[str, Any] = {"resourceVersion": result.resource_version}
         if result.continue_token:
             meta["continue"] = result.continue_token
@@ -212,12 +234,23 @@ class ResourceHandlers:
         if target.name is not None:
             options = _with_name(options, target.name)
         timeout = q.timeout_seconds(request.query)
-        try:
-            watcher = self.registry.watch(rt, target.namespace, options)
-        except errors.StatusError as exc:
-            if exc.code in (410, 504):  # expired, or too large: an ERROR event, as upstream
-                return await error_stream(request, exc)
-            raise
+        with self.limits.watch_slot(request):
+            try:
+                watcher = self.registry.watch(rt, target.namespace, options)
+            except errors.StatusError as exc:
+                if exc.code in (410, 504):  # expired, or too large: an ERROR event, as upstream
+                    return await error_stream(request, exc)
+                raise
+            return await self._stream(request, rt, watcher, options, timeout)
+
+    async def _stream(
+        self,
+        request: web.Request,
+        rt: ResourceType,
+        watcher: Watcher,
+        options: WatchOptions,
+        timeout: int | None,
+    ) -> web.StreamResponse:
         settings = self.watch_settings
         return await stream_watch(
             request,
@@ -251,13 +284,16 @@ class ResourceHandlers:
             options = replace(options, user=user, verb=auth_verb)
         return body, options
 
-    def _written(self, rt: ResourceType, result: WriteResult, *, status: int) -> web.Response:
+    async def _written(
+        self, rt: ResourceType, result: WriteResult, *, status: int
+    ) -> web.Response:
+        await self.registry.storage.durable()
         return json_bytes_response(result.raw, status=status, warnings=result.warnings)
 
     async def create(self, request: web.Request, target: Target) -> web.Response:
         body, options = await self._body(request, "create")
         result = self.registry.create(target.resource, target.namespace, body, options)
-        return self._written(target.resource, result, status=201)
+        return await self._written(target.resource, result, status=201)
 
     async def update(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -270,7 +306,7 @@ class ResourceHandlers:
             options,
             subresource=target.subresource,
         )
-        return self._written(target.resource, result, status=201 if result.created else 200)
+        return await self._written(target.resource, result, status=201 if result.created else 200)
 
     async def patch(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
@@ -285,7 +321,7 @@ class ResourceHandlers:
             patch=body,
             options=options,
         )
-        return self._written(target.resource, result, status=201 if result.created else 200)
+        return await self._written(target.resource, result, status=201 if result.created else 200)
 
     async def scale(self, request: web.Request, target: Target) -> web.Response:
         """``<object>/scale``: an autoscaling/v1 Scale view (:mod:`fakeapi.server.scaling`)."""
@@ -304,6 +340,7 @@ class ResourceHandlers:
         result = self.registry.post_subresource(
             target.resource, target.namespace, target.name, target.subresource, body, options
         )
+        await self.registry.storage.durable()
         if request.method == "PUT":  # e.g. namespaces/finalize answers with the object
             return json_bytes_response(result.raw)
         return json_response(success_status(code=201), status=201)
@@ -313,9 +350,10 @@ class ResourceHandlers:
         body = await _optional_body(request)
         options = _with_user(request, q.delete_options(request.query, body))
         result = self.registry.delete(target.resource, target.namespace, target.name, options)
-        return self._deleted(target.resource, result)
+        return await self._deleted(target.resource, result)
 
-    def _deleted(self, rt: ResourceType, result: DeleteResult) -> web.Response:
+    async def _deleted(self, rt: ResourceType, result: DeleteResult) -> web.Response:
+        await self.registry.storage.durable()
         reply = delete_reply(rt, result)
         if isinstance(reply, bytes):
             return json_bytes_response(reply)
@@ -325,11 +363,42 @@ class ResourceHandlers:
         rt = target.resource
         body = await _optional_body(request)
         options = _with_user(request, q.delete_options(request.query, body))
-        results = self.registry.delete_collection(
-            rt, target.namespace, q.list_options(request.query), options
+        list_options = q.list_options(request.query)
+        sliced = not (
+            list_options.limit
+            or list_options.continue_token
+            or list_options.resource_version
+            or list_options.resource_version_match
         )
+        if not sliced:
+            results = self.registry.delete_collection(rt, target.namespace, list_options, options)
+        else:
+            results = await self._delete_in_slices(target, list_options, options)
         meta = {"resourceVersion": str(self.registry.resource_version)}
+        await self.registry.storage.durable()
         return json_bytes_response(_list_body(rt, meta, (r.raw for r in results)))
+
+    async def _delete_in_slices(
+        self, target: Target, list_options: ListOptions, options: DeleteOptions
+    ) -> builtins.list[DeleteResult]:
+        """A whole collection deleted page by page of one consistent list (as one call would
+        delete it), letting other requests in between pages."""
+        rt, namespace = target.resource, target.namespace
+        page = replace(list_options, limit=_SLICE)
+        results: builtins.list[DeleteResult] = []
+        while True:
+            try:
+                token = self.registry.list(rt, namespace, page).continue_token
+            except errors.StatusError as exc:
+                if exc.code != 410:  # the list's snapshot left the history: the rest at once
+                    raise
+                rest = replace(list_options, continue_token="")
+                return results + self.registry.delete_collection(rt, namespace, rest, options)
+            results += self.registry.delete_collection(rt, namespace, page, options)
+            if not token:
+                return results
+            page = replace(page, continue_token=token)
+            await asyncio.sleep(0)
 
 
 def _with_user(request: web.Request, options: DeleteOptions) -> DeleteOptions:

@@ -6,22 +6,31 @@ HTTPS (:func:`tls_context`: kube-apiserver's ``--tls-cert-file``, ``--tls-privat
 ``--client-ca-file``, whose CA verifies the client certificates that authenticate users), and an
 ``authenticator`` turns on the authentication and authorization filters
 (:mod:`fakeapi.server.authfilter`).
+
+A request that is not well-formed HTTP (a request line or header over 8190 bytes, a broken
+chunked body) is answered by aiohttp's HTTP layer with a plain-text 400, as Go's HTTP server
+answers such requests before kube-apiserver sees them; it is the client's fault, so it is logged
+at debug level, not as a server error with a traceback.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import ssl
 from types import TracebackType
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from prometheus_client import CollectorRegistry
 
 from fakeapi.auth.authentication import Authenticator
 from fakeapi.registry.store import GenericStore
 from fakeapi.server.app import create_app
 from fakeapi.server.handlers import WatchSettings
+from fakeapi.server.limits import RequestLimits
+from fakeapi.server.streams import StreamConfig
 
 __all__ = ["ApiServer", "tls_context"]
 
@@ -42,6 +51,22 @@ def tls_context(
     return context
 
 
+class _ClientFaults(logging.Filter):
+    """Turns aiohttp's reports of malformed requests into debug records."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, HttpProcessingError) and record.levelno > logging.DEBUG:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            record.exc_info = None
+            return _http_log.isEnabledFor(logging.DEBUG)
+        return True
+
+
+_http_log = logging.getLogger("fakeapi.server.http")
+_http_log.addFilter(_ClientFaults())
+
+
 class ApiServer:
     def __init__(
         self,
@@ -53,14 +78,18 @@ class ApiServer:
         metrics: CollectorRegistry | None = None,
         authenticator: Authenticator | None = None,
         tls: ssl.SSLContext | None = None,
+        limits: RequestLimits | None = None,
+        streams: StreamConfig | None = None,
     ) -> None:
         self.registry = registry
         self.host = host
         self.port = port
         self.tls = tls
         self.metrics = metrics if metrics is not None else CollectorRegistry()
+        self.limits = limits or RequestLimits()
         self.app = create_app(
-            registry=registry, watch=watch, metrics=self.metrics, authenticator=authenticator
+            registry=registry, watch=watch, metrics=self.metrics, limits=self.limits,
+            streams=streams, authenticator=authenticator,
         )
         self._runner: web.AppRunner | None = None
 
@@ -79,6 +108,7 @@ class ApiServer:
             handle_signals=False,
             shutdown_timeout=0.5,
             handler_cancellation=True,
+            logger=_http_log,
         )
         await self._runner.setup()
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET

@@ -3,7 +3,8 @@
 A watcher's queue is drained whole and written with one ``write`` call, so bursts cost one
 syscall. Tables are produced per event for ``kubectl get -w``. The stream ends at the request's
 ``timeoutSeconds`` (or the server's default), when the watcher is closed for falling behind, or
-when the client goes away.
+when the client goes away: a write to a client that has hung up ends the watch quietly, as
+upstream's watch server ends it (nothing failed on the server's side).
 """
 
 from __future__ import annotations
@@ -36,9 +37,12 @@ async def error_stream(request: web.Request, error: errors.StatusError) -> web.S
     response = web.StreamResponse(status=200)
     response.headers["Content-Type"] = "application/json"
     response.headers["Cache-Control"] = "no-cache, private"
-    await response.prepare(request)
-    await response.write(_frame("ERROR", orjson.dumps(error.status())))
-    await response.write_eof()
+    try:
+        await response.prepare(request)
+        await response.write(_frame("ERROR", orjson.dumps(error.status())))
+        await response.write_eof()
+    except ConnectionResetError:  # the client went away
+        pass
     return response
 
 #: upstream's last heartbeat comes this long before a watch's deadline
@@ -108,6 +112,8 @@ async def stream_watch(
                 await response.write(_frame("BOOKMARK", bookmark(rt, current_rv())[2]))
                 bookmark_due = next_bookmark(moment)
         await response.write_eof()
+    except ConnectionResetError:  # the client went away mid-stream: nobody is left to tell
+        pass
     finally:
         watcher.close()
     return response

@@ -43,6 +43,13 @@ class Stored:
             obj = self._obj = orjson.loads(self.raw)
         return obj
 
+    @classmethod
+    def encoded(cls, raw: bytes, rv: int) -> Stored:
+        """A version known only by its bytes (read back from disk): decoded on first use."""
+        stored = cls({}, raw, rv)
+        stored._obj = None
+        return stored
+
     def release(self) -> None:
         """Drop the decoded object (a superseded version); :attr:`obj` decodes it again."""
         self._obj = None

@@ -142,6 +142,11 @@ class Storage(Protocol):
         """The newest resourceVersion handed out (by any resource)."""
         ...
 
+    async def durable(self) -> None:
+        """Return once every write made so far is on disk; a server awaits this before it
+        acknowledges a write (storage kept in memory only returns at once)."""
+        ...
+
     def resource(self, name: str) -> ResourceStore:
         """The store of ``name`` (a group-qualified plural), created empty on first use."""
         ...

@@ -8,7 +8,10 @@ of their first page from it (a consistent snapshot without copying the table). W
 no longer reaches back far enough the caller gets 410 Expired.
 
 Everything here is synchronous: the server is one asyncio thread, so a read-modify-write that does
-not await cannot interleave with another.
+not await cannot interleave with another. With a data directory
+(:class:`~fakeapi.storage.durable.DurableStorage`) each write is also handed to a
+:class:`~fakeapi.storage.journal.Journal`, which makes it durable in batches; :meth:`durable` is
+what a server awaits before it answers a write. Without one it returns at once.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from fakeapi.storage.interface import (
     KeyNotFoundError,
     TooOldError,
 )
+from fakeapi.storage.journal import Journal
 from fakeapi.storage.view import ConvertedResourceStore
 from fakeapi.storage.watch import Predicate, Watcher, WatchIndex
 
@@ -50,6 +54,26 @@ class MemoryStorage:
         self.watch_queue = watch_queue
         self._resources: dict[str, MemoryResourceStore] = {}
         self._converted: dict[str, ConvertedResourceStore] = {}
+        #: where writes are recorded for a data directory (None: memory only)
+        self.journal: Journal | None = None
+
+    async def durable(self) -> None:
+        """Return once every write so far is on disk (at once without a data directory)."""
+        if self.journal is not None:
+            await self.journal.durable()
+
+    async def aclose(self) -> None:
+        """Let any flush under way finish, then flush and close the data directory, if any."""
+        if self.journal is not None:
+            await self.journal.drain()
+        self.close()
+
+    def close(self) -> None:
+        """Flush and close the data directory, if any (outside an event loop, or once no flush
+        is under way: :meth:`aclose`)."""
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
 
     @property
     def resource_version(self) -> int:
@@ -224,6 +248,9 @@ class MemoryResourceStore:
             self.objects[key] = version = stored
         event = Event(etype, key, version, prev)
         self._record(event)
+        journal = self.storage.journal
+        if journal is not None:
+            journal.append(rv, etype[0], self.resource, key, b"" if etype == "DELETED" else raw)
         if self.watchers:
             for watcher in tuple(self.watchers):
                 watcher.offer(event)

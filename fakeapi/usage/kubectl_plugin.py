@@ -5,17 +5,19 @@ arguments and the environment through, so the plugin reads the kubeconfig exactl
 does (``--kubeconfig``, ``$KUBECONFIG``, ``--context``) and talks plain REST over
 :class:`~fakeapi.client.HttpTransport`: it works against fakeapi and against any real cluster.
 
-What it reads: every ResourceSlice, the ResourceClaims of all namespaces (or, when that is
-forbidden, of the context's namespace only), and the ResourcePools and DeviceTaintRules if the
+What it reads: every ResourceSlice, the ResourceClaims and Pods of all namespaces (or, when that
+is forbidden, of the context's namespace only), and the ResourcePools and DeviceTaintRules if the
 server serves them and the reader may list them. The join happens in
-:func:`fakeapi.rules.pools.pool_usage`. Tables follow kubectl's printer: upper-case headers,
-columns padded and separated by three spaces, ``No resources found`` on stderr when there is
-nothing to show.
+:func:`fakeapi.rules.pools.pool_usage`; per device, ``pool`` and ``node`` also show its health
+as the pods using it report it (KEP-4680), the taints in force on it, and who holds the claims
+it is allocated to (:mod:`fakeapi.usage.holders`: pods, a KEP-5194 workload, a PodGroup).
+Tables follow kubectl's printer: upper-case headers, columns padded and separated by three
+spaces, ``No resources found`` on stderr when there is nothing to show.
 
 ::
 
     kubectl dra pools                 # per pool: driver, node, total, allocated, available, ...
-    kubectl dra pool gpu.example.com.node-1   # per device: state, claim it is allocated to
+    kubectl dra pool gpu.example.com.node-1   # per device: state, health, taints, claim, holder
     kubectl dra node node-1 -o yaml
 """
 
@@ -33,6 +35,7 @@ import yaml
 
 from fakeapi.client import (
     DEVICE_TAINT_RULES,
+    PODS,
     RESOURCE_CLAIMS,
     RESOURCE_POOLS,
     RESOURCE_SLICES,
@@ -42,7 +45,9 @@ from fakeapi.client import (
     StatusError,
 )
 from fakeapi.kubeconfig import KubeconfigError, load_kubeconfig
+from fakeapi.objects import meta, text
 from fakeapi.rules.pools import PoolUsage, pool_usage
+from fakeapi.usage.holders import DeviceHealth, DeviceKey, claim_consumers, device_health
 
 __all__ = ["ClusterView", "format_table", "main", "read_cluster"]
 
@@ -72,11 +77,14 @@ class ClusterView:
         resource_pools: list[dict[str, Any]],
         claims_namespace: str | None,
         taint_rules: list[dict[str, Any]] | None = None,
+        pods: list[dict[str, Any]] | None = None,
     ) -> None:
         self.slices = slices
         self.claims = claims
         self.resource_pools = resource_pools
         self.taint_rules = taint_rules or []
+        #: the pods read (for device health), of the same namespaces as the claims
+        self.pods = pods or []
         #: None when claims of all namespaces were read; the one namespace read otherwise
         self.claims_namespace = claims_namespace
 
@@ -91,6 +99,17 @@ class ClusterView:
             taint_rules=self.taint_rules,
         )
 
+    def health(self) -> dict[DeviceKey, DeviceHealth]:
+        """Per device in use, the health its pods report."""
+        return device_health(pods=self.pods, claims=self.claims)
+
+    def holders(self) -> dict[str, list[str]]:
+        """Claim ``namespace/name`` → who it is reserved for."""
+        return {
+            f"{text(meta(c).get('namespace'))}/{text(meta(c).get('name'))}": claim_consumers(c)
+            for c in self.claims
+        }
+
 
 async def read_cluster(client: Client, *, namespace: str) -> ClusterView:
     """Read what the usage view needs; claims fall back to ``namespace`` on 403."""
@@ -103,12 +122,19 @@ async def read_cluster(client: Client, *, namespace: str) -> ClusterView:
             raise
         claims_namespace = namespace
         claims = (await client.list_all(RESOURCE_CLAIMS, namespace=namespace)).items
+    try:
+        pods = (await client.list_all(PODS, namespace=claims_namespace)).items
+    except StatusError as exc:
+        if exc.code != 403:
+            raise
+        pods = (await client.list_all(PODS, namespace=namespace)).items
     return ClusterView(
         slices=slices,
         claims=claims,
         resource_pools=await _list_if_readable(client, RESOURCE_POOLS),
         claims_namespace=claims_namespace,
         taint_rules=await _list_if_readable(client, DEVICE_TAINT_RULES),
+        pods=pods,
     )
 
 
@@ -140,8 +166,9 @@ def _pools_table(pools: Sequence[PoolUsage]) -> str:
     return format_table(header, rows)
 
 
-def _devices_table(pools: Sequence[PoolUsage]) -> str:
-    header = ["POOL", "DEVICE", "STATE", "ALLOCATED TO"]
+def _devices_table(pools: Sequence[PoolUsage], view: ClusterView) -> str:
+    header = ["POOL", "DEVICE", "STATE", "HEALTH", "TAINTS", "ALLOCATED TO", "RESERVED FOR"]
+    health, holders = view.health(), view.holders()
     rows: list[list[str]] = []
     for pool in pools:
         for device in pool.devices:
@@ -151,13 +178,44 @@ def _devices_table(pools: Sequence[PoolUsage]) -> str:
                 holder = f"<{device.reason}>"
             else:
                 holder = "<none>"
-            rows.append([pool.name, device.name, device.state, holder])
+            reported = health.get((pool.driver, pool.pool, device.name))
+            reserved = [who for claim in device.claims for who in holders.get(claim, ())]
+            rows.append([
+                pool.name,
+                device.name,
+                device.state,
+                reported.health if reported else "<none>",
+                ",".join(device.taints) or "<none>",
+                holder,
+                ",".join(dict.fromkeys(reserved)) or "<none>",
+            ])
     return format_table(header, rows)
 
 
-def _emit(pools: Sequence[PoolUsage], *, output: str, per_device: bool) -> None:
+def _document(pools: Sequence[PoolUsage], view: ClusterView) -> dict[str, Any]:
+    """``-o json|yaml``: the pools, each device with its health and its claims' holders."""
+    health, holders = view.health(), view.holders()
+    items = []
+    for pool in pools:
+        item = pool.to_dict()
+        for device, entry in zip(pool.devices, item["devices"], strict=True):
+            reported = health.get((pool.driver, pool.pool, device.name))
+            if reported is not None:
+                entry["health"] = reported.health
+                if reported.message:
+                    entry["healthMessage"] = reported.message
+            reserved = [who for claim in device.claims for who in holders.get(claim, ())]
+            if reserved:
+                entry["reservedFor"] = list(dict.fromkeys(reserved))
+        items.append(item)
+    return {"kind": "PoolUsageList", "items": items}
+
+
+def _emit(
+    pools: Sequence[PoolUsage], view: ClusterView, *, output: str, per_device: bool
+) -> None:
     if output in ("json", "yaml"):
-        document = {"kind": "PoolUsageList", "items": [p.to_dict() for p in pools]}
+        document = _document(pools, view)
         if output == "json":
             sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
         else:
@@ -166,7 +224,7 @@ def _emit(pools: Sequence[PoolUsage], *, output: str, per_device: bool) -> None:
     if not pools:
         print("No resources found", file=sys.stderr)
         return
-    sys.stdout.write(_devices_table(pools) if per_device else _pools_table(pools))
+    sys.stdout.write(_devices_table(pools, view) if per_device else _pools_table(pools))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -185,7 +243,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("pools", help="one line per pool: driver, node and device counts")
-    pool = sub.add_parser("pool", help="one line per device of a pool: state and claim")
+    pool = sub.add_parser(
+        "pool", help="one line per device of a pool: state, health, taints, claim and holder"
+    )
     pool.add_argument("name", help="a ResourcePool name (<driver>.<pool>) or a pool name")
     node = sub.add_parser("node", help="one line per device of the pools local to a node")
     node.add_argument("name", help="the node name")
@@ -215,7 +275,7 @@ async def _run(args: argparse.Namespace) -> int:
     if args.command == "pool" and not pools:
         print(f'error: pool "{args.name}" not found', file=sys.stderr)
         return 1
-    _emit(pools, output=args.output or "", per_device=args.command != "pools")
+    _emit(pools, view, output=args.output or "", per_device=args.command != "pools")
     return 0
 
 

@@ -13,16 +13,20 @@ its driver returned no CDI ID for):
 - a device nobody ever reported on is ``Unknown``.
 
 Every mutator returns the resource IDs whose (health, message) changed, so the kubelet updates
-only the pods that use them. :func:`pod_health_status` turns a pod's allocated devices and the
+only the pods that use them, and logs each change of a device's health (upstream's "Health info
+changed"), except a device's first report of Healthy, which every device makes as its driver
+starts. :func:`pod_health_status` turns a pod's allocated devices and the
 cache into the ``allocatedResourcesStatus`` entries for its containers and for the pod itself.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi import klog
 from fakeapi.kubelet.dra.driver import DeviceHealthReport
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
 
 DEFAULT_HEALTH_TIMEOUT_SECONDS = 30.0
 HEALTHY, UNHEALTHY, UNKNOWN = "Healthy", "Unhealthy", "Unknown"
+log = logging.getLogger("fakeapi.kubelet.dra")
 
 
 def resource_id(driver: str, pool: str, device: str) -> str:
@@ -54,9 +59,17 @@ class _Entry:
 class HealthCache:
     """Health per device; times are ``clock.monotonic()`` seconds."""
 
-    def __init__(self, *, default_timeout: float = DEFAULT_HEALTH_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, *, default_timeout: float = DEFAULT_HEALTH_TIMEOUT_SECONDS, node: str = ""
+    ) -> None:
         self.default_timeout = default_timeout
+        #: the node whose kubelet keeps the cache (for the log)
+        self.node = node
         self._entries: dict[str, _Entry] = {}
+
+    def _log(self, rid: str, entry: _Entry) -> None:
+        klog.info(log, "Health info changed", node=self.node, device=rid, health=entry.health,
+                  message=entry.message)
 
     def get(self, rid: str) -> tuple[str, str]:
         entry = self._entries.get(rid)
@@ -66,6 +79,8 @@ class HealthCache:
         old = self._entries.get(rid)
         if old is None or (old.health, old.message) != (entry.health, entry.message):
             changed.add(rid)
+            if (old.health if old else HEALTHY) != entry.health:
+                self._log(rid, entry)
         self._entries[rid] = entry
 
     def report(
@@ -87,6 +102,7 @@ class HealthCache:
                 entry.health = UNKNOWN
                 entry.message = f"no health report from the driver for {entry.timeout:g}s"
                 changed.add(rid)
+                self._log(rid, entry)
         return changed
 
     def next_expiry(self) -> float | None:
@@ -102,6 +118,7 @@ class HealthCache:
                 entry.health = UNKNOWN
                 entry.message = f"DRA driver {driver} is not registered"
                 changed.add(rid)
+                self._log(rid, entry)
         return changed
 
 

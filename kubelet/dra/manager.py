@@ -18,9 +18,11 @@ prepared and the release is tried again later.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from fakeapi import klog
 from fakeapi.client import POD_GROUPS, Client, Informer, is_not_found, object_key
 from fakeapi.clock import Clock
 from fakeapi.kubelet.admission import check_claim, pod_claim_refs
@@ -32,6 +34,8 @@ from fakeapi.objects import Obj
 from fakeapi.rules.podgroups import group_claim_entries, may_use_group_claims, pod_group_name
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DRAManager", "PodResources"]
+
+log = logging.getLogger("fakeapi.kubelet.dra")
 
 #: upstream's ``defaultClientCallTimeout``: half the kubelet's retry period
 DEFAULT_CALL_TIMEOUT = 45.0
@@ -81,6 +85,9 @@ class DRAManager:
         self._node = node
         self._claim_users: dict[str, set[str]] = {}
         self._device_users: dict[str, set[str]] = {}
+
+    def _node_name(self) -> str:
+        return str((self._node().get("metadata") or {}).get("name") or "")
 
     def pods_using_device(self, resource_id: str) -> set[str]:
         """Keys of the pods whose prepared claims include the device ``resource_id``."""
@@ -164,6 +171,9 @@ class DRAManager:
             driver = self._registered(name, PrepareError)
             for uid, prepared in (await driver.prepare_claims(batch)).items():
                 out[(name, uid)] = prepared
+                klog.info(log, "Done calling NodePrepareResources rpc", node=self._node_name(),
+                          pod=key, claim=f"{prepared.namespace}/{prepared.name}", driver=name,
+                          devices=[device for _, device, _ in prepared.devices])
         return out
 
     async def _inject(self, call: Call, claims: list[Obj], error: type[Exception]) -> None:
@@ -255,6 +265,9 @@ class DRAManager:
                 UnprepareError,
             )
             await self._registered(driver_name, UnprepareError).unprepare_claims(batch)
+            for claim in batch:
+                klog.info(log, "Done calling NodeUnprepareResources rpc", node=self._node_name(),
+                          pod=key, claim=f"{claim.namespace}/{claim.name}", driver=driver_name)
         for uid in last:
             self._claim_users.pop(uid, None)
         resources.released = True

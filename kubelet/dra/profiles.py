@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fakeapi.kubelet.dra.profile_check import ProfileError, check_profile
 from fakeapi.objects import Obj
 
 __all__ = [
@@ -68,10 +69,6 @@ _DEVICE_KEYS = frozenset(
 )
 
 
-class ProfileError(ValueError):
-    """A profile mapping that cannot be used (with the path of the offending field)."""
-
-
 def _format(value: Any, variables: Mapping[str, Any]) -> Any:
     """Format every string inside ``value``; ``{int: "..."}`` values become integers."""
     if isinstance(value, str):
@@ -84,7 +81,10 @@ def _format(value: Any, variables: Mapping[str, Any]) -> Any:
     if isinstance(value, dict):
         out = {str(k).format_map(variables): _format(v, variables) for k, v in value.items()}
         if set(out) == {"int"} and isinstance(out["int"], str):
-            out["int"] = int(out["int"])
+            try:
+                out["int"] = int(out["int"])
+            except ValueError:
+                raise ProfileError(f"int attribute {out['int']!r}: not an integer") from None
         if set(out) == {"bool"} and isinstance(out["bool"], str):
             out["bool"] = out["bool"].lower() == "true"
         return out
@@ -283,9 +283,9 @@ class DriverProfile:
 
     @classmethod
     def from_mapping(cls, data: Any) -> DriverProfile:
-        """Parse a profile mapping (as loaded from YAML); ProfileError says what is wrong."""
-        if not isinstance(data, Mapping):
-            raise ProfileError("a driver profile must be a mapping")
+        """Parse a profile mapping (as loaded from YAML); ProfileError says what is wrong, with
+        the field's path and what was expected (:mod:`.profile_check` checks the shape first)."""
+        check_profile(data)
         driver = data.get("driver")
         if not isinstance(driver, str) or not driver:
             raise ProfileError("driver: required")

@@ -220,6 +220,9 @@ class QueuedPodInfo:
     #: PreEnqueue rejected it (upstream "gated"); it waits until an event lets it in
     gated: bool = False
     gating_plugin: str = ""
+    #: the PreEnqueue rejection last reported in the pod's status (KEP-5501), to report a
+    #: message once
+    pre_enqueue_message: str = ""
     #: when the last failed attempt ended; the backoff is measured from here
     last_failure: float = 0.0
     #: a scheduling error (not a rejection): always retried after backoff

@@ -1,14 +1,17 @@
-"""Collects the CEL conformance results and prints them per area after the run.
+"""Collects the CEL conformance results and reports them per area, when asked.
 
-The per-area tests in test_conformance.py record every case's outcome here; the terminal
-summary then shows pass counts per area and every reason for skipping, with the cases named
-for the smaller groups (the large ones are whole libraries or protobuf features), so
-the output says what is covered and what is not, with or without ``-s``.
+The per-area tests in test_conformance.py record every case's outcome here; the report shows
+pass counts per area and every reason for skipping, with the cases named for the smaller groups
+(the large ones are whole libraries or protobuf features), so it says what is covered and what
+is not. It is long, so a plain run leaves it out: ``--cel-conformance-report=-`` prints it after
+the run, ``--cel-conformance-report=PATH`` writes it to a file (the option is defined in
+``tests/conftest.py``, where pytest reads options from).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -25,12 +28,28 @@ def conformance_results(request: pytest.FixtureRequest) -> dict[str, list[tuple[
     return stash[RESULTS]
 
 
+TITLE = "CEL conformance (google/cel-spec simple tests)"
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    target = terminalreporter.config.getoption("cel_conformance_report", None)
     results = terminalreporter.config.stash.get(RESULTS, None)
-    if not results:
+    if not target or not results:
         return
-    write = terminalreporter.write_line
-    terminalreporter.section("CEL conformance (google/cel-spec simple tests)")
+    lines = report_lines(results)
+    if target == "-":
+        terminalreporter.section(TITLE)
+        for line in lines:
+            terminalreporter.write_line(line)
+        return
+    Path(target).write_text("\n".join([TITLE, *lines]) + "\n")
+    terminalreporter.write_line(f"CEL conformance report written to {target}")
+
+
+def report_lines(results: dict[str, list[tuple[str, str, str]]]) -> list[str]:
+    """The report: pass counts per area, then the skipped cases by reason."""
+    lines: list[str] = []
+    write = lines.append
     totals: Counter[str] = Counter()
     skip_reasons: dict[str, Counter[str]] = defaultdict(Counter)
     skipped_names: dict[str, list[str]] = defaultdict(list)
@@ -60,3 +79,4 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             if len(skipped_names[reason]) <= LIST_NAMES_UP_TO and not whole_areas:
                 for name in skipped_names[reason]:
                     write(f"          {name}")
+    return lines

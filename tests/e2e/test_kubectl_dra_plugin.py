@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.client import RESOURCE_CLAIMS
+from fakeapi.client import DEVICE_TAINT_RULES, RESOURCE_CLAIMS
+from fakeapi.cluster import EXAMPLES
 from fakeapi.cluster.assembler import Cluster
 
 pytestmark = pytest.mark.e2e
@@ -79,10 +80,12 @@ async def test_pool_lists_each_device_with_the_claim_it_is_allocated_to() -> Non
         as_json = await _kubectl_dra(cluster, "pools", "-o", "json")
         missing = await _kubectl_dra(cluster, "pool", "nope")
     lines = by_name.stdout.splitlines()
-    assert lines[0].split() == ["POOL", "DEVICE", "STATE", "ALLOCATED", "TO"]
+    assert lines[0].split() == ["POOL", "DEVICE", "STATE", "HEALTH", "TAINTS", "ALLOCATED",
+                                "TO", "RESERVED", "FOR"]
     rows = {line.split()[1]: line.split()[2:] for line in lines[1:]}
-    assert rows["gpu-3"] == ["Allocated", "default/train"]
-    assert rows["gpu-0"] == ["Available", "<none>"]
+    # allocated by hand: no pod uses it, so none reports its health or holds the claim
+    assert rows["gpu-3"] == ["Allocated", "<none>", "<none>", "default/train", "<none>"]
+    assert rows["gpu-0"] == ["Available", "<none>", "<none>", "<none>", "<none>"]
     assert len(rows) == 8
     assert by_node.stdout == by_name.stdout
     [pool] = json.loads(as_json.stdout)["items"]
@@ -95,3 +98,36 @@ async def test_an_empty_cluster_has_no_pools() -> None:
         result = await _kubectl_dra(cluster, "pools")
     assert result.returncode == 0
     assert (result.stdout, result.stderr.strip()) == ("", "No resources found")
+
+
+async def test_pool_shows_device_health_taints_and_who_holds_the_claim() -> None:
+    async with Cluster(nodes=1, http=True, stages="fast") as cluster:
+        await cluster.apply_yaml(EXAMPLES / "template-claim-pod.yaml")
+        pod = await cluster.wait_for("pods", "gpu-pod", jsonpath="{.status.phase}=Running")
+        assert pod is not None
+        [status] = pod["status"]["resourceClaimStatuses"]
+        claim = await cluster.wait_for("resourceclaims", status["resourceClaimName"])
+        assert claim is not None
+        [result] = claim["status"]["allocation"]["devices"]["results"]
+        await cluster.kubelets["node-1"].mark_device_unhealthy(
+            driver="gpu.example.com", device=result["device"], message="ECC errors")
+        await cluster.wait_for(
+            "pods", "gpu-pod", timeout=30,
+            jsonpath="{.status.containerStatuses[0].allocatedResourcesStatus[0].resources[0]"
+                     ".health}=Unhealthy")
+        await cluster.client.create(DEVICE_TAINT_RULES, body={
+            "metadata": {"name": "drain"},
+            "spec": {"deviceSelector": {"driver": "gpu.example.com", "device": "gpu-7"},
+                     "taint": {"key": "maintenance", "value": "planned",
+                               "effect": "NoSchedule"}}})
+        table = await _kubectl_dra(cluster, "pool", "gpu.example.com.node-1")
+        as_json = await _kubectl_dra(cluster, "node", "node-1", "-o", "json")
+    rows = {line.split()[1]: line.split()[2:] for line in table.stdout.splitlines()[1:]}
+    claim_key = f"default/{status['resourceClaimName']}"
+    assert rows[result["device"]] == ["Allocated", "Unhealthy", "<none>", claim_key,
+                                      "pod/gpu-pod"]
+    assert rows["gpu-7"][:3] == ["Unavailable", "<none>", "maintenance=planned:NoSchedule"]
+    [pool] = json.loads(as_json.stdout)["items"]
+    device = next(d for d in pool["devices"] if d["name"] == result["device"])
+    assert (device["health"], device["healthMessage"], device["reservedFor"]) == (
+        "Unhealthy", "ECC errors", ["pod/gpu-pod"])

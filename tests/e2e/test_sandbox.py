@@ -221,7 +221,10 @@ def test_kep_5729_pods_of_a_podgroup_run_on_one_shared_claim(sandbox: Sandbox) -
     assert nodes == [result["pool"]] * 3
     usage = sandbox.kubectl("dra", "pool", f"gpu.example.com.{result['pool']}").stdout
     [row] = [line for line in usage.splitlines() if f" {result['device']} " in line]
-    assert row.split()[2:] == ["Allocated", f"default/{claim['metadata']['name']}"]
+    # pool, device, state, health (three pods report it), taints, claim, its holder
+    assert row.split()[2:] == ["Allocated", "Healthy", "<none>",
+                               f"default/{claim['metadata']['name']}",
+                               "podgroups.scheduling.k8s.io/trainer-workers-0"]
 
 
 def test_a_device_plugin_style_gpu_request_is_served_by_dra(sandbox: Sandbox) -> None:
@@ -286,7 +289,8 @@ def test_kubectl_exec_says_nothing_runs_to_exec_into(sandbox: Sandbox) -> None:
     assert result.returncode == 1
     assert result.stderr.strip() == (
         "error: unable to upgrade connection: pods/exec of exec/idle is not served: fakeapi's "
-        "simulated kubelets run no containers to connect to")
+        "simulated kubelets run no containers to connect to (a stream configuration, "
+        "--stream-config, can connect them to local commands and ports)")
 
 
 def test_kubectl_logs_follow_stays_open_while_the_container_runs(sandbox: Sandbox) -> None:

@@ -177,3 +177,21 @@ def test_json_form_carries_counts_and_devices() -> None:
     doc = usage.to_dict()
     assert doc["allocatedDevices"] == 1 and doc["availableDevices"] == 0
     assert doc["devices"] == [{"name": "gpu-0", "state": "Allocated", "claims": ["default/a"]}]
+
+
+def test_every_taint_in_force_is_listed_whatever_its_effect_or_source() -> None:
+    slices = [_slice([
+        {"name": "gpu-0", "taints": [{"key": "ecc", "value": "degraded", "effect": "None"}]},
+        {"name": "gpu-1"},
+        {"name": "gpu-2", "taints": [{"key": "dead", "effect": "NoExecute"}]},
+    ])]
+    rule = {"metadata": {"name": "drain"},
+            "spec": {"deviceSelector": {"driver": DRIVER, "device": "gpu-1"},
+                     "taint": {"key": "maintenance", "effect": "NoSchedule"}}}
+    [usage] = pool_usage(slices=slices, claims=[_claim("a", "gpu-0")], taint_rules=[rule])
+    assert {d.name: (d.state, d.taints) for d in usage.devices} == {
+        "gpu-0": (ALLOCATED, ["ecc=degraded:None"]),
+        "gpu-1": (UNAVAILABLE, ["maintenance:NoSchedule"]),
+        "gpu-2": (UNAVAILABLE, ["dead:NoExecute"]),
+    }
+    assert usage.devices[1].to_dict()["taints"] == ["maintenance:NoSchedule"]

@@ -26,8 +26,10 @@ from collections.abc import Callable, Sequence
 
 import orjson
 
+from fakeapi import klog
 from fakeapi.client import RESOURCE_CLAIMS, Client, is_not_found, retry_on_conflict
 from fakeapi.clock import Clock
+from fakeapi.klog import kobj
 from fakeapi.objects import Obj, meta
 from fakeapi.rules.claims import (
     DELETE_PROTECTION_FINALIZER,
@@ -236,6 +238,8 @@ class ClaimWriter:
         # re-reads at once (no pause: the writes are in-process and already done).
         claim: Obj = await retry_on_conflict(attempt, clock=self.clock, delay=0.0)
         self.tracker.assume(claim)
+        klog.info(log, "reserved", pod=kobj(pod), resourceclaim=f"{namespace}/{name}",
+                  **({"allocated": _devices(allocation)} if wrote and allocation else {}))
         return claim, wrote
 
     async def wait_for_binding_conditions(
@@ -320,6 +324,12 @@ class ClaimWriter:
 
 class BindError(Exception):
     """Writing a claim's allocation or reservation failed for a reason a retry cannot fix."""
+
+
+def _devices(allocation: Obj) -> list[str]:
+    """``driver/pool/device`` of every result of an allocation (for the log)."""
+    results = (allocation.get("devices") or {}).get("results") or ()
+    return [f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}" for r in results]
 
 
 def has_binding_conditions(allocation: Obj) -> bool:
