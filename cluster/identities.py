@@ -37,11 +37,11 @@ import secrets
 
 from fakeapi.auth.authentication import Authenticator
 from fakeapi.auth.user import (
+    ADMIN_USER,
     ALL_AUTHENTICATED,
     KUBE_CONTROLLER_MANAGER,
     KUBE_SCHEDULER,
     NODE_NAME_EXTRA,
-    PRIVILEGED_GROUP,
     UserInfo,
     node_user,
     service_account_user,
@@ -62,7 +62,6 @@ __all__ = [
 ]
 
 SYSTEM_NAMESPACE = "kube-system"
-ADMIN_USER = UserInfo("fakeapi-admin", groups=(PRIVILEGED_GROUP, ALL_AUTHENTICATED))
 SCHEDULER_USER = UserInfo(KUBE_SCHEDULER, groups=(ALL_AUTHENTICATED,))
 INFORMERS_USER = UserInfo(KUBE_CONTROLLER_MANAGER, groups=(ALL_AUTHENTICATED,))
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fakeapi.auth.authorizer import RBAC
+from fakeapi.auth.user import UserInfo
 from fakeapi.client import (
     CLUSTER_ROLE_BINDINGS,
     CLUSTER_ROLES,
@@ -202,10 +203,10 @@ class NodeStartup(ComponentWiring):
             return str(self.kubeconfig)
         path = self.kubeconfig.parent / f"kubeconfig-{node}"
         if not path.exists():
-            self._write_kubeconfig(path, token=self.tokens.token(node_user(node)))
+            self._write_kubeconfig(path, user=node_user(node))
         return str(path)
 
-    def _write_kubeconfig(self, path: Path, *, token: str | None) -> None:
+    def _write_kubeconfig(self, path: Path, *, user: UserInfo) -> None:
         raise NotImplementedError  # the assembler writes kubeconfigs (fakeapi.cluster.assembler)
 
     async def add_kubelet(

@@ -9,6 +9,8 @@ always has. Asking for authentication without a mode gives upstream's default mo
 tokens the cluster makes for its own identities (the admin's kubeconfig, the nodes').
 
 :meth:`SecuritySettings.check` refuses inconsistent settings with a message naming the flag.
+:meth:`SecuritySettings.authenticator` builds the server's authenticators from the flags, and
+:meth:`SecuritySettings.server_trust` says what a kubeconfig trusts of the server's certificate.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fakeapi.auth.authentication import Authenticator, load_token_file
 from fakeapi.auth.authorizer import ALWAYS_ALLOW, parse_modes
 
 __all__ = ["SecuritySettings"]
@@ -93,3 +96,28 @@ class SecuritySettings:
     def open_to_anyone(self) -> bool:
         """Whether a request with no credentials may do everything (the default sandbox)."""
         return self.anonymous_auth and self.modes in ((), (ALWAYS_ALLOW,))
+
+    def authenticator(self) -> Authenticator | None:
+        """The server's authenticators (None: requests are not authenticated); reads the token
+        file (:class:`~fakeapi.auth.authentication.TokenFileError` when it is malformed)."""
+        if not self.authenticates:
+            return None
+        tokens = load_token_file(self.token_auth_file) if self.token_auth_file else {}
+        return Authenticator(
+            tokens=tokens,
+            client_certificates=bool(self.client_ca_file),
+            anonymous=self.anonymous_auth,
+        )
+
+    def server_trust(self) -> bytes | None:
+        """What a kubeconfig of this server trusts (its certificate-authority-data; None over
+        plain HTTP): the serving certificate file (its chain) and the client CA, so that a
+        self-signed serving certificate verifies as well as one the client CA signed."""
+        if not self.tls_cert_file:
+            return None
+        with open(self.tls_cert_file, "rb") as handle:
+            bundle = handle.read()
+        if self.client_ca_file:
+            with open(self.client_ca_file, "rb") as handle:
+                bundle = bundle.rstrip(b"\n") + b"\n" + handle.read()
+        return bundle

@@ -22,6 +22,7 @@ __all__ = [
     "ALL_AUTHENTICATED",
     "ALL_UNAUTHENTICATED",
     "ANONYMOUS",
+    "ADMIN_USER",
     "ANONYMOUS_USER",
     "KUBE_CONTROLLER_MANAGER",
     "KUBE_SCHEDULER",
@@ -76,6 +77,9 @@ class UserInfo:
 
 #: who a request without credentials is, when anonymous requests are allowed
 ANONYMOUS_USER = UserInfo(ANONYMOUS, groups=(ALL_UNAUTHENTICATED,))
+#: the user of the kubeconfig ``fakeapi serve`` and ``sandbox`` write when they authenticate, and
+#: of a cluster's test client: a cluster admin, as kubeadm's ``kubernetes-admin``
+ADMIN_USER = UserInfo("fakeapi-admin", groups=(PRIVILEGED_GROUP, ALL_AUTHENTICATED))
 
 
 def with_authenticated_group(user: UserInfo) -> UserInfo:
