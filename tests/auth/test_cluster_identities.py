@@ -1,0 +1,85 @@
+"""A cluster that authorizes runs every component as its own identity, and the simulated nodes
+still run pods with claims; users' clients are held to their RBAC; an external driver gets a
+kubeconfig of its own node (``fakeapi.cluster.identities``)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from fakeapi.client import PODS, RESOURCE_CLAIMS, StatusError
+from fakeapi.cluster import eventually
+from fakeapi.cluster.assembler import Cluster
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "cluster" / "data" / "examples"
+
+
+async def test_components_under_rbac_and_node_run_a_pod_with_a_claim() -> None:
+    async with Cluster(nodes=2, authorization="RBAC,Node", stages="fast") as cluster:
+        await cluster.apply_yaml(EXAMPLES / "template-claim-pod.yaml")
+        pod = await cluster.wait_for(PODS, "gpu-pod", jsonpath="{.status.phase}=Running",
+                                     timeout=10)
+        assert pod is not None
+        claim_name = pod["status"]["resourceClaimStatuses"][0]["resourceClaimName"]
+        claim = await cluster.client.get(RESOURCE_CLAIMS, namespace="default", name=claim_name)
+        # written by the scheduler (allocation), the resourceclaim controller (reservedFor) and
+        # the node's driver (devices), each under its own identity and role
+        assert claim["status"]["allocation"] and claim["status"]["reservedFor"]
+        assert claim["status"]["devices"]
+        assert cluster.component_errors == []
+
+
+async def test_a_users_client_is_held_to_its_rbac() -> None:
+    async with Cluster(components=(), authorization="RBAC") as cluster:
+        jane = cluster.client_as("jane")
+        with pytest.raises(StatusError) as refused:
+            await jane.list(PODS, namespace="kube-system")
+        assert refused.value.code == 403
+        assert refused.value.message == (
+            'pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the '
+            'namespace "kube-system"'
+        )
+        admin = cluster.client_as("root", groups=("system:masters",))
+        assert (await admin.list(PODS, namespace="kube-system")).items == []
+
+
+async def test_without_authorization_every_client_may_do_anything() -> None:
+    async with Cluster(components=()) as cluster:
+        assert (await cluster.client_as("jane").list(PODS, namespace="kube-system")).items == []
+
+
+@pytest.fixture
+def root() -> Iterator[Path]:
+    # unix socket paths are limited to 107 bytes: a short temporary directory, not tmp_path
+    path = Path(tempfile.mkdtemp(prefix="kp-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+async def test_an_external_driver_gets_a_kubeconfig_of_its_node(root: Path) -> None:
+    copy = (f"import os, shutil, time; shutil.copy(os.environ['KUBECONFIG'], "
+            f"'{root}/seen-' + os.environ['NODE_NAME']); time.sleep(60)")
+    command = f'{sys.executable} -c "{copy}"'
+    async with Cluster(nodes=1, profiles=(), kubelet_root_dir=root, driver_commands=[command],
+                       stages="fast", authorization="RBAC,Node") as cluster:
+        seen = root / "seen-node-1"
+        await eventually(seen.exists, what="the driver's copy of its kubeconfig")
+        config = yaml.safe_load(seen.read_text())
+        assert config["clusters"][0]["cluster"]["server"] == cluster.url
+        token = config["users"][0]["user"]["token"]
+        async with httpx.AsyncClient() as http:
+            review = await http.post(
+                f"{cluster.url}/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                headers={"Authorization": f"Bearer {token}"},
+                json={"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"},
+            )
+        assert review.json()["status"]["userInfo"]["username"] == "system:node:node-1"
+        admin = yaml.safe_load(cluster.kubeconfig.read_text())["users"][0]["user"]["token"]
+        assert admin != token
