@@ -117,13 +117,14 @@ def cluster_driver_user(driver: str) -> UserInfo:
     return service_account_user(SYSTEM_NAMESPACE, _account_name(driver, "controller"))
 
 
-def driver_policy(driver: str, *, cluster_scoped: bool) -> list[Obj]:
+def driver_policy(driver: str, *, cluster_scoped: bool, node_local: bool = True) -> list[Obj]:
     """The ClusterRole and ClusterRoleBinding a driver's install manifest would bring, following
     upstream's DRA hardening guide: read claims, write their status, and write ``status.devices``
-    for this driver only — from its own node (``associated-node:``) for a kubelet plugin, from
-    any node (``arbitrary-node:``) for a cluster-scoped driver's controller, which also publishes
-    its pools' ResourceSlices."""
-    prefix = "arbitrary-node:" if cluster_scoped else "associated-node:"
+    for this driver only — from its own node (``associated-node:``) for a kubelet plugin of
+    node-local devices, from any node (``arbitrary-node:``) for a cluster-scoped driver's
+    controller, which also publishes its pools' ResourceSlices, and for a kubelet plugin of
+    devices that are not ``node_local`` (network-attached: their allocation names no one node)."""
+    prefix = "associated-node:" if node_local and not cluster_scoped else "arbitrary-node:"
     account = _account_name(driver, "controller" if cluster_scoped else "kubelet-plugin")
     name = f"fakeapi:dra-driver:{account}"
     rules: list[Obj] = [

@@ -192,7 +192,12 @@ class NodeStartup(ComponentWiring):
             return
         client = self.client_for("fakeapi-assembler")
         for profile in profiles:
-            for obj in driver_policy(profile.driver, cluster_scoped=profile.scope == "cluster"):
+            # a cluster-scoped driver's controller, and any driver a kubelet runs
+            policy = driver_policy(profile.driver, cluster_scoped=False,
+                                   node_local=profile.scope != "cluster")
+            if profile.scope == "cluster":
+                policy += driver_policy(profile.driver, cluster_scoped=True)
+            for obj in policy:
                 resource = CLUSTER_ROLES if obj["kind"] == "ClusterRole" else CLUSTER_ROLE_BINDINGS
                 await client.apply(resource, body=obj, force=True)
 

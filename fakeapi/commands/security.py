@@ -8,11 +8,10 @@ context and the admin token its kubeconfig carries), and checked against the add
 on (:func:`exposure_warning`): loopback stays the default, and a server reachable from elsewhere
 that lets anyone do anything says so on stderr.
 
-kubectl sends its credentials only over TLS (client-go reads a kubeconfig's user only for an
-``https`` server), so a server that authenticates without ``--tls-cert-file`` serves HTTPS with a
-self-signed certificate for its address, as kube-apiserver generates one into ``--cert-dir``
-(:func:`with_serving_certificate`, made with the ``openssl`` binary; without one it serves plain
-HTTP and says that kubectl will be anonymous). The kubeconfig trusts that certificate.
+kubectl sends its credentials only over TLS, so a server that authenticates without
+``--tls-cert-file`` serves HTTPS with a self-signed certificate for its address, as
+kube-apiserver generates one (:func:`with_serving_certificate`,
+:mod:`fakeapi.auth.serving_cert`); the kubeconfig trusts that certificate.
 
 The sandbox hands the settings to its :class:`~fakeapi.cluster.Cluster`, which runs its
 components under their own identities (:mod:`fakeapi.cluster.identities`).
@@ -24,15 +23,14 @@ import argparse
 import dataclasses
 import ipaddress
 import secrets
-import shutil
 import ssl
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from fakeapi.auth.authentication import Authenticator
+from fakeapi.auth.serving_cert import self_signed_certificate
 from fakeapi.auth.settings import SecuritySettings
 from fakeapi.auth.user import ADMIN_USER
 
@@ -120,42 +118,21 @@ def serve_security(settings: SecuritySettings) -> ServeSecurity:
                          ca_data=settings.server_trust())
 
 
-def _subject_alt_names(host: str) -> str:
-    names = ["DNS:localhost", "IP:127.0.0.1", "IP:::1"]
-    try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        names.append(f"DNS:{host}")
-    else:
-        if not address.is_unspecified:
-            names.append(f"IP:{address}")
-    return ",".join(dict.fromkeys(names))
-
-
 def with_serving_certificate(
     settings: SecuritySettings, *, host: str, command: str
 ) -> SecuritySettings:
     """``settings`` with a self-signed serving certificate when they authenticate without one
-    (kept in a temporary directory for the process's lifetime); unchanged otherwise, or, after
-    a warning on stderr, when no ``openssl`` binary is found. ValueError when openssl fails."""
+    (:mod:`fakeapi.auth.serving_cert`, kept in a temporary directory for the process's
+    lifetime); unchanged otherwise, or, after a warning on stderr, when no ``openssl`` binary is
+    found. ValueError when openssl fails."""
     if not settings.authenticates or settings.tls_cert_file:
         return settings
-    openssl = shutil.which("openssl")
-    if openssl is None:
+    made = self_signed_certificate(directory=Path(tempfile.mkdtemp(prefix="fakeapi-certs-")),
+                                   host=host)
+    if made is None:
         print(f"fakeapi {command}: WARNING: no --tls-cert-file and no openssl to make a "
               "self-signed certificate: serving plain HTTP, over which kubectl sends no "
               "credentials (it is system:anonymous)", file=sys.stderr)
         return settings
-    directory = Path(tempfile.mkdtemp(prefix="fakeapi-certs-"))
-    cert, key = directory / "apiserver.crt", directory / "apiserver.key"
-    made = subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-         "-nodes", "-days", "365", "-subj", "/CN=fakeapi-apiserver",
-         "-addext", f"subjectAltName={_subject_alt_names(host)}",
-         "-keyout", str(key), "-out", str(cert)],
-        capture_output=True, text=True, check=False,
-    )
-    if made.returncode != 0:
-        raise ValueError(f"cannot make a self-signed serving certificate with {openssl}: "
-                         f"{made.stderr.strip()}")
+    cert, key = made
     return dataclasses.replace(settings, tls_cert_file=str(cert), tls_private_key_file=str(key))

@@ -121,10 +121,13 @@ class InProcessTransport:
             terms = ()
         if verb in ("list", "watch") and not name:
             name = pinned_name(terms)
+        if not resource.namespaced or not namespace:
+            namespace = ""
+        if resource.group == "" and resource.plural == "namespaces" and name:
+            namespace = name  # a namespace is in itself, as the HTTP path says (request_info)
         attrs = Attributes(
             user=user, verb=verb, api_group=resource.group, api_version=resource.version,
-            resource=resource.plural, subresource=subresource,
-            namespace=namespace if resource.namespaced and namespace else "", name=name,
+            resource=resource.plural, subresource=subresource, namespace=namespace, name=name,
             field_selector=terms,
         )
         answer = authorizer.authorize(attrs)

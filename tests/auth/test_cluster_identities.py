@@ -4,7 +4,9 @@ kubeconfig of its own node (``fakeapi.cluster.identities``)."""
 
 from __future__ import annotations
 
+import base64
 import shutil
+import ssl
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -72,9 +74,15 @@ async def test_an_external_driver_gets_a_kubeconfig_of_its_node(root: Path) -> N
         seen = root / "seen-node-1"
         await eventually(seen.exists, what="the driver's copy of its kubeconfig")
         config = yaml.safe_load(seen.read_text())
-        assert config["clusters"][0]["cluster"]["server"] == cluster.url
+        server = config["clusters"][0]["cluster"]
+        # served over TLS (a self-signed certificate the kubeconfig trusts): kubectl sends
+        # credentials over TLS only
+        assert server["server"] == cluster.url and cluster.url.startswith("https://")
+        trusted = ssl.create_default_context(
+            cadata=base64.b64decode(server["certificate-authority-data"]).decode()
+        )
         token = config["users"][0]["user"]["token"]
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(verify=trusted) as http:
             review = await http.post(
                 f"{cluster.url}/apis/authentication.k8s.io/v1/selfsubjectreviews",
                 headers={"Authorization": f"Bearer {token}"},
