@@ -19,6 +19,7 @@ rules).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
@@ -32,9 +33,16 @@ from fakeapi.auth.user import UserInfo
 
 __all__ = ["REQUEST_USER", "REQUEST_VERB", "auth_middleware", "request_user"]
 
+
+def _request_key(name: str, kind: type) -> Any:
+    """A typed request key where aiohttp has them (``web.RequestKey``), else the plain name."""
+    request_key = getattr(web, "RequestKey", None)
+    return request_key(name, kind) if request_key is not None else name
+
+
 #: the request's user and its verb as authorized (keys of the aiohttp request)
-REQUEST_USER = "fakeapi.user"
-REQUEST_VERB = "fakeapi.verb"
+REQUEST_USER: Any = _request_key("fakeapi.user", UserInfo)
+REQUEST_VERB: Any = _request_key("fakeapi.verb", str)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
