@@ -16,7 +16,7 @@ import httpx
 import pytest
 import yaml
 
-from fakeapi.client import PODS, RESOURCE_CLAIMS, StatusError
+from fakeapi.client import CLUSTER_ROLES, PODS, RESOURCE_CLAIMS, RESOURCE_SLICES, StatusError
 from fakeapi.cluster import eventually
 from fakeapi.cluster.assembler import Cluster
 
@@ -91,3 +91,49 @@ async def test_an_external_driver_gets_a_kubeconfig_of_its_node(root: Path) -> N
         assert review.json()["status"]["userInfo"]["username"] == "system:node:node-1"
         admin = yaml.safe_load(cluster.kubeconfig.read_text())["users"][0]["user"]["token"]
         assert admin != token
+
+
+async def test_the_bootstrap_view_and_edit_roles_aggregate_and_grow_with_labelled_roles() -> None:
+    async with Cluster(components=("controllers",), authorization="RBAC") as cluster:
+        await cluster.apply_yaml("""
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: jane-views, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: jane}]
+""")
+        jane = cluster.client_as("jane")
+        assert (await jane.list(RESOURCE_CLAIMS, namespace="default")).items == []
+        with pytest.raises(StatusError) as refused:
+            await jane.create(RESOURCE_CLAIMS, namespace="default", body={
+                "metadata": {"name": "c"}, "spec": {"devices": {"requests": []}}})
+        assert refused.value.code == 403
+        with pytest.raises(StatusError):
+            await jane.list(PODS, namespace="kube-system")
+        # a role labelled to aggregate into view: the clusterrole-aggregation controller adds
+        # its rules to view, and so to jane
+        await cluster.apply_yaml("""
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: slices-viewer
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
+rules:
+- {apiGroups: [resource.k8s.io], resources: [resourceslices], verbs: [get, list, watch]}
+""")
+
+        async def jane_lists_slices() -> bool:
+            try:
+                await jane.list(RESOURCE_SLICES)
+            except StatusError:
+                return False
+            return True
+
+        # view is bound in one namespace only: slices are cluster-scoped, so the grant shows in
+        # the role's rules, not in a cluster-wide list
+        async def view_has_slices() -> bool:
+            role = await cluster.client.get(CLUSTER_ROLES, name="view")
+            return any("resourceslices" in rule.get("resources", []) for rule in role["rules"])
+
+        await eventually(view_has_slices, what="view aggregating slices-viewer")
+        assert not await jane_lists_slices()
