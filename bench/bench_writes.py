@@ -4,7 +4,9 @@ Times, per operation and through the in-process client (what controllers, the sc
 kubelets use), the writes a pod's life is made of: pod create, ``pods/binding``, a status merge
 patch (a condition), a server-side apply of status, claim create, a claim update that adds a
 finalizer and a claim status update (an allocation), and the ``events.k8s.io`` Event the
-scheduler records per scheduled pod. Then the same status patches with 500 watchers of pods,
+scheduler records per scheduled pod; and a custom resource's create, update and status update
+(a CronTab whose definition has a CEL rule, a pattern, defaults and printer columns, to set
+beside the built-in kinds' writes). Then the same status patches with 500 watchers of pods,
 each selecting one node (``spec.nodeName=node-N``, as every kubelet does), and with 500 watchers
 that select nothing.
 
@@ -39,9 +41,17 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from fakeapi.apiextensions.controllers import ApiExtensionsControllers
 from fakeapi.bootstrap import new_registry
 from fakeapi.cli import GC_THRESHOLDS
-from fakeapi.client import EVENTS_K8S_IO, PODS, RESOURCE_CLAIMS, Client
+from fakeapi.client import (
+    CUSTOM_RESOURCE_DEFINITIONS,
+    EVENTS_K8S_IO,
+    PODS,
+    RESOURCE_CLAIMS,
+    Client,
+    Resource,
+)
 from fakeapi.clock import FakeClock
 from fakeapi.objects import deep_copy
 from fakeapi.registry.fields import ManagedFieldsTracker
@@ -115,6 +125,54 @@ def event_body(name: str) -> dict[str, Any]:
     }
 
 
+CRONTABS = Resource(group="stable.example.com", version="v1", plural="crontabs", kind="CronTab",
+                    namespaced=True)
+CRONTAB_DEFINITION: dict[str, Any] = {
+    "metadata": {"name": "crontabs.stable.example.com"},
+    "spec": {
+        "group": "stable.example.com", "scope": "Namespaced",
+        "names": {"plural": "crontabs", "kind": "CronTab"},
+        "versions": [{
+            "name": "v1", "served": True, "storage": True,
+            "subresources": {"status": {}},
+            "additionalPrinterColumns": [
+                {"name": "Spec", "type": "string", "jsonPath": ".spec.cronSpec"},
+                {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"}],
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {
+                    "type": "object",
+                    "x-kubernetes-validations": [{"rule": "self.replicas <= self.maxReplicas",
+                                                  "message": "too many replicas"}],
+                    "properties": {
+                        "cronSpec": {"type": "string",
+                                     "pattern": r"^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$"},
+                        "image": {"type": "string"},
+                        "replicas": {"type": "integer", "minimum": 0, "default": 1},
+                        "maxReplicas": {"type": "integer", "default": 10},
+                        "env": {"type": "array", "x-kubernetes-list-type": "map",
+                                "x-kubernetes-list-map-keys": ["name"],
+                                "items": {"type": "object", "required": ["name"], "properties": {
+                                    "name": {"type": "string"}, "value": {"type": "string"}}}},
+                    },
+                },
+                "status": {"type": "object", "properties": {
+                    "replicas": {"type": "integer"}, "lastScheduleTime": {
+                        "type": "string", "format": "date-time"}}},
+            }}},
+        }],
+    },
+}
+
+
+def crontab_body(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "stable.example.com/v1", "kind": "CronTab",
+        "metadata": {"name": f"tab-{name}", "namespace": "default", "labels": {"app": "bench"}},
+        "spec": {"cronSpec": "*/5 * * * *", "image": "registry.example/cron:1.0",
+                 "env": [{"name": "MODE", "value": "bench"}]},
+    }
+
+
 def ready_patch(ts: str) -> dict[str, Any]:
     return {"status": {"phase": "Pending", "conditions": [
         {"type": "PodScheduled", "status": "True", "lastTransitionTime": ts}]}}
@@ -168,6 +226,19 @@ class Bench:
         claim = await self.client.get(RESOURCE_CLAIMS, namespace="default", name=f"claim-{name}")
         claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
         await self.client.update(RESOURCE_CLAIMS, body=claim)
+
+    async def create_crontab(self, name: str) -> None:
+        await self.client.create(CRONTABS, namespace="default", body=crontab_body(name))
+
+    async def crontab_update(self, name: str) -> None:
+        tab = await self.client.get(CRONTABS, namespace="default", name=f"tab-{name}")
+        tab["spec"]["replicas"] = 3
+        await self.client.update(CRONTABS, body=tab)
+
+    async def crontab_status(self, name: str) -> None:
+        tab = await self.client.get(CRONTABS, namespace="default", name=f"tab-{name}")
+        tab["status"] = {"replicas": 3, "lastScheduleTime": "2024-01-01T00:00:00Z"}
+        await self.client.update_status(CRONTABS, body=tab)
 
     async def create_event(self, name: str) -> None:
         await self.client.create(EVENTS_K8S_IO, namespace="default", body=event_body(name))
@@ -223,6 +294,11 @@ async def one_round(
 ) -> list[tuple[str, tuple[float, float]]]:
     bench = Bench(pods, first)
     await bench.client.create(PODS, namespace="default", body=pod_body("warmup"))
+    await bench.client.create(CUSTOM_RESOURCE_DEFINITIONS, body=CRONTAB_DEFINITION)
+    # the API server's definition controllers, run once by hand: the bench has no event loop
+    # of controllers, and the definition is served once they have established it
+    ApiExtensionsControllers(bench.registry).reconcile("crontabs.stable.example.com")
+    await bench.client.create(CRONTABS, namespace="default", body=crontab_body("warmup"))
     operations: list[tuple[str, Callable[[str], Awaitable[Any]]]] = [
         ("claim create", bench.create_claim),
         ("claim update (adds a finalizer)", bench.claim_finalizer),
@@ -232,6 +308,9 @@ async def one_round(
         ("pod status merge patch", bench.status_patch),
         ("pod status server-side apply", bench.status_apply),
         ("event create (events.k8s.io)", bench.create_event),
+        ("custom resource create (CronTab)", bench.create_crontab),
+        ("custom resource update", bench.crontab_update),
+        ("custom resource status update", bench.crontab_status),
     ]
     profiler = cProfile.Profile() if profile else None
     if profiler:

@@ -222,9 +222,8 @@ class ComponentWiring(InProcessAccess):
         given as ``plugins=`` and ``profile=``), ``"kubelets"`` (the ``nodes`` kubelets, each
         with the options; it returns once they are Ready and have published), or one of the
         cluster's ``extra_components`` (no options: its factory has what it needs). A component
-        runs once at a time; the controllers, kubelets and user components may start again
-        after :meth:`stop_component`, the scheduler not (its metrics are registered in the
-        cluster's registry once)."""
+        runs once at a time and may start again after :meth:`stop_component` (a restarted
+        scheduler records into the cluster's metric families it registered before)."""
         self._require_started(f"starting {name}")
         check_components((name,), extra=self.extra_components)
         if any(running == name for running, _ in self._running):

@@ -30,19 +30,28 @@ A reconcile of one object, from current state:
 Owners of kinds this cluster does not serve are treated as solid: nothing is deleted on a guess.
 Background deletion needs nothing special: the owner simply disappears, and its dependents,
 queued by the deletion event, find their owner dangling.
+
+Custom resources join the graph while the collector runs, as upstream's collector adds monitors
+for the kinds discovery shows: an established CustomResourceDefinition gets an informer of its
+kind (indexed and handled as the built-in ones), and once it has listed, every object naming
+an owner of that kind is looked at again (one looked at before may have found an owner that went
+unseen). When the definition goes, its informer stops, an owner of that kind is dangling from
+then on (its kind is not served, so it cannot exist), and the objects naming one are queued.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
 from fakeapi.client import (
     ALL_RESOURCES,
+    CUSTOM_RESOURCE_DEFINITIONS,
     EVENTS,
     Client,
     Informer,
@@ -57,6 +66,7 @@ from fakeapi.clock import Clock
 from fakeapi.controllers.indexes import OWNER_UID_INDEX, ensure_index
 from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.objects import Obj, as_dict, as_list, meta, object_key, owner_uids, text
+from fakeapi.rules.definitions import served_kind
 
 __all__ = ["COLLECTED_RESOURCES", "GarbageCollector"]
 
@@ -125,10 +135,93 @@ class GarbageCollector(ControllerComponent):
         for plural, informer in self.caches.items():
             self._watch(plural, informer)
         self.informers = list(self.caches.values())
+        self._factory = informers
+        #: custom kinds (qualified plurals) whose definition is gone
+        self._gone: set[str] = set()
+        self._rechecks: set[asyncio.Task[None]] = set()
+        self._stopping: set[asyncio.Task[None]] = set()
+        definitions = self.caches.get(CUSTOM_RESOURCE_DEFINITIONS.qualified_plural)
+        if definitions is not None:
+            definitions.add_handler(
+                on_add=self._follow_definition,
+                on_update=lambda _old, new: self._follow_definition(new),
+                on_delete=self._forget_definition,
+            )
 
     async def stop(self) -> None:
         await super().stop()
+        for task in self._rechecks:
+            task.cancel()
+        await asyncio.gather(*self._rechecks, *self._stopping, return_exceptions=True)
         await self.events.close()
+
+    # --- custom kinds --------------------------------------------------------------------------
+    def _follow_definition(self, definition: Obj) -> None:
+        kind = served_kind(definition)
+        if kind is None:
+            return
+        resource = Resource(*kind)
+        plural = resource.qualified_plural
+        known = self.resources.get(plural)
+        if known == resource and plural not in self._gone:
+            return
+        self._gone.discard(plural)
+        self.resources[plural] = resource
+        self.by_kind[(resource.group, resource.kind)] = resource
+        informer = self.caches.get(plural)
+        if informer is not None and informer.resource != resource:
+            self._stop_later(informer)  # another version to act through
+        if informer is None or informer.resource != resource:
+            informer = self._factory.informer(resource)
+            ensure_index(informer, _UID_INDEX, _uid)
+            ensure_index(informer, OWNER_UID_INDEX, owner_uids)
+            self.caches[plural] = informer
+            self._watch(plural, informer)
+        informer.start()
+        self._track(self._recheck_dependents_once_synced(informer, resource))
+
+    async def _recheck_dependents_once_synced(self, informer: Informer, resource: Resource) -> None:
+        """Look again at every object owned by an object of a kind just followed: one looked
+        at before the informer listed may have found its owner alive, which has gone since
+        without the informer ever seeing it."""
+        await informer.wait_synced()
+        self._enqueue_owned_by(resource)
+
+    def _enqueue_owned_by(self, resource: Resource) -> None:
+        """Queue every object that names an owner of ``resource``'s kind."""
+        for plural, cache in list(self.caches.items()):
+            for obj in cache.list():
+                if any(
+                    _group_of(text(ref.get("apiVersion"))) == resource.group
+                    and ref.get("kind") == resource.kind
+                    for ref in _refs(obj)
+                ):
+                    self.controller.enqueue(f"{plural}|{object_key(obj)}")
+
+    def _forget_definition(self, definition: Obj) -> None:
+        spec, names = as_dict(definition.get("spec")), as_dict(
+            as_dict(definition.get("status")).get("acceptedNames")
+        )
+        plural = f"{text(names.get('plural'))}.{text(spec.get('group'))}"
+        informer = self.caches.get(plural)
+        if informer is None or plural in self._gone or plural not in self.resources:
+            return
+        self._gone.add(plural)
+        self._enqueue_owned_by(self.resources[plural])
+        self._stop_later(informer)
+
+    def _stop_later(self, informer: Informer) -> None:
+        self._track(informer.stop(), self._stopping)
+
+    def _track(
+        self, work: Coroutine[Any, Any, None], tasks: set[asyncio.Task[None]] | None = None
+    ) -> None:
+        """Run ``work`` beside the handlers; :meth:`stop` waits for the informers it stops
+        and cancels the rest."""
+        task = asyncio.get_running_loop().create_task(work)
+        kept = self._rechecks if tasks is None else tasks
+        kept.add(task)
+        task.add_done_callback(kept.discard)
 
     # --- the graph ---------------------------------------------------------------------------
     def _keys_of(self, index: str, uid: str) -> list[str]:
@@ -191,7 +284,7 @@ class GarbageCollector(ControllerComponent):
     async def reconcile(self, key: str) -> Result | None:
         plural, _, obj_key = key.partition("|")
         resource = self.resources.get(plural)
-        if resource is None:
+        if resource is None or plural in self._gone:
             return None
         obj = self.caches[plural].get(obj_key)
         if obj is None:
@@ -265,6 +358,8 @@ class GarbageCollector(ControllerComponent):
             # a cluster-scoped object cannot have a namespaced owner: never deleted for it
             self._report_invalid_namespace(owner_resource, dependent, ref)
             return "invalid"
+        if owner_resource.qualified_plural in self._gone:
+            return "dangling"  # a custom kind whose definition is gone: no object of it exists
         name = text(ref.get("name"))
         owner = self.caches[owner_resource.qualified_plural].get(f"{ns}/{name}" if ns else name)
         if owner is None or meta(owner).get("uid") != ref.get("uid"):

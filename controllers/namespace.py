@@ -10,6 +10,11 @@ the ``namespaces/<name>/finalize`` subresource, after which the namespace disapp
 Objects that linger (a pod's grace period, a claim's finalizer) are waited for: the deletion
 events of objects in a terminating namespace queue the namespace again, and a timed requeue
 covers whatever those events miss.
+
+Custom resources are kinds of the moment: upstream finds them through discovery at each pass;
+here each pass lists the CustomResourceDefinitions and empties the namespaced kinds of the
+established ones too (at a served version: the storage one when served). They have no
+informers here, so their lingering objects are waited for by the timed requeue alone.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from prometheus_client import CollectorRegistry
 
 from fakeapi.client import (
     ALL_RESOURCES,
+    CUSTOM_RESOURCE_DEFINITIONS,
     EVENTS,
     NAMESPACES,
     Client,
@@ -35,6 +41,7 @@ from fakeapi.controllers.runtime import Controller, ControllerComponent, Result
 from fakeapi.errors import StatusError
 from fakeapi.objects import Obj, as_dict, as_list, deep_copy, is_deleting, meta, text
 from fakeapi.rules.conditions import set_status_condition
+from fakeapi.rules.definitions import served_kind
 
 __all__ = ["KUBERNETES_FINALIZER", "NamespaceController"]
 
@@ -80,6 +87,7 @@ class NamespaceController(ControllerComponent):
         self.client = client
         self.clock = clock
         self.namespaced = [r for r in resources if r.namespaced]
+        self.custom_resources = CUSTOM_RESOURCE_DEFINITIONS in resources
         self.controller = Controller(
             name="namespace",
             reconcile=self.reconcile,
@@ -119,7 +127,13 @@ class NamespaceController(ControllerComponent):
         failures: list[str] = []
         remaining: dict[str, int] = {}
         holding: Counter[str] = Counter()
-        for resource in self.namespaced:
+        resources = list(self.namespaced)
+        if self.custom_resources:
+            try:
+                resources += await self._custom_resources()
+            except StatusError as exc:
+                failures.append(exc.message)
+        for resource in resources:
             try:
                 left = await self._delete_content(resource, key)
             except StatusError as exc:
@@ -142,6 +156,15 @@ class NamespaceController(ControllerComponent):
             NAMESPACES, name=key, subresource="finalize", body=body
         )
         return None
+
+    async def _custom_resources(self) -> list[Resource]:
+        """The namespaced kinds the established CustomResourceDefinitions serve now."""
+        found: list[Resource] = []
+        for crd in (await self.client.list(CUSTOM_RESOURCE_DEFINITIONS)).items:
+            kind = served_kind(crd)
+            if kind is not None and kind.namespaced:
+                found.append(Resource(*kind))
+        return found
 
     async def _delete_content(self, resource: Resource, namespace: str) -> list[Obj]:
         """Delete everything of ``resource`` in ``namespace``; what is still there afterwards."""

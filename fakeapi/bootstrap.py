@@ -4,6 +4,13 @@ As kube-apiserver hands its admission chain to the generic registry it builds, t
 here (upstream's default plugins, reading the registry's own storage) and passed to the store,
 which looks nothing up itself.
 
+Custom resources are rows of the same resource table, derived from the stored
+CustomResourceDefinitions (:class:`fakeapi.apiextensions.serving.CustomResourceRows`), and the
+controllers kube-apiserver runs for definitions are the registry's post-start hooks
+(:class:`fakeapi.apiextensions.controllers.ApiExtensionsControllers`), started by whoever serves
+the registry. Deriving the rows from storage means a storage that already holds definitions (a
+restored one) serves their resources from the start.
+
 kube-apiserver creates ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease``, the
 priority classes ``system-cluster-critical`` and ``system-node-critical`` and the ``kubernetes``
 Service in ``default`` at start-up; clients (kubectl's default namespace, node leases, critical
@@ -19,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from fakeapi.apiextensions.controllers import ApiExtensionsControllers
+from fakeapi.apiextensions.serving import CustomResourceRows
 from fakeapi.auth.authorizer import (
     ALWAYS_ALLOW,
     NODE,
@@ -82,6 +91,8 @@ def new_registry(
             resources=resources, storage=storage, node_restriction=NODE in modes
         ),
     )
+    resources.add_source(CustomResourceRows(storage))
+    registry.post_start_hooks.append(ApiExtensionsControllers(registry))
     namespaces = registry.resources.lookup("", "v1", "namespaces")
     assert namespaces is not None
     options = WriteOptions(field_manager="fakeapi-bootstrap")

@@ -32,6 +32,7 @@ _TAINT_RULE = "fakeapi.models.device_taint_rule:DeviceTaintRule"
 _CLASS = "fakeapi.models.device_class:DeviceClass"
 _V1BETA1 = "fakeapi.models.resource_v1beta1:"
 _AUTHZ = "fakeapi.models.authorization:"
+_APIEXTENSIONS = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1"
 _APPS = "fakeapi.models.apps:"
 _BATCH = "fakeapi.models.batch:"
 _RBAC = "fakeapi.models.rbac:"
@@ -95,6 +96,7 @@ def _enabled(row: ResourceType, runtime_config: Mapping[str, bool]) -> bool:
 
 def _all_rows() -> list[ResourceType]:
     """Every row of every release, storage rows before the versions converted from them."""
+    from fakeapi.apiextensions.definition_strategy import CustomResourceDefinitionStrategy
     from fakeapi.registry.conversion import resource_v1beta1
     from fakeapi.registry.kinds.access_review import (
         LocalSubjectAccessReviewStrategy,
@@ -228,6 +230,13 @@ def _all_rows() -> list[ResourceType]:
                      "subjectaccessreviews", False, _AUTHZ + "SubjectAccessReview",
                      SubjectAccessReviewStrategy(),
                      openapi_prefix="io.k8s.api.authorization.v1"),
+        # the kinds added at run time (apiextensions) are rows too: fakeapi.apiextensions.serving
+        ResourceType("apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+                     "customresourcedefinitions", False,
+                     "fakeapi.models.apiextensions:CustomResourceDefinition",
+                     CustomResourceDefinitionStrategy(), subresources=("status",),
+                     short_names=("crd", "crds"), categories=("api-extensions",),
+                     openapi_prefix=_APIEXTENSIONS),
         ResourceType("batch", "v1", "Job", "jobs", True, _BATCH + "Job", JobStrategy(),
                      subresources=("status",), categories=("all",), openapi_prefix=batch_v1),
         ResourceType("batch", "v1", "CronJob", "cronjobs", True, _BATCH + "CronJob",

@@ -259,7 +259,8 @@ class PodSync:
                 type="Warning",
                 reason="FailedPrepareDynamicResources",
                 action="PrepareDynamicResources",
-                note=f"Failed to prepare dynamic resources: {exc}",
+                # the kubelet's words around its DRA manager's (PrepareResources wraps its own)
+                note=f"Failed to prepare dynamic resources: prepare dynamic resources: {exc}",
             )
             delay = _ADMISSION_BACKOFF[min(state.attempts, len(_ADMISSION_BACKOFF) - 1)]
             state.attempts += 1
@@ -316,7 +317,7 @@ class PodSync:
 
     async def _prepare(self, pod: Obj, state: _PodState) -> None:
         """Check and prepare the pod's claims (NotAdmittedError / PrepareError on failure)."""
-        state.resources = await self.dra.prepare(pod)
+        await self.dra.prepare(pod, state.resources)
 
     async def _release(self, key: str, state: _PodState) -> bool:
         """Unprepare the pod's claims that no other pod on this node still uses. False when a

@@ -10,12 +10,15 @@ queue until it is bound; also under the older name ``scheduler_pod_scheduling_du
 ``scheduler_preemption_victims`` (victims per preemption) and ``scheduler_pending_pods{queue}``
 (active, backoff, unschedulable, gated). Without a registry the
 metrics go to a private one, never to prometheus-client's global default: many clusters share one
-test process.
+test process. The families are registered once per registry, as :mod:`fakeapi.dra_metrics` does:
+a scheduler restarted in the same cluster (or a second one beside it, under its own profile
+label) records into the same families instead of registering them twice.
 """
 
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -33,23 +36,24 @@ def _exponential(start: float, factor: float, count: int) -> list[float]:
     return [start * factor**i for i in range(count)]
 
 
-class SchedulerMetrics:
-    def __init__(self, *, registry: CollectorRegistry | None, profile: str) -> None:
-        self.registry = registry if registry is not None else CollectorRegistry()
-        self.profile = profile
+class _Families:
+    """The metric families, registered once per registry."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
         self.attempts = Counter(
             "scheduler_schedule_attempts",
             "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod "
             "could not be scheduled, while 'error' means an internal scheduler problem.",
             ["result", "profile"],
-            registry=self.registry,
+            registry=registry,
         )
         self.pod_scheduling_duration = Histogram(
             "scheduler_pod_scheduling_duration_seconds",
             "E2e latency for a pod being scheduled which may include multiple scheduling attempts.",
             ["attempts"],
             buckets=_exponential(0.01, 2, 20),
-            registry=self.registry,
+            registry=registry,
         )
         self.pod_scheduling_sli_duration = Histogram(
             "scheduler_pod_scheduling_sli_duration_seconds",
@@ -57,31 +61,31 @@ class SchedulerMetrics:
             "queue and might involve multiple scheduling attempts.",
             ["attempts"],
             buckets=_exponential(0.01, 2, 20),
-            registry=self.registry,
+            registry=registry,
         )
         self.pod_scheduling_attempts = Histogram(
             "scheduler_pod_scheduling_attempts",
             "Number of attempts to successfully schedule a pod.",
             buckets=_exponential(1, 2, 5),
-            registry=self.registry,
+            registry=registry,
         )
         self.preemption_attempts = Counter(
             "scheduler_preemption_attempts",
             "Total preemption attempts in the cluster till now",
-            registry=self.registry,
+            registry=registry,
         )
         self.preemption_victims = Histogram(
             "scheduler_preemption_victims",
             "Number of selected preemption victims for preemption initiated by a single pod",
             buckets=_exponential(1, 2, 7),
-            registry=self.registry,
+            registry=registry,
         )
         self.attempt_duration = Histogram(
             "scheduler_scheduling_attempt_duration_seconds",
             "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
             ["result", "profile"],
             buckets=_exponential(0.001, 2, 15),
-            registry=self.registry,
+            registry=registry,
         )
         self.pending = Gauge(
             "scheduler_pending_pods",
@@ -91,8 +95,30 @@ class SchedulerMetrics:
             "'gated' is the number of unschedulable pods that the scheduler never attempted to "
             "schedule because they are gated.",
             ["queue"],
-            registry=self.registry,
+            registry=registry,
         )
+
+
+_FAMILIES: weakref.WeakKeyDictionary[CollectorRegistry, _Families] = weakref.WeakKeyDictionary()
+
+
+class SchedulerMetrics:
+    """One scheduler's handles on the families of its registry (its profile's labels bound)."""
+
+    def __init__(self, *, registry: CollectorRegistry | None, profile: str) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.profile = profile
+        families = _FAMILIES.get(self.registry)
+        if families is None:
+            families = _FAMILIES[self.registry] = _Families(self.registry)
+        self.attempts = families.attempts
+        self.pod_scheduling_duration = families.pod_scheduling_duration
+        self.pod_scheduling_sli_duration = families.pod_scheduling_sli_duration
+        self.pod_scheduling_attempts = families.pod_scheduling_attempts
+        self.preemption_attempts = families.preemption_attempts
+        self.preemption_victims = families.preemption_victims
+        self.attempt_duration = families.attempt_duration
+        self.pending = families.pending
         #: shared with the resourceclaim controller (upstream's one metric since 1.37)
         self.claim_creates = resourceclaim_creates(self.registry)
         self._pending = {

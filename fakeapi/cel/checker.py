@@ -29,6 +29,7 @@ from fakeapi.cel.cost import (
     LIST_CREATE,
     MAP_CREATE,
     UNBOUNDED,
+    SizeDecl,
     call_cost,
     capped,
     comprehension_cost,
@@ -66,6 +67,8 @@ QUANTITY = "kubernetes.Quantity"
 SEMVER = "kubernetes.Semver"
 NUMERIC = frozenset({"int", "uint", "double"})
 SCALARS = frozenset({"bool", "int", "uint", "double", "string", "bytes"})
+#: types ``<`` and its kin compare (each with itself; the numeric ones across each other)
+ORDERED = SCALARS | {"google.protobuf.Timestamp", "google.protobuf.Duration"}
 TEXT = frozenset({"string", "bytes"})
 #: types whose values cel-go's estimator counts as size 1
 SIZE_ONE = frozenset(
@@ -144,12 +147,20 @@ def check(
     features: Features,
     variables: Mapping[str, Type] | None = None,
     require_bool: bool = True,
+    objects: Mapping[str, Mapping[str, Type]] | None = None,
+    sizes: Mapping[str, SizeDecl] | None = None,
 ) -> CheckResult:
     """Raise :class:`CELCompileError` for a rejected expression, else return type and cost.
 
     ``variables`` replaces the selector environment's single ``device`` variable (general
-    expressions, such as the conformance tables); ``require_bool`` is the selector rule."""
-    checker = _Checker(expression, features, declared_device=variables is None)
+    expressions, such as the conformance tables); ``require_bool`` is the selector rule.
+    ``objects`` declares object types by name (the type a variable or field may have) with their
+    fields, as a CRD schema's object types are declared; selecting an undeclared field is an
+    ``undefined field`` error. ``sizes`` gives the cost estimate the largest sizes of values
+    below a variable (a CRD schema's maxLength, maxItems, maxProperties)."""
+    checker = _Checker(
+        expression, features, declared_device=variables is None, objects=objects, sizes=sizes
+    )
     scope: dict[str, Type] = dict(variables) if variables is not None else {"device": DEVICE}
     result_type, cost, _ = checker.visit(node, scope)
     cost = capped(cost)
@@ -176,9 +187,19 @@ def _could_be_text(t: Type) -> bool:
 
 
 class _Checker:
-    def __init__(self, expression: str, features: Features, *, declared_device: bool) -> None:
+    def __init__(
+        self,
+        expression: str,
+        features: Features,
+        *,
+        declared_device: bool,
+        objects: Mapping[str, Mapping[str, Type]] | None = None,
+        sizes: Mapping[str, SizeDecl] | None = None,
+    ) -> None:
         self.expression = expression
         self.features = features
+        self.objects: Mapping[str, Mapping[str, Type]] = objects or {}
+        self.sizes: Mapping[str, SizeDecl] = sizes or {}
         # Sizes for the cost estimate: the device variable's declared sizes (selectors only),
         # the path of each visited value below a variable (cel-go's field paths: names, and
         # ``@keys``, ``@values``, ``@items`` for a map's keys and values and a list's items),
@@ -286,6 +307,7 @@ class _Checker:
             if (
                 operand_type == DEVICE
                 or operand_type in (PARAM, UNKNOWN)
+                or (isinstance(operand_type, str) and operand_type in self.objects)
                 or (isinstance(operand_type, tuple) and operand_type[0] == "map")
             ):
                 cost += 1
@@ -390,6 +412,11 @@ class _Checker:
             if field not in self.device_fields:
                 raise self.error(node, f"undefined field '{field}'")
             return (self.device_fields[field],)
+        if isinstance(operand, str) and operand in self.objects:
+            fields = self.objects[operand]
+            if field not in fields:
+                raise self.error(node, f"undefined field '{field}'")
+            return (fields[field],)
         if isinstance(operand, tuple) and operand[0] == "map":
             return (operand[2],)
         if operand == UNKNOWN:
@@ -411,6 +438,10 @@ class _Checker:
         1 for a scalar, else ``known`` (a macro variable's), else unbounded."""
         if path is not None and path[0] == "device" and self.declared_device:
             declared = size_at(DEVICE_SIZES, path[1:])
+            if declared is not None:
+                return declared
+        if path is not None and path[0] in self.sizes:
+            declared = size_at(self.sizes[path[0]], path[1:])
             if declared is not None:
                 return declared
         if t in SIZE_ONE:
@@ -577,7 +608,7 @@ class _Checker:
             if (
                 both_known
                 and not (lt in NUMERIC and rt in NUMERIC)
-                and (lt != rt or lt not in SCALARS)
+                and (lt != rt or lt not in ORDERED)
             ):
                 raise self.no_overload(node, f"_{op}_", lt, rt)
             walked = traversal(min(ls, rs)) if text else 0

@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping
 
 from fakeapi.cel.checker import Features, check
-from fakeapi.cel.errors import CELCompileError, CELRuntimeError, EvalError
-from fakeapi.cel.parser import parse
+from fakeapi.cel.errors import CELRuntimeError, EvalError
+from fakeapi.cel.parser import parse_for_compile
 from fakeapi.cel.program import Activation, CostLimitExceededError, Evaluator, compile_program
 from fakeapi.cel.type_lattice import DYN, Type
 
@@ -59,12 +59,7 @@ def compile_expression(
     ``map(string, dyn)``). Raises :class:`CELCompileError` with cel-go's messages."""
     features = features or Features(list_type_attributes=True)
     declared = {name: parse_type(spelling) for name, spelling in (variables or {}).items()}
-    try:
-        node = parse(expression)
-    except CELCompileError as exc:
-        raise CELCompileError("compilation failed: " + exc.message) from None
-    except RecursionError:
-        raise CELCompileError("compilation failed: expression nesting too deep") from None
+    node = parse_for_compile(expression)
     result_type = "dyn"
     if type_check:
         result_type = check(

@@ -26,7 +26,7 @@ from fakeapi.cel.lexer import Token, display, tokenize
 from fakeapi.cel.library import GLOBAL_FUNCTIONS
 from fakeapi.cel.positions import located
 
-__all__ = ["parse"]
+__all__ = ["parse", "parse_for_compile"]
 
 EXPR_START = (
     "[",
@@ -569,3 +569,14 @@ def _decode(text: str, token: Token, parser: _Parser, *, as_bytes: bool) -> str 
         return bytes(out)
     pieces.append(tail)
     return "".join(pieces)
+
+
+def parse_for_compile(expression: str) -> ast.Node:
+    """:func:`parse` as a compile step reports it: the message starts ``compilation failed: ``,
+    and an expression nested past Python's recursion limit is refused in the same words."""
+    try:
+        return parse(expression)
+    except CELCompileError as exc:
+        raise CELCompileError("compilation failed: " + exc.message) from None
+    except RecursionError:
+        raise CELCompileError("compilation failed: expression nesting too deep") from None

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from fakeapi.cel.checker import Features, check
 from fakeapi.cel.errors import CELCompileError, CELRuntimeError, EvalError, enhance_runtime_message
-from fakeapi.cel.parser import parse
+from fakeapi.cel.parser import parse_for_compile
 from fakeapi.cel.program import Activation, CostLimitExceededError, Evaluator, compile_program
 from fakeapi.cel.semver import SemverError, parse_semver
 from fakeapi.cel.values import DomainMap, type_name
@@ -203,12 +203,7 @@ class CelSelectorCompiler:
         return cached
 
     def _compile(self, expression: str) -> _CelSelector:
-        try:
-            node = parse(expression)
-        except CELCompileError as exc:
-            raise CELCompileError("compilation failed: " + exc.message) from None
-        except RecursionError:
-            raise CELCompileError("compilation failed: expression nesting too deep") from None
+        node = parse_for_compile(expression)
         result = check(node, expression=expression, features=self.features)
         program = compile_program(node, list_type_attributes=self.features.list_type_attributes)
         return _CelSelector(expression, program, result.cost, self.cost_limit)

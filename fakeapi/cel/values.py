@@ -25,6 +25,7 @@ __all__ = [
     "NONE",
     "CelType",
     "DomainMap",
+    "KeyedList",
     "OptionalValue",
     "add",
     "compare",
@@ -47,6 +48,20 @@ class DomainMap(dict[str, object]):
     """``device.attributes`` / ``device.capacity``: an unknown domain reads as an empty map."""
 
     __slots__ = ()
+
+
+class KeyedList(list[object]):
+    """A list whose items are identified by value or key rather than position: a Kubernetes
+    list of type ``set`` or ``map`` (CRD schemas). Equality ignores order and ``+`` merges
+    instead of concatenating; subclasses say how (see ``fakeapi.apiextensions.rules``)."""
+
+    __slots__ = ()
+
+    def cel_equals(self, other: list[object] | tuple[object, ...]) -> bool:
+        raise NotImplementedError
+
+    def cel_add(self, other: list[object] | tuple[object, ...]) -> list[object]:
+        raise NotImplementedError
 
 
 EMPTY_MAP: Mapping[str, object] = {}
@@ -172,6 +187,10 @@ def equals(left: object, right: object) -> bool:
         a, b = _numeric_pair(left, right)  # type: ignore[arg-type]
         return a == b
     if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+        if isinstance(left, KeyedList):
+            return left.cel_equals(right)
+        if isinstance(right, KeyedList):
+            return right.cel_equals(left)
         return len(left) == len(right) and all(
             equals(a, b) for a, b in zip(left, right, strict=True)
         )
@@ -269,6 +288,8 @@ def add(left: object, right: object) -> object:
     if isinstance(left, bytes) and isinstance(right, bytes):
         return left + right
     if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+        if isinstance(left, KeyedList):
+            return left.cel_add(right)
         return [*left, *right]
     summed = add_time(left, right)
     if summed is not None:

@@ -23,6 +23,7 @@ __all__ = [
     "CONFIGMAPS",
     "CONTROLLER_REVISIONS",
     "CRON_JOBS",
+    "CUSTOM_RESOURCE_DEFINITIONS",
     "DAEMON_SETS",
     "DEPLOYMENTS",
     "DEVICE_CLASSES",
@@ -143,6 +144,12 @@ ROLE_BINDINGS = Resource(_RBAC, "v1", "rolebindings", "RoleBinding", namespaced=
 #: events.k8s.io/v1 events: the same objects as :data:`EVENTS`, in the shape event recorders write
 EVENTS_K8S_IO = Resource("events.k8s.io", "v1", "events", "Event", namespaced=True)
 LEASES = Resource(_COORDINATION, "v1", "leases", "Lease", namespaced=True)
+#: kinds added at run time; their custom resources are addressed with ``Resource`` values of
+#: their own (``Resource("stable.example.com", "v1", "crontabs", "CronTab", namespaced=True)``)
+CUSTOM_RESOURCE_DEFINITIONS = Resource(
+    "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
+    namespaced=False,
+)
 DEVICE_CLASSES = Resource(_RESOURCE, "v1", "deviceclasses", "DeviceClass", namespaced=False)
 RESOURCE_CLAIMS = Resource(_RESOURCE, "v1", "resourceclaims", "ResourceClaim", namespaced=True)
 RESOURCE_CLAIM_TEMPLATES = Resource(
@@ -214,6 +221,7 @@ ALL_RESOURCES: tuple[Resource, ...] = (
     CLUSTER_ROLE_BINDINGS,
     ROLES,
     ROLE_BINDINGS,
+    CUSTOM_RESOURCE_DEFINITIONS,
     DEVICE_CLASSES,
     RESOURCE_CLAIMS,
     RESOURCE_CLAIM_TEMPLATES,

@@ -31,7 +31,7 @@ from fakeapi import errors
 from fakeapi.errors import StatusError, bad_request
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.resource_table import ResourceType
-from fakeapi.registry.typed_decode import DecodeError, TypedDecoder, json_type_name
+from fakeapi.registry.typed_decode import DecodeError, ObjectDecoder, json_type_name
 from fakeapi.validation import field as fe
 
 __all__ = ["decode_object", "decode_patched", "check_types", "check_decoded", "cannot_handle"]
@@ -68,14 +68,14 @@ def _check_type_meta(rt: ResourceType, obj: Any) -> None:
         )
 
 
-def _unknown_field_problems(decoder: TypedDecoder, options: WriteOptions) -> list[str]:
+def _unknown_field_problems(decoder: ObjectDecoder, options: WriteOptions) -> list[str]:
     problems = [f'unknown field "{p}"' for p in decoder.unknown]
     problems += [f'duplicate field "{p}"' for p in options.duplicate_fields]
     return problems
 
 
 def _decode_changed(
-    decoder: TypedDecoder,
+    decoder: ObjectDecoder,
     rt: ResourceType,
     obj: Any,
     stored: Mapping[str, Any] | None,
@@ -141,7 +141,7 @@ def decode_object(
     version's (private copies).
     """
     _check_type_meta(rt, obj)
-    decoder = TypedDecoder(rt.version, mode="apply" if patch else "decode")
+    decoder = rt.new_decoder("apply" if patch else "decode")
     try:
         decoded = decoder.decode(rt.schema, obj) if patch else _decode_changed(
             decoder, rt, obj, stored, copied=copied
@@ -183,7 +183,7 @@ def decode_patched(
     parts of ``patched`` that are private copies of ``stored``'s (taken as they are); ``copied``
     collects the keys of the result's parts that are such copies.
     """
-    decoder = TypedDecoder(rt.version, mode="decode")
+    decoder = rt.new_decoder("decode")
     try:
         _check_type_meta(rt, patched)
         decoded = _decode_changed(decoder, rt, patched, stored, untouched, copied)
@@ -269,7 +269,7 @@ def check_types(
     apply); fields below its top level that are byte for byte the stored ones are not walked
     again (see :meth:`TypedDecoder.final_against`).
     """
-    decoder = TypedDecoder(rt.version, mode="final")
+    decoder = rt.new_decoder("final")
     try:
         if stored is None:
             decoded = decoder.decode(rt.schema, obj)
@@ -289,6 +289,6 @@ def check_decoded(rt: ResourceType, obj: dict[str, Any]) -> list[fe.FieldError]:
     times and quantities canonically, so a second full walk would only fill required structs and
     find missing required fields; this does just that, with the same result.
     """
-    decoder = TypedDecoder(rt.version, mode="final")
+    decoder = rt.new_decoder("final")
     decoder.fill_required(rt.schema, obj)
     return [fe.required(path) for path in decoder.missing]

@@ -9,24 +9,35 @@ A row may name its model as ``"module:Class"`` instead of holding the class: the
 imported when the row's schema is first needed (the first write of that kind, a strategic merge
 patch, an OpenAPI document). Declaring the pydantic classes is most of what building a registry
 costs, and a cluster that never sees a Pod should not pay for the Pod types.
+
+Rows may also come and go at run time: a :class:`RowSource` added to the table (the custom
+resources of :mod:`fakeapi.apiextensions`, derived from the stored CustomResourceDefinitions) is
+asked on every look-up whether its rows changed, so a look-up always sees the rows the stored
+definitions call for. :attr:`ResourceTable.generation` moves whenever the rows change, which is
+how the documents derived from the table (discovery, OpenAPI, cached routes) know to rebuild. A
+row made at run time describes itself through the same fields and hooks as a built-in one
+(:meth:`ResourceType.new_decoder`, :attr:`ResourceType.published_schema`), so nothing else in
+the server tells the two apart.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from fakeapi.features import EMULATED_VERSION, KubernetesVersion
 from fakeapi.registry.conversion import ApiVersionConversion
 from fakeapi.registry.strategy import Strategy
+from fakeapi.registry.typed_decode import DecodeMode, ObjectDecoder, TypedDecoder
 from fakeapi.schema import SchemaNode, schema_for
 from fakeapi.storage.interface import Converter, ResourceStore, Storage
 
-__all__ = ["ApiVersionConversion", "ResourceType", "ResourceTable"]
+__all__ = ["ApiVersionConversion", "ResourceType", "ResourceTable", "RowSource"]
 
 
 class _ModelField:
@@ -140,36 +151,110 @@ class ResourceType:
         # several versions of one resource share its key: each needs a view of its own
         return f"{self.key}/{self.version}"
 
+    def new_decoder(self, mode: DecodeMode) -> ObjectDecoder:
+        """A decoder for one request body of this resource (:mod:`fakeapi.registry.decode`): Go's
+        typed decoding for the built-in kinds; a row made from a schema at run time decodes as
+        its kind's API server does."""
+        return TypedDecoder(self.version, mode=mode)
+
+    @property
+    def published_schema(self) -> dict[str, Any] | None:
+        """The OpenAPI schema of the kind when it has no model to build one from (a custom
+        resource's, from its definition); None for the built-in kinds."""
+        return None
+
+    @property
+    def accepts_strategic_merge_patch(self) -> bool:
+        """Whether a strategic merge patch may be sent (custom resources refuse them)."""
+        return True
+
+    @property
+    def request_warnings(self) -> tuple[str, ...]:
+        """Warning headers every request to this resource gets (a deprecated version's)."""
+        return ()
+
+
+class RowSource(Protocol):
+    """Rows a table serves besides its own, which may change at run time."""
+
+    def refresh(self) -> Sequence[ResourceType] | None:
+        """The rows to serve now, or None when they are the ones returned last time."""
+        ...
+
 
 class ResourceTable:
-    """The served kinds, indexed the ways requests look them up."""
+    """The served kinds, indexed the ways requests look them up.
+
+    The built-in rows are fixed; rows of a :class:`RowSource` follow the source, which every
+    look-up asks first. A built-in row wins over a source's row with the same address or kind.
+    """
 
     def __init__(
         self, types: Iterable[ResourceType], *, emulated_version: KubernetesVersion | None = None
     ) -> None:
-        self._types = list(types)
+        self._builtin = list(types)
+        self._types = list(self._builtin)
         #: the Kubernetes release the table serves (``/version``, OpenAPI's info)
         self.emulated_version = emulated_version or EMULATED_VERSION
+        self._sources: list[RowSource] = []
+        self._source_rows: dict[int, Sequence[ResourceType]] = {}
+        self._generation = 0
+        self._index()
+
+    def _index(self) -> None:
         self._by_path: dict[tuple[str, str, str], ResourceType] = {}
         self._by_kind: dict[tuple[str, str], ResourceType] = {}
-        for rt in self._types:
+        for rt in self._builtin:
             self._by_path[(rt.group, rt.version, rt.plural)] = rt
             self._by_kind[(rt.api_version, rt.kind)] = rt
+        for rt in self._types[len(self._builtin):]:
+            self._by_path.setdefault((rt.group, rt.version, rt.plural), rt)
+            self._by_kind.setdefault((rt.api_version, rt.kind), rt)
+
+    def add_source(self, source: RowSource) -> None:
+        """Serve the rows of ``source`` too, from the next look-up on."""
+        self._sources.append(source)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        changed = False
+        for source in self._sources:
+            rows = source.refresh()
+            if rows is not None:
+                self._source_rows[id(source)] = rows
+                changed = True
+        if changed:
+            self._types = list(self._builtin)
+            for source in self._sources:
+                self._types.extend(self._source_rows.get(id(source), ()))
+            self._index()
+            self._generation += 1
+
+    @property
+    def generation(self) -> int:
+        """A number that changes whenever the served rows change."""
+        if self._sources:
+            self._refresh()
+        return self._generation
 
     def __iter__(self) -> Iterator[ResourceType]:
+        if self._sources:
+            self._refresh()
         return iter(self._types)
 
     def lookup(self, group: str, version: str, plural: str) -> ResourceType | None:
+        if self._sources:
+            self._refresh()
         return self._by_path.get((group, version, plural))
 
     def by_kind(self, api_version: str, kind: str) -> ResourceType | None:
+        if self._sources:
+            self._refresh()
         return self._by_kind.get((api_version, kind))
 
     def group_versions(self) -> list[tuple[str, str]]:
         """(group, version) pairs in first-served order, core first."""
         seen: dict[tuple[str, str], None] = {}
-        for rt in self._types:
+        for rt in self:
             seen.setdefault((rt.group, rt.version), None)
         return list(seen)
-
-

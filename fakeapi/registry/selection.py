@@ -41,7 +41,7 @@ def check_field_selector(rt: ResourceType, selector: FieldSelector | None) -> No
         return
     supported = rt.strategy.field_labels
     for name in sorted(selector.fields):
-        if not supported:
+        if not supported and not rt.strategy.custom_field_labels:
             if name not in _META_FIELDS:
                 raise errors.bad_request(
                     f'"{name}" is not a known field selector: only "metadata.name", '
@@ -52,7 +52,7 @@ def check_field_selector(rt: ResourceType, selector: FieldSelector | None) -> No
             name == "metadata.namespace" and rt.namespaced
         ):
             continue
-        if rt.group:
+        if rt.group and not rt.strategy.custom_field_labels:
             raise errors.bad_request(
                 f"field label not supported for {rt.api_version}, Kind={rt.kind}: {name}"
             )

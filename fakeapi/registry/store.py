@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -51,12 +51,20 @@ from fakeapi.storage.watch import Watcher
 from fakeapi.timefmt import format_time
 from fakeapi.validation import field as fe
 
-__all__ = ["GenericStore"]
+__all__ = ["GenericStore", "PostStartHook"]
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_ATTEMPTS = 8
 #: upstream's maxGeneratedNameLength: 63 characters of a name less the 5 random ones
 _GENERATED_PREFIX = 58
+
+
+class PostStartHook(Protocol):
+    """Something the server runs while it serves the registry."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 class GenericStore:
@@ -93,6 +101,19 @@ class GenericStore:
         #: strategies ask about parts of a write (:mod:`fakeapi.auth`); None: everything is
         #: allowed and nobody is authenticated
         self.authorizer: AuthorizerChain | None = None
+        #: what runs beside the handlers of whoever serves this registry, as kube-apiserver's
+        #: post-start hooks (the apiextensions controllers, added by
+        #: :func:`fakeapi.bootstrap.new_registry`); the server starts and stops them
+        self.post_start_hooks: builtins.list[PostStartHook] = []
+
+    async def start_hooks(self) -> None:
+        """Start the post-start hooks (each counts its starts: servers may share a registry)."""
+        for hook in self.post_start_hooks:
+            await hook.start()
+
+    async def stop_hooks(self) -> None:
+        for hook in reversed(self.post_start_hooks):
+            await hook.stop()
 
     # --- helpers -----------------------------------------------------------------------------
     def context(

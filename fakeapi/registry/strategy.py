@@ -137,6 +137,10 @@ class Strategy:
     )
     #: Field selector labels this kind supports beyond ``metadata.name``/``metadata.namespace``.
     field_labels: ClassVar[tuple[str, ...]] = ()
+    #: Field labels convert as a custom resource's do (upstream's crConverter): ``metadata.name``,
+    #: ``metadata.namespace`` when namespaced and ``field_labels``; anything else is refused as
+    #: ``field label not supported: <label>``, whether or not the kind has labels of its own.
+    custom_field_labels: ClassVar[bool] = False
     #: Server-side printing columns.
     columns: ClassVar[tuple[Column, ...]] = (NAME_COLUMN, AGE_COLUMN)
     #: PUT of a missing object creates it.

@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import orjson
 
@@ -44,7 +44,10 @@ from fakeapi.quantity import QuantityError, parse_quantity
 from fakeapi.registry.go_time import GoTimeError, normalize_time
 from fakeapi.schema import DIRECTIVE_PREFIXES, SchemaNode
 
-__all__ = ["DecodeMode", "DecodeError", "TypedDecoder", "go_type_name", "json_type_name"]
+__all__ = [
+    "DecodeMode", "DecodeError", "ObjectDecoder", "TypedDecoder", "go_type_name", "go_type_of",
+    "json_type_name",
+]
 
 DecodeMode = Literal["decode", "apply", "final"]
 _DIRECTIVE_KEYS = frozenset({"$patch", "$retainKeys"})
@@ -60,6 +63,25 @@ class DecodeError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class ObjectDecoder(Protocol):
+    """What :mod:`fakeapi.registry.decode` asks of the decoder of one request body: the
+    :class:`TypedDecoder` of the built-in kinds, or a custom resource's (a row chooses, with
+    :meth:`~fakeapi.registry.resource_table.ResourceType.new_decoder`)."""
+
+    #: paths of unknown fields found (for ``fieldValidation``)
+    unknown: list[str]
+    #: paths of required fields that are absent (``final`` mode)
+    missing: list[str]
+
+    def decode(self, node: SchemaNode, obj: dict[str, Any]) -> dict[str, Any]: ...
+
+    def final_against(
+        self, node: SchemaNode, obj: dict[str, Any], stored: dict[str, Any]
+    ) -> dict[str, Any]: ...
+
+    def fill_required(self, node: SchemaNode, obj: dict[str, Any]) -> None: ...
 
 
 def json_type_name(value: Any) -> str:
@@ -642,8 +664,8 @@ def _go_value_inner(value: Any) -> str:
     return text[len("&value.valueUnstructured{Value:") : -1]
 
 
-def _go_type_of(value: Any) -> str:
-    """``%T`` of a decoded YAML value."""
+def go_type_of(value: Any) -> str:
+    """``%T`` of a decoded JSON or YAML value (unstructured's types)."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, str):
@@ -654,7 +676,9 @@ def _go_type_of(value: Any) -> str:
         return "float64"
     if isinstance(value, list):
         return "[]interface {}"
-    return "map[string]interface {}"
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    return "<nil>"
 
 
 def _smd_expectation(node: SchemaNode, value: Any) -> str:
@@ -665,9 +689,9 @@ def _smd_expectation(node: SchemaNode, value: Any) -> str:
     if kind == "array":
         return f"expected list, got {_go_value(value)}"
     if node.format in ("quantity", "int-or-string"):
-        return f"expected scalar, got {_go_type_of(value)}"
+        return f"expected scalar, got {go_type_of(value)}"
     if node.scalar_type in ("integer", "number"):
-        return f"expected numeric (int or float), got {_go_type_of(value)}"
+        return f"expected numeric (int or float), got {go_type_of(value)}"
     if node.scalar_type == "boolean":
         return f"expected boolean, got {_go_value(value)}"
     return f"expected string, got {_go_value(value)}"

@@ -17,7 +17,8 @@ One module per rule family; each module's docstring names the upstream helper it
 - :mod:`fakeapi.rules.claims` — pod claim names, reservations, finalizers, generated claims;
 - :mod:`fakeapi.rules.pools` — what a DRA pool holds and how much of it is in use (KEP-5677);
 - :mod:`fakeapi.rules.nodes` — Node conditions;
-- :mod:`fakeapi.rules.conditions` — ``metav1.Condition`` lists.
+- :mod:`fakeapi.rules.conditions` — ``metav1.Condition`` lists;
+- :mod:`fakeapi.rules.definitions` — the kind a CustomResourceDefinition serves.
 
 The package sits below every component and above the models: it imports only the models and the
 core helpers (:mod:`fakeapi.objects`, quantities, times, selectors, feature gates), never the

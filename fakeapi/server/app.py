@@ -1,7 +1,8 @@
 """The aiohttp application: routes, error rendering, discovery/OpenAPI caches.
 
 Discovery and OpenAPI documents depend only on the resource table, so they are encoded once per
-application and served as bytes. Any :class:`StatusError` raised below a handler becomes its
+generation of its rows (custom resources come and go with their definitions) and served as
+bytes. Any :class:`StatusError` raised below a handler becomes its
 ``kind: Status`` response; anything else is a bug, logged and answered 500 as upstream would.
 """
 
@@ -99,11 +100,14 @@ async def _status_errors(request: web.Request, handler: Handler) -> web.StreamRe
 
 
 class _Documents:
-    """Discovery and OpenAPI bytes, computed on first use."""
+    """Discovery and OpenAPI bytes of one generation of the resource table, computed on first
+    use (:func:`_documents` makes a new set when the table's rows change)."""
 
     def __init__(self, registry: GenericStore) -> None:
         self.resources = registry.resources
+        self.generation = self.resources.generation
         self._openapi: dict[str, bytes | None] = {}
+        self.swagger = SwaggerEndpoint(self.resources)
 
     @cached_property
     def aggregated_core(self) -> bytes:
@@ -193,7 +197,13 @@ def create_app(
     app = web.Application(middlewares=middlewares, client_max_size=4 * 1024 * 1024)
     app[REGISTRY] = registry
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
-    docs = _Documents(registry)
+    current = [_Documents(registry)]
+
+    def documents() -> _Documents:
+        if current[0].generation != registry.resources.generation:
+            current[0] = _Documents(registry)
+        return current[0]
+
     handlers = ResourceHandlers(registry=registry, watch=watch, limits=limits)
     version_bytes = orjson.dumps(version_info(registry.resources.emulated_version))
 
@@ -202,14 +212,14 @@ def create_app(
 
     async def api_root(request: web.Request) -> web.Response:
         if "as=APIGroupDiscoveryList" in request.headers.get("Accept", ""):
-            return json_bytes_response(docs.aggregated_core, content_type=AGGREGATED)
+            return json_bytes_response(documents().aggregated_core, content_type=AGGREGATED)
         address = request.host or "127.0.0.1"
         return json_bytes_response(orjson.dumps(discovery.legacy_api_versions(address)))
 
     async def apis_root(request: web.Request) -> web.Response:
         if "as=APIGroupDiscoveryList" in request.headers.get("Accept", ""):
-            return json_bytes_response(docs.aggregated_groups, content_type=AGGREGATED)
-        return json_bytes_response(docs.group_list)
+            return json_bytes_response(documents().aggregated_groups, content_type=AGGREGATED)
+        return json_bytes_response(documents().group_list)
 
     async def core_resources(_: web.Request) -> web.Response:
         doc = discovery.legacy_resource_list(registry.resources, "", "v1")
@@ -231,15 +241,15 @@ def create_app(
         return json_bytes_response(orjson.dumps(doc))
 
     async def openapi_v3_index(_: web.Request) -> web.Response:
-        return json_bytes_response(docs.openapi_index)
+        return json_bytes_response(documents().openapi_index)
 
     async def openapi_v3_doc(request: web.Request) -> web.Response:
         path = request.match_info["path"].strip("/")
         parts = path.split("/")
         if parts == ["api", "v1"]:
-            body = docs.openapi_document("", "v1")
+            body = documents().openapi_document("", "v1")
         elif len(parts) == 3 and parts[0] == "apis":
-            body = docs.openapi_document(parts[1], parts[2])
+            body = documents().openapi_document(parts[1], parts[2])
         else:
             body = None
         if body is None:
@@ -273,5 +283,9 @@ def create_app(
     router.add_get("/openapi/v3", openapi_v3_index)
     router.add_get("/openapi/v3/", openapi_v3_index)
     router.add_get("/openapi/v3/{path:.+}", openapi_v3_doc)
-    router.add_get("/openapi/v2", SwaggerEndpoint(registry.resources).handle)
+
+    async def openapi_v2(request: web.Request) -> web.Response:
+        return await documents().swagger.handle(request)
+
+    router.add_get("/openapi/v2", openapi_v2)
     return app

@@ -27,7 +27,13 @@ from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
 from fakeapi.server.authfilter import request_user
-from fakeapi.server.encoding import json_bytes_response, json_response, media_type, read_body
+from fakeapi.server.encoding import (
+    json_bytes_response,
+    json_response,
+    media_type,
+    read_body,
+    warning_header,
+)
 from fakeapi.server.limits import RequestLimits
 from fakeapi.server.params import WriteVerb
 from fakeapi.server.partial_metadata import partial_list, partial_object, response_view
@@ -73,10 +79,12 @@ class ResourceHandlers:
         self.registry = registry
         self.limits = limits or RequestLimits()
         self.resources: ResourceTable = registry.resources
-        # URL → target depends only on the (immutable) resource table: cache recent paths
+        # URL → target depends only on the resource table: cache recent paths while its rows
+        # stay the same (custom resources come and go with their definitions)
         self._resolve = functools.lru_cache(maxsize=4096)(
             functools.partial(resolve, self.resources)
         )
+        self._resolved_generation = self.resources.generation
         self.watch_settings = watch or WatchSettings()
 
     async def core(self, request: web.Request) -> web.StreamResponse:
@@ -89,6 +97,10 @@ class ResourceHandlers:
     async def _dispatch(
         self, request: web.Request, group: str, version: str, tail: str
     ) -> web.StreamResponse:
+        generation = self.resources.generation
+        if generation != self._resolved_generation:
+            self._resolve.cache_clear()
+            self._resolved_generation = generation
         target = self._resolve(group, version, tail)
         if target is None:
             stream = unserved_stream(group, tail)
@@ -100,6 +112,14 @@ class ResourceHandlers:
                     "no containers to connect to"
                 )
             raise url_not_found()
+        response = await self._serve(request, target)
+        warnings = target.resource.request_warnings
+        if warnings and not response.prepared:  # a deprecated version says so on every answer
+            for text in warnings:
+                response.headers.add("Warning", warning_header(text))
+        return response
+
+    async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
         method = request.method
         if target.watch_path and method != "GET":  # /watch/ paths serve the watch verb only
             raise method_not_allowed(method)

@@ -40,6 +40,8 @@ def apply_patch_request(
     rt = target.resource
     assert target.name is not None
     kind = media_type(content_type)
+    if kind == STRATEGIC and not rt.accepts_strategic_merge_patch:
+        raise _unsupported_patch(kind, (JSON_PATCH, MERGE_PATCH, APPLY))
     if kind == APPLY:
         from fakeapi.server.applying import server_side_apply
 
@@ -79,3 +81,14 @@ def apply_patch_request(
         decoded=True,
         copied=copied,
     )
+
+
+def _unsupported_patch(kind: str, accepted: tuple[str, ...]) -> errors.StatusError:
+    """415 as upstream's PATCH handler words it, naming the patch types the resource takes."""
+    return errors.StatusError(
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: "
+        + ", ".join(accepted),
+    )
+

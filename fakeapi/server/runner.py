@@ -118,9 +118,11 @@ class ApiServer:
         self.port = sock.getsockname()[1]
         site = web.SockSite(self._runner, sock, ssl_context=self.tls)
         await site.start()
+        await self.registry.start_hooks()
 
     async def stop(self) -> None:
         if self._runner is not None:
+            await self.registry.stop_hooks()
             await self._runner.cleanup()
             self._runner = None
 

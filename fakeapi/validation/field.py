@@ -17,6 +17,7 @@ __all__ = [
     "FieldError",
     "required",
     "invalid",
+    "type_invalid",
     "not_supported",
     "duplicate",
     "forbidden",
@@ -139,6 +140,11 @@ def required(path: Path | str, detail: str = "") -> FieldError:
 
 def invalid(path: Path | str, value: Any, detail: str = "") -> FieldError:
     return FieldError("FieldValueInvalid", str(path), detail, value)
+
+
+def type_invalid(path: Path | str, value: Any, detail: str = "") -> FieldError:
+    """A value of the wrong type (upstream ``field.TypeInvalid``: reads as Invalid value)."""
+    return FieldError("FieldValueTypeInvalid", str(path), detail, value)
 
 
 def not_supported(path: Path | str, value: Any, valid: Sequence[str]) -> FieldError:

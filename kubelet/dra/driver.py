@@ -396,7 +396,12 @@ class SimulatedDriver:
         in-process call); by claim UID."""
         out: dict[str, PreparedClaim] = {}
         for claim in claims:
-            prepared = await self.prepare(claim)
+            try:
+                prepared = await self.prepare(claim)
+            except PrepareError as exc:  # the claim's own error, as the kubelet reports it
+                name = (claim.get("metadata") or {}).get("name")
+                raise PrepareError(
+                    f"NodePrepareResources failed for ResourceClaim {name}: {exc}") from exc
             out[prepared.uid] = prepared
         return out
 

@@ -9,6 +9,10 @@ on the node use which claim and which device, with the CDI device IDs each drive
 Drivers are :class:`~.interface.DRADriver` objects: simulated in-process or external over gRPC.
 The kubelet's own call faults (:mod:`.callfaults`) delay or fail a call before it reaches the
 driver.
+A claim counts as the pod's once a driver is asked to prepare it, whether or not that call
+succeeds (upstream's claim info cache takes it before the call): a pod deleted after a failed or
+partial prepare still has its claims unprepared, so a driver that prepared some of them before
+failing is asked to undo them.
 A claim is unprepared when the last pod using it is released — before the kubelet's final
 delete of that pod — so a claim shared by several pods stays prepared while any of them runs.
 As upstream's ``unprepareResources``, releasing fails (:class:`~.driver.UnprepareError`, ``DRA
@@ -93,12 +97,14 @@ class DRAManager:
         """Keys of the pods whose prepared claims include the device ``resource_id``."""
         return set(self._device_users.get(resource_id, ()))
 
-    async def prepare(self, pod: Obj) -> PodResources:
-        """Check every claim of ``pod``, then prepare them all.
+    async def prepare(self, pod: Obj, resources: PodResources) -> None:
+        """Check every claim of ``pod``, then prepare them all, recording them in ``resources``
+        (the pod's, kept across attempts).
 
-        Raises NotAdmittedError (a check failed) or PrepareError (a driver refused); nothing is
-        recorded for the pod then, and claims prepared on the way stay prepared (prepare is
-        idempotent, the next attempt finds them).
+        Raises NotAdmittedError (a check failed; nothing recorded) or PrepareError (a driver
+        refused). Claims a driver was asked to prepare are recorded as the pod's before the
+        call, so :meth:`release` unprepares them even when no attempt succeeds; prepare is
+        idempotent, the next attempt finds those already prepared.
         """
         meta = pod.get("metadata") or {}
         namespace = str(meta.get("namespace") or "")
@@ -128,22 +134,23 @@ class DRAManager:
             for name in _drivers_of(claim):
                 self._registered(name, PrepareError)
         key = object_key(pod)
-        added: list[str] = []
-        try:
-            prepared = await self._prepare_claims(key, [claim for _, claim in checked], added)
-        except BaseException:
-            for uid in added:  # not a user after all
-                users = self._claim_users.get(uid, set())
-                users.discard(key)
-                if not users:
-                    self._claim_users.pop(uid, None)
-            raise
-        resources = PodResources()
+        for _, claim in checked:
+            # the pod counts in before awaiting: a concurrent release of another pod must not
+            # unprepare the claim under our feet
+            claim_meta = claim.get("metadata") or {}
+            uid = str(claim_meta.get("uid") or "")
+            self._claim_users.setdefault(uid, set()).add(key)
+            resources.claims[uid] = (
+                str(claim_meta.get("namespace") or ""), str(claim_meta.get("name")),
+                _drivers_of(claim))
+        resources.released = False
+        prepared = await self._prepare_claims(key, [claim for _, claim in checked])
+        self.forget(key, resources)
+        resources.devices = []
         for pod_claim, claim in checked:
             self._record(pod, pod_claim, claim, prepared, resources)
         for device in resources.devices:
             self._device_users.setdefault(device.resource_id, set()).add(key)
-        return resources
 
     def _registered(self, name: str, error: type[Exception]) -> DRADriver:
         driver = self.drivers.get(name)
@@ -152,16 +159,12 @@ class DRAManager:
         return driver
 
     async def _prepare_claims(
-        self, key: str, claims: list[Obj], added: list[str]
+        self, key: str, claims: list[Obj]
     ) -> dict[tuple[str, str], PreparedClaim]:
         """One NodePrepareResources per driver for the pod's claims; by (driver, claim UID)."""
         batches: dict[str, dict[str, Obj]] = {}
         for claim in claims:
             uid = str((claim.get("metadata") or {}).get("uid") or "")
-            users = self._claim_users.setdefault(uid, set())
-            if key not in users:  # count the pod in before awaiting: a concurrent release of
-                users.add(key)  # another pod must not unprepare the claim under our feet
-                added.append(uid)
             for name in _drivers_of(claim):
                 batches.setdefault(name, {})[uid] = claim
         out: dict[tuple[str, str], PreparedClaim] = {}
@@ -203,10 +206,9 @@ class DRAManager:
         prepared: dict[tuple[str, str], PreparedClaim],
         resources: PodResources,
     ) -> None:
-        """Remember what was prepared for one claim of the pod: its drivers, and each device
-        with the CDI device IDs its driver returned for it."""
-        claim_meta = claim.get("metadata") or {}
-        uid = str(claim_meta.get("uid") or "")
+        """Remember what was prepared for one claim of the pod: each device with the CDI
+        device IDs its driver returned for it."""
+        uid = str((claim.get("metadata") or {}).get("uid") or "")
         drivers = _drivers_of(claim)
         cdi: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
         for name in drivers:
@@ -215,8 +217,6 @@ class DRAManager:
                 continue
             for (pool, device, share), ids in result.cdi_ids_by_device().items():
                 cdi[(name, pool, device, share)] = ids
-        namespace = str(claim_meta.get("namespace") or "")
-        resources.claims[uid] = (namespace, str(claim_meta.get("name")), drivers)
         for allocated in _results_of(claim):
             request = str(allocated.get("request"))
             device_key = (str(allocated.get("driver")), str(allocated.get("pool")),

@@ -164,6 +164,20 @@ async def test_informers_start_over_only_when_no_component_uses_them() -> None:
         await eventually(lambda: _gone(cluster))
 
 
+async def test_a_restarted_scheduler_schedules_again_into_the_same_metrics() -> None:
+    async with Cluster(profiles=("gpu",), nodes=1) as cluster:
+        await cluster.stop_component("scheduler")
+        await cluster.start_component("scheduler")
+        pod = {"metadata": {"name": "p"},
+               "spec": {"containers": [{"name": "c", "image": "example/app"}]}}
+        await cluster.client.create(PODS, namespace="default", body=pod)
+        await cluster.wait_for("pods", "p", jsonpath="{.spec.nodeName}=node-1")
+        scheduled = cluster.metrics.get_sample_value(
+            "scheduler_schedule_attempts_total",
+            {"result": "scheduled", "profile": "default-scheduler"})
+        assert scheduled == 1
+
+
 def test_an_unknown_transport_or_component_option_is_an_error() -> None:
     with pytest.raises(ValueError, match="transport must be 'inprocess' or 'http', not 'grpc'"):
         Cluster(transport="grpc")

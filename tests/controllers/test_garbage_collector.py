@@ -8,10 +8,12 @@ import pytest
 
 from fakeapi.client import (
     CONFIGMAPS,
+    CUSTOM_RESOURCE_DEFINITIONS,
     EVENTS,
     NAMESPACES,
     PODS,
     PRIORITY_CLASSES,
+    Resource,
     is_not_found,
 )
 
@@ -249,3 +251,84 @@ async def test_a_dependent_created_for_a_vanished_owner_is_collected(gc):
         return await _exists(gc, "stray") is None
 
     await gc.eventually(collected)
+
+
+# --- custom resources ---------------------------------------------------------------------------
+
+CRONTABS = Resource(group="stable.example.com", version="v1", plural="crontabs", kind="CronTab",
+                    namespaced=True)
+
+
+async def _install_crontabs(cluster) -> None:
+    await cluster.user.create(CUSTOM_RESOURCE_DEFINITIONS, body={
+        "metadata": {"name": "crontabs.stable.example.com"},
+        "spec": {
+            "group": "stable.example.com", "scope": "Namespaced",
+            "names": {"plural": "crontabs", "kind": "CronTab"},
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                "openAPIV3Schema": {"type": "object",
+                                    "x-kubernetes-preserve-unknown-fields": True}}}],
+        },
+    })
+
+    async def established() -> bool:
+        crd = await cluster.user.get(CUSTOM_RESOURCE_DEFINITIONS,
+                                     name="crontabs.stable.example.com")
+        return any(c["type"] == "Established" and c["status"] == "True"
+                   for c in crd.get("status", {}).get("conditions", []))
+
+    await cluster.eventually(established)
+
+
+def _tab(name: str, owners: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "default"}
+    if owners:
+        meta["ownerReferences"] = owners
+    return {"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": meta}
+
+
+def _tab_ref(tab: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+            "name": tab["metadata"]["name"], "uid": tab["metadata"]["uid"]}
+
+
+async def _tab_exists(cluster, name: str) -> bool:
+    try:
+        await cluster.user.get(CRONTABS, namespace="default", name=name)
+    except Exception as exc:
+        if is_not_found(exc):
+            return False
+        raise
+    return True
+
+
+async def test_custom_resources_own_and_are_owned(gc):
+    await _install_crontabs(gc)
+    tab = await gc.user.create(CRONTABS, body=_tab("tab"))
+    await gc.user.create(CONFIGMAPS, body=_cm("tab-data", owners=[_tab_ref(tab)]))
+    owner = await gc.user.create(CONFIGMAPS, body=_cm("owner"))
+    await gc.user.create(CRONTABS, body=_tab("owned", owners=[_ref(owner)]))
+
+    await gc.user.delete(CRONTABS, namespace="default", name="tab")
+    await gc.user.delete(CONFIGMAPS, namespace="default", name="owner")
+
+    async def collected() -> bool:
+        return (await _exists(gc, "tab-data") is None
+                and not await _tab_exists(gc, "owned"))
+
+    await gc.eventually(collected)
+
+
+async def test_dependents_of_a_deleted_definitions_objects_are_collected(gc):
+    await _install_crontabs(gc)
+    tab = await gc.user.create(CRONTABS, body=_tab("tab"))
+    await gc.user.create(CONFIGMAPS, body=_cm("tab-data", owners=[_tab_ref(tab)]))
+    await gc.user.create(CONFIGMAPS, body=_cm("unowned"))
+
+    await gc.user.delete(CUSTOM_RESOURCE_DEFINITIONS, name="crontabs.stable.example.com")
+
+    async def collected() -> bool:
+        return await _exists(gc, "tab-data") is None
+
+    await gc.eventually(collected)
+    assert await _exists(gc, "unowned") is not None

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from fakeapi.client import CONFIGMAPS, NAMESPACES, PODS, RESOURCE_CLAIMS, is_not_found
+from fakeapi.client import (
+    CONFIGMAPS,
+    CUSTOM_RESOURCE_DEFINITIONS,
+    NAMESPACES,
+    PODS,
+    RESOURCE_CLAIMS,
+    Resource,
+    is_not_found,
+)
 
 
 async def _namespace(cluster, name: str):
@@ -72,3 +80,40 @@ async def test_content_with_finalizers_keeps_the_namespace_terminating_with_cond
         return await _namespace(cluster, "team-b") is None
 
     await cluster.eventually(gone)
+
+
+async def test_custom_resources_in_a_deleted_namespace_are_deleted_with_it(cluster):
+    await cluster.start(["namespace-controller"])
+    await cluster.user.create(CUSTOM_RESOURCE_DEFINITIONS, body={
+        "metadata": {"name": "crontabs.stable.example.com"},
+        "spec": {
+            "group": "stable.example.com", "scope": "Namespaced",
+            "names": {"plural": "crontabs", "kind": "CronTab"},
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                "openAPIV3Schema": {"type": "object",
+                                    "x-kubernetes-preserve-unknown-fields": True}}}],
+        },
+    })
+    crontabs = Resource(group="stable.example.com", version="v1", plural="crontabs",
+                        kind="CronTab", namespaced=True)
+
+    async def established() -> bool:
+        crd = await cluster.user.get(CUSTOM_RESOURCE_DEFINITIONS,
+                                     name="crontabs.stable.example.com")
+        return any(c["type"] == "Established" and c["status"] == "True"
+                   for c in crd.get("status", {}).get("conditions", []))
+
+    await cluster.eventually(established)
+    await cluster.namespace("team-c")
+    for ns in ("team-c", "default"):
+        await cluster.user.create(crontabs, body={
+            "apiVersion": "stable.example.com/v1", "kind": "CronTab",
+            "metadata": {"name": "tab", "namespace": ns}})
+    await cluster.user.delete(NAMESPACES, name="team-c")
+
+    async def gone() -> bool:
+        return await _namespace(cluster, "team-c") is None
+
+    await cluster.eventually(gone)
+    assert not (await cluster.user.list(crontabs, namespace="team-c")).items
+    assert (await cluster.user.list(crontabs, namespace="default")).items

@@ -1,7 +1,8 @@
 """Workloads with real kubectl against one ``fakeapi sandbox`` with two GPU nodes.
 
 What a user of the issue tried: the KEP-5729 example run by Deployments whose pods share their
-PodGroup's claim; ``kubectl create deployment`` with ``rollout status``, ``scale``, ``set image``
+PodGroup's claim (the fakeapi example, and the KEP's own verbatim after a CRD for its custom
+``MyWorkload``); ``kubectl create deployment`` with ``rollout status``, ``scale``, ``set image``
 and ``rollout undo``; a Job completed with ``kubectl wait``; a DRA driver's install manifest
 (Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, DaemonSet, DeviceClass) whose
 DaemonSet covers every node; ``kubectl drain`` held back by a PodDisruptionBudget; and the
@@ -328,3 +329,222 @@ spec:
   - cel:
       expression: device.driver == 'example.dev'
 """
+
+
+# --- the KEP-5729 example as the KEP writes it --------------------------------------------------
+
+#: The KEP gives ``MyWorkload`` no schema; this definition is the least one that takes its
+#: example as written (``spec: ...``, a YAML string, stays as the KEP leaves it open).
+_MY_WORKLOAD_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: myworkloads.example.com
+spec:
+  group: example.com
+  names:
+    kind: MyWorkload
+    listKind: MyWorkloadList
+    plural: myworkloads
+    singular: myworkload
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            x-kubernetes-preserve-unknown-fields: true
+"""
+
+#: The device class the example's claims name, for the sandbox's GPUs (the cluster's, not the
+#: example's: an administrator's object)
+_EXAMPLE_CLASS = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: example
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+"""
+
+#: KEP-5729's example, verbatim: the claim template, the MyWorkload, the Workload its controller
+#: would make, two PodGroups and two Deployments whose pods use their group's claim
+_KEP_5729_EXAMPLE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: pg-claim-template
+  namespace: default
+spec:
+  spec:
+    devices:
+      requests:
+      - name: my-device
+        exactly:
+          deviceClassName: example
+---
+apiVersion: example.com/v1
+kind: MyWorkload
+metadata:
+  name: my-workload
+  namespace: default
+spec:
+  ...
+---
+apiVersion: scheduling.k8s.io/v1alpha1
+kind: Workload
+metadata:
+  name: my-workload
+  namespace: default
+spec:
+  podGroupTemplates:
+  - name: group-1
+    policy:
+      basic: {}
+    resourceClaims:
+    - name: pg-claim
+      resourceClaimTemplateName: pg-claim-template
+  - name: group-2
+    policy:
+      basic: {}
+    resourceClaims:
+    - name: pg-claim
+      resourceClaimTemplateName: pg-claim-template
+---
+apiVersion: scheduling.k8s.io/v1alpha1
+kind: PodGroup
+metadata:
+  name: my-podgroup-1
+  namespace: default
+spec:
+  workloadRef:
+    name: my-workload
+  podGroupTemplateRef:
+    name: group-1
+  resourceClaims:
+  - name: pg-claim
+    resourceClaimTemplateName: pg-claim-template
+---
+apiVersion: scheduling.k8s.io/v1alpha1
+kind: PodGroup
+metadata:
+  name: my-podgroup-2
+  namespace: default
+spec:
+  workloadRef:
+    name: my-workload
+  podGroupTemplateRef:
+    name: group-2
+  resourceClaims:
+  - name: pg-claim
+    resourceClaimTemplateName: pg-claim-template
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: wl-claim-example-1
+  namespace: default
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: wl-claim-example-1
+  template:
+    metadata:
+      labels:
+        app: wl-claim-example-1
+    spec:
+      containers:
+      - name: pause
+        image: "registry.k8s.io/pause:3.6"
+        resources:
+          claims:
+          - name: resource
+      resourceClaims:
+      - name: resource
+        podGroupResourceClaim: pg-claim
+      workloadRef:
+        name: my-workload
+        podGroupName: my-podgroup-1
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: wl-claim-example-2
+  namespace: default
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: wl-claim-example-2
+  template:
+    metadata:
+      labels:
+        app: wl-claim-example-2
+    spec:
+      containers:
+      - name: pause
+        image: "registry.k8s.io/pause:3.6"
+        resources:
+          claims:
+          - name: resource
+      resourceClaims:
+      - name: resource
+        podGroupResourceClaim: pg-claim
+      workloadRef:
+        name: my-workload
+        podGroupName: my-podgroup-2
+"""
+
+
+def test_the_kep_5729_example_verbatim_runs_after_its_crd(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # the example names namespace default, so it runs there (the only test of the module that does)
+    for name, text in (("class.yaml", _EXAMPLE_CLASS), ("crd.yaml", _MY_WORKLOAD_CRD)):
+        (tmp_path / name).write_text(text)
+        sandbox.kubectl("apply", "-f", str(tmp_path / name))
+    waited = sandbox.kubectl("wait", "--for", "condition=established", "--timeout=30s",
+                             "crd/myworkloads.example.com").stdout
+    assert "condition met" in waited
+    example = tmp_path / "kep-5729.yaml"
+    example.write_text(_KEP_5729_EXAMPLE)
+    applied = sandbox.kubectl("apply", "-f", str(example)).stdout.splitlines()
+    assert applied == [
+        "resourceclaimtemplate.resource.k8s.io/pg-claim-template created",
+        "myworkload.example.com/my-workload created",
+        "workload.scheduling.k8s.io/my-workload created",
+        "podgroup.scheduling.k8s.io/my-podgroup-1 created",
+        "podgroup.scheduling.k8s.io/my-podgroup-2 created",
+        "deployment.apps/wl-claim-example-1 created",
+        "deployment.apps/wl-claim-example-2 created",
+    ]
+    assert sandbox.json("get", "myworkload", "my-workload", namespace="default")["spec"] == "..."
+    for name in ("wl-claim-example-1", "wl-claim-example-2"):
+        sandbox.kubectl("rollout", "status", f"deployment/{name}", "--timeout=60s",
+                        namespace="default")
+
+    pods = [p for p in sandbox.json("get", "pods", namespace="default")["items"]
+            if p["metadata"]["labels"].get("app", "").startswith("wl-claim-example-")]
+    assert len(pods) == 4 and {p["status"]["phase"] for p in pods} == {"Running"}
+    claims: dict[str, set[str]] = {}
+    for pod in pods:
+        (entry,) = pod["status"]["resourceClaimStatuses"]
+        claims.setdefault(pod["spec"]["workloadRef"]["podGroupName"], set()).add(
+            entry["resourceClaimName"])
+    # each group's pods share one claim; the two groups have one each
+    assert sorted(claims) == ["my-podgroup-1", "my-podgroup-2"]
+    assert all(len(names) == 1 for names in claims.values())
+    assert claims["my-podgroup-1"] != claims["my-podgroup-2"]
+    for group, (claim_name,) in claims.items():
+        claim = sandbox.json("get", "resourceclaim", claim_name, namespace="default")
+        (reserved,) = claim["status"]["reservedFor"]
+        assert (reserved["resource"], reserved["name"]) == ("podgroups", group)
+        (result,) = claim["status"]["allocation"]["devices"]["results"]
+        assert result["driver"] == "gpu.example.com"

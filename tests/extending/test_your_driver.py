@@ -9,6 +9,7 @@ Only the documented surface: ``fakeapi.kubelet.DriverBehavior`` (with ``PrepareE
 from __future__ import annotations
 
 import dataclasses
+import re
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -76,8 +77,10 @@ async def test_a_driver_class_that_fails_prepare_keeps_the_pod_creating(
     await fakeapi_cluster.apply_yaml(POD)
 
     [message, *_] = await eventually(lambda: _failed_prepares(fakeapi_cluster))
-    assert message == ("Failed to prepare dynamic resources: gpu.example.com: device reset in "
-                       "progress on node-1")
+    assert re.fullmatch(
+        "Failed to prepare dynamic resources: prepare dynamic resources: NodePrepareResources "
+        "failed for ResourceClaim trainer-gpu-[a-z0-9]{5}: gpu.example.com: device reset in "
+        "progress on node-1", message), message
     pod = await fakeapi_cluster.client.get("pods", name="trainer")
     assert pod["status"]["phase"] == "Pending"
     [container] = pod["status"]["containerStatuses"]
@@ -143,7 +146,9 @@ async def test_a_profile_file_names_the_class_by_module_and_name(
     await cluster.apply_yaml(POD)
 
     [message, *_] = await eventually(lambda: _failed_prepares(cluster))
-    assert message == "Failed to prepare dynamic resources: the card is unplugged"
+    assert message.endswith(": the card is unplugged")
+    assert message.startswith("Failed to prepare dynamic resources: prepare dynamic resources: "
+                              "NodePrepareResources failed for ResourceClaim trainer-gpu-")
 
 
 async def test_a_class_that_cannot_be_imported_is_an_error_before_the_nodes_start(

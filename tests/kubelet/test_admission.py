@@ -32,7 +32,8 @@ async def test_pod_without_reservation_stays_pending_with_a_warning(cluster: Clu
     uid = pod["metadata"]["uid"]
     claim_uid = claim["metadata"]["uid"]
     assert warnings[0] == (
-        f"Failed to prepare dynamic resources: pod sneaky ({uid}) is not allowed to use "
+        "Failed to prepare dynamic resources: prepare dynamic resources: "
+        f"pod sneaky ({uid}) is not allowed to use "
         f"ResourceClaim gpu-claim ({claim_uid})"
     )
     assert kubelet.prepared_claims() == {}

@@ -1,12 +1,18 @@
 """Unprepare needs the driver: while it is not registered a pod's claims stay prepared, the pod
-is neither reported terminal nor deleted, and it all completes once the driver is back."""
+is neither reported terminal nor deleted, and it all completes once the driver is back. A claim
+the driver was asked to prepare is unprepared when its pod goes, even if that prepare failed."""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from fakeapi.client import NODES, PODS
+from fakeapi.cluster import load_profile
+from fakeapi.kubelet import DriverBehavior, PreparedClaim, PrepareError
 
 from .conftest import Cluster
-from .helpers import schedule_with_claim
+from .helpers import allocate, bind, make_claim, make_pod, pod_ref, schedule_with_claim
 
 DRIVER = "gpu.example.com"
 
@@ -83,4 +89,37 @@ async def test_force_deleted_pod_is_unprepared_once_its_driver_is_back(cluster: 
 
     await kubelet.start_driver(driver=DRIVER)
     await cluster.advance(2)
+    assert kubelet.prepared_claims() == {}
+
+
+class RefusesClaimB(DriverBehavior):
+    """Prepares every claim but ``b``, which it refuses (after the claims before it in the call
+    are prepared, as a driver's per-claim results of one NodePrepareResources can be)."""
+
+    async def prepare(self, claim: dict[str, Any], prepared: PreparedClaim) -> PreparedClaim:
+        if claim["metadata"]["name"] == "b":
+            raise PrepareError("claim b: device busy")
+        return prepared
+
+
+async def test_a_pod_deleted_after_a_partial_prepare_has_the_prepared_claim_unprepared(
+    cluster: Cluster,
+) -> None:
+    kubelet = await cluster.kubelet(
+        "node-1", drivers=[dataclasses.replace(load_profile("gpu"), behavior=RefusesClaimB)])
+    claims = [await make_claim(cluster.client, name) for name in ("a", "b")]
+    pod = await make_pod(cluster.client, "web", extra_spec={
+        "resourceClaims": [{"name": "a", "resourceClaimName": "a"},
+                           {"name": "b", "resourceClaimName": "b"}],
+    })
+    for claim, device in zip(claims, ("gpu-0", "gpu-1"), strict=True):
+        await allocate(cluster.client, claim, node="node-1", devices=[device],
+                       reserved_for=[pod_ref(pod)])
+    await bind(cluster.client, pod, "node-1")
+    await cluster.advance(3)
+    assert await cluster.phase("web") == "Pending"
+    assert list(kubelet.prepared_claims().values()) == [("k8s.gpu.example.com/gpu=gpu-0",)]
+
+    await cluster.client.delete(PODS, namespace="default", name="web")
+    await cluster.until_gone("web", seconds=60)
     assert kubelet.prepared_claims() == {}

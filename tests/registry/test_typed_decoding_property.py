@@ -84,6 +84,7 @@ CLIENT_MODELS: dict[tuple[str, str], str | None] = {
     ("rbac.authorization.k8s.io/v1", "ClusterRole"): "V1ClusterRole",
     ("rbac.authorization.k8s.io/v1", "RoleBinding"): "V1RoleBinding",
     ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): "V1ClusterRoleBinding",
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): "V1CustomResourceDefinition",
     ("events.k8s.io/v1", "Event"): "EventsV1Event",
     ("coordination.k8s.io/v1", "Lease"): "V1Lease",
     ("resource.k8s.io/v1", "DeviceClass"): "V1DeviceClass",

@@ -40,10 +40,16 @@ def document() -> dict[str, Any]:
 
 
 def _walk(value: Any, visit: Callable[[dict[str, Any]], None]) -> None:
+    """Visit every schema and operation; a ``properties`` map's keys are field names (the CRD
+    schema type has fields called ``$ref``, ``not``, ``anyOf``...), so only its values are."""
     if isinstance(value, dict):
         visit(value)
-        for sub in value.values():
-            _walk(sub, visit)
+        for key, sub in value.items():
+            if key == "properties" and isinstance(sub, dict):
+                for field in sub.values():
+                    _walk(field, visit)
+            else:
+                _walk(sub, visit)
     elif isinstance(value, list):
         for sub in value:
             _walk(sub, visit)

@@ -151,7 +151,7 @@ def resource_paths(rt: ResourceType, builder: DocumentBuilder) -> Doc:
     infix, tag = _operation_group(rt.group, rt.version)
     scoped = "Namespaced" if rt.namespaced else ""
     gvk = group_version_kind(rt.group, rt.version, rt.kind)
-    kind = builder.name_of(rt.model)
+    kind = builder.kind_name(rt)
     deleted = kind if rt.delete_returns_object else STATUS
 
     def op(
@@ -183,7 +183,10 @@ def resource_paths(rt: ResourceType, builder: DocumentBuilder) -> Doc:
     )
     item = f"{collection}/{{name}}"
     target = f"{scoped}{rt.kind}"
-    patch_body = _body(PATCH, _PATCH_MEDIA)
+    patch_media = _PATCH_MEDIA if rt.accepts_strategic_merge_patch else tuple(
+        m for m in _PATCH_MEDIA if m != "application/strategic-merge-patch+json"
+    )
+    patch_body = _body(PATCH, patch_media)
     create = op(
         "post",
         "create",

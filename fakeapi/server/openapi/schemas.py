@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
+from fakeapi.apiextensions.definitions import model_name
 from fakeapi.models.core import Binding
 from fakeapi.models.meta import ObjectMeta, ObjectReference
 from fakeapi.resources import ResourceType
@@ -77,7 +78,10 @@ class DocumentBuilder:
         self._kinds: dict[type[BaseModel], list[Doc]] = {}
         #: kind -> component name of its list kind
         self.list_names: dict[str, str] = {}
-        for rt in served:
+        #: kinds whose schema their row publishes (custom resources): kind -> component name
+        self._published: dict[str, str] = {}
+        modelled = [rt for rt in served if rt.published_schema is None]
+        for rt in modelled:
             prefix = rt.openapi_prefix or _default_prefix(rt.group, rt.version)
             self._module_prefixes.setdefault(rt.model.__module__, prefix)
             self._kinds.setdefault(rt.model, []).append(
@@ -86,13 +90,20 @@ class DocumentBuilder:
         for name, schema in fixed_schemas(group=group, version=version).items():
             self.schemas[name] = schema
         self.name_of(ObjectMeta)
-        # the served kinds first, so that they keep the plain names when a nested type clashes
         for rt in served:
+            published = rt.published_schema
+            if published is not None:
+                name = model_name(rt.group, rt.version, rt.kind)
+                self.schemas[name] = published
+                self._published[rt.kind] = name
+        # the served kinds first, so that they keep the plain names when a nested type clashes
+        for rt in modelled:
             if rt.model not in self._names:
                 prefix = rt.openapi_prefix or _default_prefix(rt.group, rt.version)
                 self._names[rt.model] = self._allocate(rt.model, prefix, type_name=rt.kind)
         for rt in served:
-            self._build(rt.model)
+            if rt.kind not in self._published:
+                self._build(rt.model)
             if not rt.strategy.create_only:  # a review has no list
                 self.list_names[rt.kind] = self._add_list_schema(rt)
             if "binding" in rt.subresources and Binding not in self._names:
@@ -164,8 +175,13 @@ class DocumentBuilder:
         if model in self._kinds:
             schema["x-kubernetes-group-version-kind"] = self._kinds[model]
 
+    def kind_name(self, rt: ResourceType) -> str:
+        """The component name of a served kind's schema."""
+        published = self._published.get(rt.kind)
+        return published if published is not None else self.name_of(rt.model)
+
     def _add_list_schema(self, rt: ResourceType) -> str:
-        item_name = self._names[rt.model]
+        item_name = self.kind_name(rt)
         name = f"{item_name.rsplit('.', 1)[0]}.{rt.list_kind}"
         self.schemas[name] = list_schema(
             kind=rt.kind, item=item_name, gvk=group_version_kind(rt.group, rt.version, rt.list_kind)
