@@ -10,7 +10,9 @@ for (``fakeapi serve``/``sandbox`` flags, ``Cluster(authorization=...)``):
   and upstream's 403 message;
 - :mod:`.authorizer` — the ``--authorization-mode`` chain; :mod:`.rbac` and :mod:`.rules` — RBAC;
   :mod:`.node` — the Node authorizer; :mod:`.watched` — the indexes they keep of stored objects;
-- :mod:`.policy` — the bootstrap ClusterRoles and ClusterRoleBindings (data in ``data/``).
+- :mod:`.policy` — the bootstrap ClusterRoles and ClusterRoleBindings (data in ``data/``);
+- :mod:`.settings` — kube-apiserver's security flags as one value; :mod:`.serving_cert` — the
+  self-signed serving certificate of a server that authenticates without one.
 
 The server's filters (:mod:`fakeapi.server.authfilter`), the in-process transport, NodeRestriction
 admission and the reviews use these modules; they import nothing of the registry or the server.
