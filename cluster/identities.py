@@ -21,7 +21,8 @@ does with its kubeconfigs and service accounts:
   the driver's DaemonSet pod on that node, ``system:serviceaccount:kube-system:<driver>-kubelet-
   plugin``, with the node in its ``authentication.kubernetes.io/node-name`` extra as a bound
   token carries it, granted what a driver's install manifest grants (:func:`driver_policy`:
-  ``resourceclaims/driver`` with ``associated-node:`` verbs for its own driver);
+  ``resourceclaims/driver`` with ``associated-node:`` verbs for its own driver, ``arbitrary-node:``
+  ones for network-attached devices, whose allocation names no one node);
   a cluster-scoped driver's controller ``<driver>-controller``, with ``arbitrary-node:`` verbs;
 - the users' own components: the admin (their RBAC is theirs to test, e.g. with
   :meth:`~fakeapi.cluster.Cluster.client_as`).
