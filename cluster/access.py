@@ -59,12 +59,20 @@ class InProcessAccess(ClusterHandle):
     @property
     def kubernetes(self) -> Any:
         """A ``kubernetes.client.ApiClient`` for this cluster (needs the ``kubernetes`` package
-        and ``http=True``): ``kubernetes.client.CoreV1Api(cluster.kubernetes)``."""
+        and ``http=True``): ``kubernetes.client.CoreV1Api(cluster.kubernetes)``; as the admin
+        when the cluster authenticates."""
         if self._kubernetes is None:
             import kubernetes.client  # optional, and slow to import: late for start-up time
 
             configuration = kubernetes.client.Configuration()
-            configuration.host = self.url
+            if getattr(self, "tokens", None) is not None or self.url.startswith("https"):
+                import kubernetes.config  # the kubeconfig's credentials and trusted CA
+
+                kubernetes.config.load_kube_config(  # type: ignore[no-untyped-call]
+                    config_file=str(self.kubeconfig), client_configuration=configuration
+                )
+            else:
+                configuration.host = self.url
             self._kubernetes = kubernetes.client.ApiClient(configuration)
         return self._kubernetes
 

@@ -8,19 +8,40 @@ than polled. Stages and driver profiles are parsed once for all the nodes; a Dev
 after each driver is created up front, as the examples and docs expect. With
 ``kubelet_root_dir`` or ``driver_commands`` each node gets a kubelet directory where real DRA
 drivers register, and each driver command runs once per node (``fakeapi.kubelet.plugins``).
+
+When the cluster authenticates, a kubelet is ``system:node:<name>``, its simulated drivers write
+claim status as their DaemonSet pod's service account on that node, a cluster-scoped driver as
+its controller's (:mod:`fakeapi.cluster.identities`); with RBAC each driver gets the roles its
+install manifest would bring, and an external driver a kubeconfig of its own node's identity.
 """
 
 from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fakeapi.client import DEVICE_CLASSES, NODES, RESOURCE_SLICES, Informer
+from fakeapi.auth.authorizer import RBAC
+from fakeapi.auth.user import UserInfo
+from fakeapi.client import (
+    CLUSTER_ROLE_BINDINGS,
+    CLUSTER_ROLES,
+    DEVICE_CLASSES,
+    NODES,
+    RESOURCE_SLICES,
+    Client,
+    Informer,
+)
 from fakeapi.clock import RealClock
 from fakeapi.cluster.components import new_cluster_driver, new_kubelet
+from fakeapi.cluster.identities import (
+    cluster_driver_user,
+    driver_policy,
+    node_driver_user,
+    node_user,
+)
 from fakeapi.cluster.options import driver_profile, stages_of
 from fakeapi.cluster.wiring import ComponentWiring
 
@@ -109,10 +130,12 @@ class NodeStartup(ComponentWiring):
         profiles = self._driver_profiles
         if not self.nodes:
             return
+        await self._create_driver_policies(profiles)
         for profile in profiles:
             if profile.scope == "cluster":
                 context = self._context(
-                    "kubelets", field_manager=CLUSTER_DRIVER_FIELD_MANAGER, rng=profile.driver
+                    "kubelets", field_manager=CLUSTER_DRIVER_FIELD_MANAGER, rng=profile.driver,
+                    user=cluster_driver_user(profile.driver),
                 )
                 await self._run("kubelets", new_cluster_driver(context, profile=profile))
         options = dict(options)
@@ -136,7 +159,11 @@ class NodeStartup(ComponentWiring):
         stages: Sequence[Stage],
         options: Mapping[str, Any],
     ) -> Kubelet:
-        context = self._context("kubelets", field_manager=KUBELET_FIELD_MANAGER, rng=node)
+        context = self._context(
+            "kubelets", field_manager=KUBELET_FIELD_MANAGER, rng=node, user=node_user(node)
+        )
+        if self.security.authenticates:
+            options = {**options, "driver_clients": self._driver_clients(node)}
         root = self._kubelet_root_dir(drivers)
         if root is not None:
             options = {"root_dir": root / node, **options}
@@ -149,6 +176,43 @@ class NodeStartup(ComponentWiring):
         )
         self.kubelets[node] = kubelet
         return kubelet
+
+    def _driver_clients(self, node: str) -> Callable[[str], Client]:
+        """The client each simulated driver of ``node`` writes claim status with."""
+
+        def client(driver: str) -> Client:
+            return self._component_client(KUBELET_FIELD_MANAGER,
+                                          user=node_driver_user(driver, node))
+
+        return client
+
+    async def _create_driver_policies(self, profiles: Sequence[DriverProfile]) -> None:
+        """With RBAC, the roles each driver's install manifest would bring (created once)."""
+        if RBAC not in self.security.modes:
+            return
+        client = self.client_for("fakeapi-assembler")
+        for profile in profiles:
+            # a cluster-scoped driver's controller, and any driver a kubelet runs
+            policy = driver_policy(profile.driver, cluster_scoped=False,
+                                   node_local=profile.scope != "cluster")
+            if profile.scope == "cluster":
+                policy += driver_policy(profile.driver, cluster_scoped=True)
+            for obj in policy:
+                resource = CLUSTER_ROLES if obj["kind"] == "ClusterRole" else CLUSTER_ROLE_BINDINGS
+                await client.apply(resource, body=obj, force=True)
+
+    def _node_kubeconfig(self, node: str) -> str:
+        """The kubeconfig of ``node``'s external drivers: the cluster's, or one of the node's own
+        identity when the cluster authenticates (written beside the cluster's)."""
+        if not self.security.authenticates or self.tokens is None:
+            return str(self.kubeconfig)
+        path = self.kubeconfig.parent / f"kubeconfig-{node}"
+        if not path.exists():
+            self._write_kubeconfig(path, user=node_user(node))
+        return str(path)
+
+    def _write_kubeconfig(self, path: Path, *, user: UserInfo) -> None:
+        raise NotImplementedError  # the assembler writes kubeconfigs (fakeapi.cluster.assembler)
 
     async def add_kubelet(
         self,
@@ -178,6 +242,7 @@ class NodeStartup(ComponentWiring):
         ]
         options = self._options("kubelets", options)
         stages = stages_of(options.pop("stages", self.stages))
+        await self._create_driver_policies(profiles)
         kubelet = self._new_kubelet(node, drivers=profiles, stages=stages, options=options)
         await self._run("kubelets", kubelet)
         await self._start_driver_processes(node, profiles)
@@ -205,10 +270,11 @@ class NodeStartup(ComponentWiring):
         from fakeapi.kubelet.plugins.command import DriverProcess
 
         processes = self.driver_processes.setdefault(node, [])
+        kubeconfig = self._node_kubeconfig(node)
         for command in commands:
             process = DriverProcess(
                 command=command, node_name=node, directory=KubeletDirectory(root / node),
-                kubeconfig=str(self.kubeconfig), clock=RealClock(),
+                kubeconfig=kubeconfig, clock=RealClock(),
             )
             processes.append(process)
             await self._run("kubelets", process)

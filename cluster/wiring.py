@@ -2,7 +2,8 @@
 
 The second room of :class:`~fakeapi.cluster.assembler.Cluster`. :meth:`ComponentWiring._context`
 is the one place a component gets what it works with (its client and field manager, the shared
-informers, the clock, its random source, its gates, its supervisor); the built-in controllers and
+informers, the clock, its random source, its gates, its supervisor, and — when the cluster
+authenticates — its identity, :mod:`fakeapi.cluster.identities`); the built-in controllers and
 scheduler and a user's components (``extra_components``) are all made from one. Components may
 start later, one at a time, on a running cluster (:meth:`ComponentWiring.start_component`),
 which is how the component test suites build theirs. User components start after the built-in
@@ -15,6 +16,8 @@ import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from fakeapi.auth.settings import SecuritySettings
+from fakeapi.auth.user import UserInfo
 from fakeapi.client import Client, EventRecorder, InformerFactory, strip_managed_fields
 from fakeapi.cluster.access import InProcessAccess
 from fakeapi.cluster.components import (
@@ -24,6 +27,13 @@ from fakeapi.cluster.components import (
     new_scheduler,
 )
 from fakeapi.cluster.extensions import ComponentFactory, ExtraComponent
+from fakeapi.cluster.identities import (
+    ADMIN_USER,
+    INFORMERS_USER,
+    SCHEDULER_USER,
+    Tokens,
+    controller_user,
+)
 from fakeapi.cluster.options import (
     AVAILABLE_COMPONENTS,
     check_components,
@@ -79,14 +89,44 @@ class ComponentWiring(InProcessAccess):
     _clients: list[Client]
     #: the registry, server and shared informers are up: components can start
     _wired: bool
+    #: authentication, authorization and TLS (all off by default)
+    security: SecuritySettings
+    #: the bearer tokens of the cluster's identities (None: nobody is authenticated)
+    tokens: Tokens | None
 
     # --- what a component is given ----------------------------------------------------------
+    def identity(self, user: UserInfo) -> UserInfo | None:
+        """``user`` when the cluster authenticates, else None (every client is trusted)."""
+        return user if self.security.authenticates else None
+
     def client_for(self, field_manager: str) -> Client:
-        """A new in-process client writing as ``field_manager`` (closed with the cluster); over
-        HTTP when the API server is another process's (``api_url``)."""
+        """A new in-process client writing as ``field_manager`` (closed with the cluster), as the
+        cluster's admin when it authenticates; over HTTP when the API server is another
+        process's (``api_url``)."""
         if self.api_url is not None:
             return self._component_client(field_manager, observed=False)
-        client = Client(InProcessTransport(self.registry), field_manager=field_manager)
+        transport = InProcessTransport(self.registry, user=self.identity(ADMIN_USER))
+        client = Client(transport, field_manager=field_manager)
+        self._clients.append(client)
+        return client
+
+    def client_as(
+        self,
+        user: str,
+        *,
+        groups: tuple[str, ...] = (),
+        field_manager: str = "fakeapi-test",
+        namespace: str | None = None,
+    ) -> Client:
+        """An in-process client of ``user`` in ``groups`` (and ``system:authenticated``): its
+        requests are authorized as that user's over HTTP would be (by the cluster's
+        ``authorization`` modes; with none, everything is allowed). Closed with the cluster."""
+        groups = tuple(groups) if "system:authenticated" in groups else (
+            *groups, "system:authenticated"
+        )
+        transport = InProcessTransport(self.registry, user=UserInfo(user, groups=groups))
+        client = Client(transport, field_manager=field_manager, resolve=self.resource,
+                        namespace=namespace or self.namespace)
         self._clients.append(client)
         return client
 
@@ -104,25 +144,30 @@ class ComponentWiring(InProcessAccess):
 
     def _new_informers(self) -> InformerFactory:
         """The informers every component shares; like kube-controller-manager's (all kinds) and
-        kube-scheduler's (pods), they drop managedFields, which none reads."""
+        kube-scheduler's (pods), they drop managedFields, which none reads. They list and watch
+        as kube-controller-manager's own informers do (``system:kube-controller-manager``)."""
         return InformerFactory(
-            self._component_client(INFORMERS_FIELD_MANAGER, observed=False),
+            self._component_client(INFORMERS_FIELD_MANAGER, observed=False, user=INFORMERS_USER),
             clock=self.clock,
             transform=strip_managed_fields,
         )
 
-    def _component_client(self, field_manager: str, *, observed: bool = True) -> Client:
-        """A client for one component, over the cluster's transport; its writes reach the shared
-        informers at once (``observed``)."""
+    def _component_client(
+        self, field_manager: str, *, observed: bool = True, user: UserInfo = ADMIN_USER
+    ) -> Client:
+        """A client for one component, over the cluster's transport, as ``user`` when the
+        cluster authenticates; its writes reach the shared informers at once (``observed``)."""
+        identity = self.identity(user)
         if self.transport == "http":
             from fakeapi.client import SessionTransport
 
             url = self.api_url or (self.server.url if self.server is not None else None)
             assert url is not None  # served by start() before any component
-            # the server speaks plain HTTP: no certificate store to load
-            transport: Any = SessionTransport(url, verify=False)
+            # no certificate store to load: plain HTTP, or the cluster's own server over TLS
+            token = self.tokens.token(identity) if identity and self.tokens else None
+            transport: Any = SessionTransport(url, verify=False, token=token)
         else:
-            transport = InProcessTransport(self.registry)
+            transport = InProcessTransport(self.registry, user=identity)
         # resources may be named as kubectl names them ("configmaps"), as with the test's client
         client = Client(transport, field_manager=field_manager, resolve=self.resource)
         self._clients.append(client)
@@ -131,12 +176,18 @@ class ComponentWiring(InProcessAccess):
         return client
 
     def _context(
-        self, component: str, *, field_manager: str, rng: str | None = None
+        self,
+        component: str,
+        *,
+        field_manager: str,
+        rng: str | None = None,
+        user: UserInfo = ADMIN_USER,
     ) -> ComponentContext:
-        """What ``component`` is given: its own client writing as ``field_manager``, the shared
-        informers, the clock, its own random source (named ``rng``, or after the component),
-        its feature gates and a supervisor. Every component is wired here, and only here."""
-        client = self._component_client(field_manager)
+        """What ``component`` is given: its own client writing as ``field_manager`` (as ``user``
+        when the cluster authenticates), the shared informers, the clock, its own random source
+        (named ``rng``, or after the component), its feature gates and a supervisor. Every
+        component is wired here, and only here."""
+        client = self._component_client(field_manager, user=user)
 
         def recorder() -> EventRecorder:
             return EventRecorder(client, component=field_manager, clock=self.clock)
@@ -194,6 +245,8 @@ class ComponentWiring(InProcessAccess):
         if name == "controllers":
             options.setdefault("controllers", self.controllers)
             context = self._context(name, field_manager=CONTROLLER_MANAGER_FIELD_MANAGER)
+            if self.security.authenticates:  # --use-service-account-credentials
+                options.setdefault("clients", self._controller_client)
             self.controller_manager = new_controller_manager(context, **options)
             await self._run(name, self.controller_manager)
         elif name == "scheduler":
@@ -203,13 +256,21 @@ class ComponentWiring(InProcessAccess):
                 options["profile"] = scheduler_profile(
                     self.scheduler_config, feature_gates=self.gates_of(name)
                 )
-            context = self._context(name, field_manager=SCHEDULER_FIELD_MANAGER)
+            context = self._context(
+                name, field_manager=SCHEDULER_FIELD_MANAGER, user=SCHEDULER_USER
+            )
             self.scheduler = new_scheduler(context, **options)
             await self._run(name, self.scheduler)
         elif name == "kubelets":
             await self._start_kubelets(options)
         else:  # pragma: no cover - AVAILABLE_COMPONENTS and this switch go together
             raise ValueError(f"component {name} is not available in this build")
+
+    def _controller_client(self, controller: str) -> Client:
+        """The client of one controller: its own service account, one field manager for all."""
+        return self._component_client(
+            CONTROLLER_MANAGER_FIELD_MANAGER, user=controller_user(controller)
+        )
 
     async def _start_kubelets(self, options: Mapping[str, Any]) -> None:
         raise NotImplementedError  # the nodes' room (fakeapi.cluster.nodes) starts them

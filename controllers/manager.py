@@ -8,6 +8,10 @@ reconciles from an empty cache. Stop runs in reverse: workers are stopped last-s
 each letting the reconcile in progress finish. The informers belong to the factory (shared with
 the scheduler and the kubelets) and keep running; whoever made the factory stops it.
 
+Every controller uses the manager's client, or — given ``clients`` — a client of its own, as
+kube-controller-manager's ``--use-service-account-credentials`` gives each controller its service
+account's credentials (the assembler does when its cluster authorizes requests).
+
 A stopped manager can be started again (or a new one made over the same factory): controllers
 are level-based, so everything that changed meanwhile is picked up by the initial adds.
 
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from prometheus_client import CollectorRegistry
 
@@ -120,6 +124,7 @@ class ControllerManager:
         metrics: CollectorRegistry | None = None,
         controllers: Collection[str] | None = None,
         sync_timeout: float = 30.0,
+        clients: Callable[[str], Client] | None = None,
     ) -> None:
         chosen = CONTROLLER_NAMES if controllers is None else tuple(controllers)
         unknown = sorted(set(chosen) - set(CONTROLLER_NAMES))
@@ -133,6 +138,8 @@ class ControllerManager:
         self.metrics = metrics
         self.names = [name for name in CONTROLLER_NAMES if name in chosen]
         self.sync_timeout = sync_timeout
+        #: each controller's own client, by controller name (None: all share ``client``)
+        self.clients = clients
         self.controllers: dict[str, ManagedController] = {}
         self._started = False
 
@@ -157,7 +164,7 @@ class ControllerManager:
 
     def _build(self, name: str) -> ManagedController:
         return load_controller(_CONTROLLERS[name])(
-            client=self.client,
+            client=self.client if self.clients is None else self.clients(name),
             informers=self.informers,
             clock=self.clock,
             rng=self.rng,

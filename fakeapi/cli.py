@@ -78,6 +78,28 @@ _DATA_DIR_HELP = (
 )
 
 
+def _add_security_flags(parser: argparse.ArgumentParser) -> None:
+    """kube-apiserver's authentication, authorization and TLS flags, all off by default (read by
+    :mod:`fakeapi.commands.security`; docs/sandbox.md, "A secure setup")."""
+    group = parser.add_argument_group("authentication and authorization (off by default)")
+    group.add_argument(
+        "--authorization-mode", default="", metavar="MODES",
+        help="authorize requests with these modes, in order: AlwaysAllow, RBAC, Node "
+        "(e.g. RBAC,Node); the written kubeconfig then carries an admin identity",
+    )
+    group.add_argument("--token-auth-file", metavar="FILE",
+                       help="CSV of bearer tokens: token,user,uid,\"group1,group2\"")
+    group.add_argument("--tls-cert-file", metavar="FILE",
+                       help="serve HTTPS with this certificate (PEM, with its chain)")
+    group.add_argument("--tls-private-key-file", metavar="FILE",
+                       help="the private key of --tls-cert-file")
+    group.add_argument("--client-ca-file", metavar="FILE",
+                       help="CA whose client certificates authenticate users (CN user, O groups)")
+    group.add_argument("--anonymous-auth", default="true", metavar="true|false",
+                       help="whether requests without credentials are system:anonymous "
+                       "(default true) or refused with 401")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fakeapi", description="A hermetic Kubernetes control plane for DRA."
@@ -93,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", help=_DATA_DIR_HELP)
     serve.add_argument("--stream-config", action="append", default=[], metavar="PATH",
                        help=_STREAM_CONFIG_HELP)
+    _add_security_flags(serve)
 
     sandbox = sub.add_parser(
         "sandbox",
@@ -200,6 +223,7 @@ def _parser() -> argparse.ArgumentParser:
         "process that talks HTTP to this one's API server, as a real cluster's binaries do: "
         "each gets a core of its own",
     )
+    _add_security_flags(sandbox)
     profiles = sub.add_parser(
         "profiles",
         help="list the shipped driver profiles, or show one",
@@ -352,6 +376,22 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     except ValueError as exc:
         print(f"fakeapi serve: --stream-config: {exc}", file=sys.stderr)
         return 2
+    from fakeapi.commands.security import (
+        exposure_warning,
+        security_settings,
+        serve_security,
+        with_serving_certificate,
+    )
+
+    security = security_settings(args, command="serve")
+    if security is None:
+        return 2
+    try:
+        security = with_serving_certificate(security, host=args.host, command="serve")
+        secured = serve_security(security)
+    except (ValueError, OSError) as exc:
+        print(f"fakeapi serve: {exc}", file=sys.stderr)
+        return 1
     storage = None
     if args.data_dir:
         from fakeapi.storage.durable import DurableStorage
@@ -365,9 +405,10 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     version, runtime_config, gates = versions
     registry = new_registry(
         feature_gates=gates, emulated_version=version, runtime_config=runtime_config,
-        storage=storage,
+        storage=storage, authorization=security.modes,
     )
-    server = ApiServer(registry=registry, host=args.host, port=args.port, streams=streams)
+    server = ApiServer(registry=registry, host=args.host, port=args.port, streams=streams,
+                       authenticator=secured.authenticator, tls=secured.tls)
     try:
         await server.start()
     except OSError as exc:
@@ -376,7 +417,11 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
             storage.close()
         return 1
     if args.kubeconfig:
-        write_kubeconfig(args.kubeconfig, server=server.url)
+        write_kubeconfig(args.kubeconfig, server=server.url, token=secured.admin_token,
+                         ca_data=secured.ca_data)
+    warning = exposure_warning(args.host, security, command="serve")
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     ready()
     with _stop_on_signal() as stop:
         print(f"fakeapi serving at {server.url}", flush=True)
@@ -479,8 +524,26 @@ async def _run_sandbox(
         UnservedKindWarning,
         describe_unserved,
     )
+    from fakeapi.commands.security import (
+        exposure_warning,
+        security_settings,
+        with_serving_certificate,
+    )
     from fakeapi.storage.interface import StorageError
 
+    security = security_settings(args, command="sandbox")
+    if security is None:
+        return 2
+    if args.split and (security.authenticates or security.tls_cert_file):
+        # the components' process would need the identities' tokens and the server's CA
+        print("fakeapi sandbox: --split does not run with authentication or TLS yet; drop "
+              "--split or the security flags", file=sys.stderr)
+        return 2
+    try:
+        security = with_serving_certificate(security, host=args.host, command="sandbox")
+    except (OSError, ValueError) as exc:
+        print(f"fakeapi sandbox: {exc}", file=sys.stderr)
+        return 1
     try:
         # what the components' process is given with --split (strings: it travels as JSON)
         component_options: dict[str, Any] = {
@@ -514,6 +577,7 @@ async def _run_sandbox(
             port=args.port,
             data_dir=args.data_dir,
             streams=args.stream_config or None,
+            security=security,
         )
         described = cluster  # the whole cluster, for the banner
         if args.split:  # this process serves the API alone; the components run in a child
@@ -569,7 +633,8 @@ async def _run_sandbox(
     # absolute, so that the banner's export line works from any directory
     kubeconfig = Path(args.kubeconfig or default_kubeconfig_paths()[0]).absolute()
     try:
-        previous = merge_kubeconfig(kubeconfig, server=cluster.url, name=SANDBOX_CONTEXT)
+        previous = merge_kubeconfig(kubeconfig, server=cluster.url, name=SANDBOX_CONTEXT,
+                                    **cluster.kubeconfig_access())
     except (OSError, ValueError) as exc:
         await cluster.stop()
         print(f"fakeapi sandbox: cannot update the kubeconfig {kubeconfig}: {exc}",
@@ -584,6 +649,9 @@ async def _run_sandbox(
             print(_banner(described, url=cluster.url,
                           kubeconfig=kubeconfig, default_config=default_config,
                           seconds=seconds), flush=True)
+            warning = exposure_warning(args.host, security, command="sandbox")
+            if warning:
+                print(warning, file=sys.stderr, flush=True)
             if verbosity:
                 from fakeapi.commands.watch import EventFeed  # late for start-up time
 

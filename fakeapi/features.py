@@ -114,6 +114,7 @@ KNOWN_FEATURES: Mapping[str, FeatureSpec] = _specs(
     FeatureSpec("DRAConsumableCapacity", True, "beta"),
     FeatureSpec("DRADeviceBindingConditions", True, "beta"),
     FeatureSpec("DRASchedulerFilterTimeout", True, "beta"),
+    FeatureSpec("DRAResourceClaimGranularStatusAuthorization", True, "beta"),
     # beta in 1.37, but on by default only once the minimum compatibility version reaches 1.37
     FeatureSpec("DRAFractionalCapacityRange", False, "beta"),
     FeatureSpec("DRAWorkloadResourceClaims", False, "beta", earlier=((36, False, "alpha", False),)),

@@ -2,7 +2,9 @@
 
 Three jobs, one file format:
 
-- :func:`write_kubeconfig` writes a fresh file for one server (``fakeapi serve --kubeconfig``).
+- :func:`write_kubeconfig` writes a fresh file for one server (``fakeapi serve --kubeconfig``),
+  with the user's bearer token when the server authenticates, and what to trust of its TLS
+  certificate when it serves HTTPS (a CA's certificates, or nothing checked).
 - :func:`merge_kubeconfig` / :func:`unmerge_kubeconfig` do what kind does with ``~/.kube/config``:
   add (or replace) one named cluster, user and context, make it current, and later take exactly
   those entries out again and restore the context that was current before. Other entries of the
@@ -45,13 +47,28 @@ class KubeconfigError(ValueError):
 
 
 def kubeconfig(
-    *, server: str, name: str = "fakeapi", namespace: str = "default"
+    *,
+    server: str,
+    name: str = "fakeapi",
+    namespace: str = "default",
+    token: str | None = None,
+    ca_data: bytes | None = None,
+    insecure: bool = False,
 ) -> dict[str, object]:
+    """A kubeconfig of one cluster, user and context named ``name``; the user has ``token`` as
+    its credential (none: an empty user), the cluster trusts ``ca_data`` for its TLS
+    certificate, or nothing with ``insecure``."""
+    cluster: dict[str, object] = {"server": server}
+    if ca_data:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_data).decode()
+    elif insecure:
+        cluster["insecure-skip-tls-verify"] = True
+    user: dict[str, object] = {"token": token} if token else {}
     return {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": server}}],
-        "users": [{"name": name, "user": {}}],
+        "clusters": [{"name": name, "cluster": cluster}],
+        "users": [{"name": name, "user": user}],
         "contexts": [
             {"name": name, "context": {"cluster": name, "user": name, "namespace": namespace}}
         ],
@@ -80,10 +97,17 @@ def write_kubeconfig(
     server: str,
     name: str = "fakeapi",
     namespace: str = "default",
+    token: str | None = None,
+    ca_data: bytes | None = None,
+    insecure: bool = False,
 ) -> Path:
     """Write a kubeconfig with only this server in it (replacing any file at ``path``); its
-    context's namespace is ``namespace``."""
-    return _write(Path(path), kubeconfig(server=server, name=name, namespace=namespace))
+    context's namespace is ``namespace``; ``token``, ``ca_data`` and ``insecure`` as for
+    :func:`kubeconfig`."""
+    return _write(Path(path), kubeconfig(
+        server=server, name=name, namespace=namespace, token=token, ca_data=ca_data,
+        insecure=insecure,
+    ))
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -113,9 +137,17 @@ def _without(entries: Any, name: str) -> list[dict[str, Any]]:
 
 
 def merge_kubeconfig(
-    path: str | os.PathLike[str], *, server: str, name: str = "fakeapi", namespace: str = "default"
+    path: str | os.PathLike[str],
+    *,
+    server: str,
+    name: str = "fakeapi",
+    namespace: str = "default",
+    token: str | None = None,
+    ca_data: bytes | None = None,
+    insecure: bool = False,
 ) -> str | None:
-    """Add cluster, user and context ``name`` to the file at ``path`` and make it current.
+    """Add cluster, user and context ``name`` to the file at ``path`` and make it current
+    (``token``, ``ca_data`` and ``insecure`` as for :func:`kubeconfig`).
 
     Entries of the same name are replaced; everything else is kept. Returns the context that was
     current before (None if none), for :func:`unmerge_kubeconfig` to restore.
@@ -123,7 +155,8 @@ def merge_kubeconfig(
     target = Path(path)
     config = _read(target)
     previous = config.get("current-context") or None
-    fresh = kubeconfig(server=server, name=name, namespace=namespace)
+    fresh = kubeconfig(server=server, name=name, namespace=namespace, token=token,
+                       ca_data=ca_data, insecure=insecure)
     config.setdefault("apiVersion", "v1")
     config.setdefault("kind", "Config")
     for section in ("clusters", "users", "contexts"):

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -131,8 +131,12 @@ class Kubelet:
         driver_call_timeout: float = DEFAULT_CALL_TIMEOUT,
         slice_wiping_delay: float = DEFAULT_WIPING_DELAY,
         plugin_poll_interval: float = 1.0,
+        driver_clients: Callable[[str], Client] | None = None,
     ) -> None:
         self.client = client
+        #: the client each simulated driver writes claim status with, by driver name (None: the
+        #: kubelet's): a driver's own service account when the cluster authorizes requests
+        self.driver_clients = driver_clients
         self.informers = informers
         self.clock = clock
         self.rng = rng
@@ -247,6 +251,9 @@ class Kubelet:
             self.drivers[profile.driver] = SimulatedDriver(
                 profile=profile,
                 client=self.client,
+                status_client=(
+                    self.driver_clients(profile.driver) if self.driver_clients else None
+                ),
                 clock=self.clock,
                 node_name=self.node_name if profile.scope == "node" else "",
                 list_slices=self._own_slices if profile.scope == "node" else None,

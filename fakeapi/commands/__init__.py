@@ -4,6 +4,8 @@
 that lives here, imported only when the command runs (``fakeapi --help`` loads none of it):
 
 - :mod:`.profiles` — ``fakeapi profiles``: list and show the shipped driver profiles.
+- :mod:`.security` — kube-apiserver's security flags of ``fakeapi serve`` and ``sandbox``: read,
+  checked, a serving certificate made when needed, and the warning for an open address.
 - :mod:`.watch` — ``fakeapi sandbox -v``: the components' steps and the cluster's events as one
   line each, as text, JSON or (on a terminal) with ``rich``.
 

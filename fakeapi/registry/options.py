@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from fakeapi.auth.user import UserInfo
 from fakeapi.selectors import FieldSelector, LabelSelector
 
 __all__ = [
@@ -34,6 +35,10 @@ class WriteOptions:
     duplicate_fields: tuple[str, ...] = ()
     #: server-side apply: take ownership of conflicting fields
     force: bool = False
+    #: who writes, when the server authenticates (None: authentication is off, or a trusted
+    #: in-process client), and the request's verb (``update``, ``patch``) as authorized
+    user: UserInfo | None = None
+    verb: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +53,8 @@ class DeleteOptions:
     grace_period_seconds: int | None = None
     preconditions: Preconditions | None = None
     propagation_policy: Literal["Orphan", "Background", "Foreground"] | None = None
+    #: who deletes (see :attr:`WriteOptions.user`)
+    user: UserInfo | None = None
 
 
 @dataclass(frozen=True, slots=True)

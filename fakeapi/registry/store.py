@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import orjson
 
 from fakeapi import errors
+from fakeapi.auth.authorizer import AuthorizerChain
 from fakeapi.clock import Clock, RealClock
 from fakeapi.features import default_gates
 from fakeapi.objects import deep_copy, key_for, object_key
@@ -94,7 +95,12 @@ class GenericStore:
         #: default chain in, a store built without one admits everything unchanged
         self.admission = admission if admission is not None else AdmissionChain(())
         self._main_update = MainResourceUpdate(admission=self.admission)
-        self._status_update = StatusUpdate()
+        self._status_update = StatusUpdate(admission=self.admission)
+        #: the server's authorizers (``--authorization-mode``), set by whoever assembles the
+        #: server when authorization is on: what the access reviews answer from, and what the
+        #: strategies ask about parts of a write (:mod:`fakeapi.auth`); None: everything is
+        #: allowed and nobody is authenticated
+        self.authorizer: AuthorizerChain | None = None
         #: what runs beside the handlers of whoever serves this registry, as kube-apiserver's
         #: post-start hooks (the apiextensions controllers, added by
         #: :func:`fakeapi.bootstrap.new_registry`); the server starts and stops them
@@ -113,13 +119,24 @@ class GenericStore:
     def context(
         self, *, subresource: str = "", options: WriteOptions | None = None
     ) -> WriteContext:
+        if options is None:
+            return WriteContext(
+                now=self.clock.now(),
+                feature_gates=self.feature_gates,
+                subresource=subresource,
+                namespace_labels=self._namespace_labels,
+                authorizer=self.authorizer,
+            )
         return WriteContext(
             now=self.clock.now(),
             feature_gates=self.feature_gates,
             subresource=subresource,
-            dry_run=bool(options and options.dry_run),
-            field_manager=options.field_manager if options else "",
+            dry_run=options.dry_run,
+            field_manager=options.field_manager,
             namespace_labels=self._namespace_labels,
+            authorizer=self.authorizer,
+            user=options.user,
+            verb=options.verb,
         )
 
     def _namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
@@ -264,7 +281,7 @@ class GenericStore:
         )
         self.admission.admit(
             rt, obj, operation="CREATE", namespace=ns, dry_run=ctx.dry_run,
-            name=meta["generateName"] if generated else meta.get("name") or "",
+            name=meta["generateName"] if generated else meta.get("name") or "", user=ctx.user,
         )
         rt.strategy.prepare_for_create(obj, ctx)
         errs = md.merge_errors(
@@ -559,6 +576,10 @@ class GenericStore:
         key = object_key(obj)
         rt.strategy.check_delete(obj)
         check_delete_preconditions(rt, obj["metadata"], options.preconditions)
+        self.admission.admit_every_write(
+            rt, obj, operation="DELETE", old=obj, namespace=obj["metadata"].get("namespace"),
+            dry_run=options.dry_run, name=name, user=options.user,
+        )
         new = orjson.loads(current.raw)  # a private copy of ``obj``: its bytes decoded
         if not begin_deletion(rt, obj, new, options, self.context()):
             if options.dry_run:

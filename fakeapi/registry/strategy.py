@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from fakeapi.auth.user import UserInfo
 from fakeapi.objects import Obj
 from fakeapi.registry.options import ReadOptions
 from fakeapi.validation.field import FieldError
 
 if TYPE_CHECKING:
+    from fakeapi.auth.authorizer import AuthorizerChain
     from fakeapi.registry.scale import ScaleSubresource
 
 __all__ = [
@@ -55,6 +57,12 @@ class WriteContext:
     field_manager: str = ""
     #: the labels of a namespace (None when it does not exist), for rules that depend on them
     namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None
+    #: the server's authorizers (None: authorization is off) and who makes the request (None:
+    #: no authentication, or a trusted in-process client) with its verb, for the rules that
+    #: authorize parts of a write (a claim's status fields) and for the access reviews
+    authorizer: AuthorizerChain | None = None
+    user: UserInfo | None = None
+    verb: str = ""
 
     def gate(self, name: str) -> bool:
         """Whether feature gate ``name`` is on (a gate not in the map has its default)."""

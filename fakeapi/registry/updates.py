@@ -127,7 +127,7 @@ class MainResourceUpdate:
         strategy.apply_defaults(new, ctx)
         self._admission.admit(
             rt, new, operation="UPDATE", old=old, subresource=ctx.subresource,
-            namespace=old_meta.get("namespace"), dry_run=ctx.dry_run, name=name,
+            namespace=old_meta.get("namespace"), dry_run=ctx.dry_run, name=name, user=ctx.user,
         )
         strategy.prepare_for_update(new, old, ctx)
         errs = md.validate_metadata(rt, new)
@@ -153,8 +153,8 @@ class StatusUpdate:
     What it may change: ``status``, the request's ``metadata.managedFields`` and the metadata
     fields the kind lists in ``status_writes_metadata`` (pods: labels, annotations,
     finalizers), as upstream's ``ResetObjectMetaForStatus`` and the kinds' status strategies
-    allow. Everything else is the stored version's. No admission runs, the generation never
-    moves, and there are no warnings.
+    allow. Everything else is the stored version's. Only the admission plugins that look at
+    every write (NodeRestriction) run, the generation never moves, and there are no warnings.
 
     Steps, in order: the stored version with the request's status (and the metadata above) →
     types of metadata and status checked → ``prepare_for_status_update`` →
@@ -162,7 +162,10 @@ class StatusUpdate:
     changed.
     """
 
-    __slots__ = ()
+    __slots__ = ("_admission",)
+
+    def __init__(self, *, admission: AdmissionChain) -> None:
+        self._admission = admission
 
     def build(
         self,
@@ -191,6 +194,11 @@ class StatusUpdate:
             new["metadata"], request_meta, strategy.status_writes_metadata
         )
         missing = _check_status_types(rt, new, decoded=decoded)
+        self._admission.admit_every_write(
+            rt, new, operation="UPDATE", old=old, subresource=ctx.subresource,
+            namespace=old["metadata"].get("namespace"), dry_run=ctx.dry_run,
+            name=old["metadata"]["name"], user=ctx.user,
+        )
         strategy.prepare_for_status_update(new, old, ctx)
         errs = strategy.validate_status_update(new, old, ctx)
         if meta_changed:

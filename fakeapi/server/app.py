@@ -14,12 +14,16 @@ from functools import cached_property
 
 import orjson
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 from prometheus_client import CollectorRegistry
 
 from fakeapi import errors
+from fakeapi.auth.authentication import Authenticator
+from fakeapi.auth.authorizer import ALWAYS_ALLOW, AlwaysAllow, AuthorizerChain
 from fakeapi.features import EMULATED_VERSION, KubernetesVersion
 from fakeapi.registry.store import GenericStore
 from fakeapi.server import discovery, openapi
+from fakeapi.server.authfilter import auth_middleware
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
 from fakeapi.server.limits import RequestLimits
@@ -171,16 +175,26 @@ def create_app(
     registry: GenericStore,
     watch: WatchSettings | None = None,
     metrics: CollectorRegistry | None = None,
+    authenticator: Authenticator | None = None,
     limits: RequestLimits | None = None,
     streams: StreamConfig | None = None,
 ) -> web.Application:
     """The app; ``metrics`` is served at ``/metrics`` (a fresh, empty registry when None);
     ``limits`` bounds what clients may hold at once (upstream's defaults when None); ``streams``
-    says where pods' logs, exec, attach and port-forward go (None: nowhere)."""
+    says where pods' logs, exec, attach and port-forward go (None: nowhere). With an
+    ``authenticator`` every request is authenticated and authorized by the registry's
+    authorizers (:mod:`fakeapi.server.authfilter`; ``AlwaysAllow`` when it has none) before the
+    in-flight limits see it."""
     limits = limits or RequestLimits()
-    app = web.Application(
-        middlewares=[_status_errors, limits.middleware], client_max_size=4 * 1024 * 1024
-    )
+    middlewares: list[Middleware] = [_status_errors]
+    if authenticator is not None:
+        if registry.authorizer is None:  # authentication alone: kube-apiserver's default mode
+            registry.authorizer = AuthorizerChain([(ALWAYS_ALLOW, AlwaysAllow())])
+        middlewares.append(
+            auth_middleware(authenticator=authenticator, authorizer=registry.authorizer)
+        )
+    middlewares.append(limits.middleware)
+    app = web.Application(middlewares=middlewares, client_max_size=4 * 1024 * 1024)
     app[REGISTRY] = registry
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
     current = [_Documents(registry)]

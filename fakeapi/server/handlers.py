@@ -26,6 +26,7 @@ from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceTable, ResourceType
 from fakeapi.selectors import parse_field_selector
 from fakeapi.server import query as q
+from fakeapi.server.authfilter import request_user
 from fakeapi.server.encoding import (
     json_bytes_response,
     json_response,
@@ -298,6 +299,9 @@ class ResourceHandlers:
             manager = _user_agent_manager(request.headers.get("User-Agent", ""))
             if manager:
                 options = replace(options, field_manager=manager)
+        user, auth_verb = request_user(request)
+        if user is not None:
+            options = replace(options, user=user, verb=auth_verb)
         return body, options
 
     async def _written(
@@ -364,7 +368,7 @@ class ResourceHandlers:
     async def delete(self, request: web.Request, target: Target) -> web.Response:
         assert target.name is not None
         body = await _optional_body(request)
-        options = q.delete_options(request.query, body)
+        options = _with_user(request, q.delete_options(request.query, body))
         result = self.registry.delete(target.resource, target.namespace, target.name, options)
         return await self._deleted(target.resource, result)
 
@@ -378,7 +382,7 @@ class ResourceHandlers:
     async def delete_collection(self, request: web.Request, target: Target) -> web.Response:
         rt = target.resource
         body = await _optional_body(request)
-        options = q.delete_options(request.query, body)
+        options = _with_user(request, q.delete_options(request.query, body))
         list_options = q.list_options(request.query)
         sliced = not (
             list_options.limit
@@ -393,7 +397,6 @@ class ResourceHandlers:
         meta = {"resourceVersion": str(self.registry.resource_version)}
         await self.registry.storage.durable()
         return json_bytes_response(_list_body(rt, meta, (r.raw for r in results)))
-
 
     async def _delete_in_slices(
         self, target: Target, list_options: ListOptions, options: DeleteOptions
@@ -416,6 +419,12 @@ class ResourceHandlers:
                 return results
             page = replace(page, continue_token=token)
             await asyncio.sleep(0)
+
+
+def _with_user(request: web.Request, options: DeleteOptions) -> DeleteOptions:
+    """``options`` with the user the auth filters found (as they are without authentication)."""
+    user, _ = request_user(request)
+    return options if user is None else replace(options, user=user)
 
 
 async def _optional_body(request: web.Request) -> Any:

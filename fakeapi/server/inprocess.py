@@ -19,6 +19,13 @@ body is decoded into a new object (free-form parts copied), patches and subresou
 copied in. Callers never share dicts with the storage, so a careless mutation cannot corrupt a
 stored object, and a caller's body is never modified.
 
+A transport made for a ``user`` (the assembler gives each component its identity: the scheduler
+``system:kube-scheduler``, a kubelet ``system:node:<name>``...) is authorized as an HTTP request
+of that user would be, once the server has authorizers: each call asks them with the request's
+attributes (verb, resource, namespace, name, field selector) and is refused with the same 403,
+and its writes carry the user to admission, the reviews and the claim status rules. A transport
+without a user, or a server without authorizers, skips all of it — no cost on the hot path.
+
 This module imports the registry and the server's request parsing. Components must not import it
 (import-linter forbids it); whoever builds the cluster constructs the transport and hands the
 components a :class:`~fakeapi.client.Client`.
@@ -29,11 +36,15 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import AsyncIterator, Iterable
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
 from fakeapi import errors
+from fakeapi.auth.attributes import Attributes, forbidden
+from fakeapi.auth.request_info import pinned_name
+from fakeapi.auth.user import UserInfo
 from fakeapi.client.resource import Resource
 from fakeapi.client.transport import (
     PATCH_CONTENT_TYPES,
@@ -49,9 +60,11 @@ from fakeapi.client.transport import (
 )
 from fakeapi.clock import Clock
 from fakeapi.objects import deep_copy, object_key
+from fakeapi.registry.options import DeleteOptions, WriteOptions
 from fakeapi.registry.results import DeleteResult
 from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType
+from fakeapi.selectors import SelectorError, parse_field_selector
 from fakeapi.server import query
 from fakeapi.server.patching import apply_patch_request
 from fakeapi.server.replies import (
@@ -75,12 +88,57 @@ class InProcessTransport:
     """Serve client requests from ``registry`` in the calling task.
 
     ``clock`` (default: the registry's) times ``timeout_seconds`` of watches, so a watch timeout
-    follows a fake clock in tests.
+    follows a fake clock in tests. ``user`` is who the requests come from (None: a trusted
+    client, never authorized).
     """
 
-    def __init__(self, registry: GenericStore, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self, registry: GenericStore, *, clock: Clock | None = None, user: UserInfo | None = None
+    ) -> None:
         self.registry = registry
         self.clock = clock or registry.clock
+        self.user = user
+
+    # --- authorization -----------------------------------------------------------------------
+    def _authorize(
+        self,
+        verb: str,
+        resource: Resource,
+        namespace: str | None,
+        name: str = "",
+        subresource: str = "",
+        field_selector: str = "",
+    ) -> None:
+        """Refuse the request as the HTTP filters would (nothing without a user or authorizers)."""
+        user = self.user
+        authorizer = self.registry.authorizer if user is not None else None
+        if authorizer is None:
+            return
+        assert user is not None
+        try:
+            terms = parse_field_selector(field_selector).requirements if field_selector else ()
+        except SelectorError:  # the list itself answers it with a 400
+            terms = ()
+        if verb in ("list", "watch") and not name:
+            name = pinned_name(terms)
+        if not resource.namespaced or not namespace:
+            namespace = ""
+        if resource.group == "" and resource.plural == "namespaces" and name:
+            namespace = name  # a namespace is in itself, as the HTTP path says (request_info)
+        attrs = Attributes(
+            user=user, verb=verb, api_group=resource.group, api_version=resource.version,
+            resource=resource.plural, subresource=subresource, namespace=namespace, name=name,
+            field_selector=terms,
+        )
+        answer = authorizer.authorize(attrs)
+        if not answer.allowed:
+            raise forbidden(attrs, answer.reason)
+
+    def _as_user(self, options: WriteOptions, verb: str) -> WriteOptions:
+        return options if self.user is None else replace(options, user=self.user, verb=verb)
+
+    def _deleting_as_user(self, options: DeleteOptions) -> DeleteOptions:
+        return options if self.user is None else replace(options, user=self.user)
 
     # --- routing -----------------------------------------------------------------------------
     def _resource(self, resource: Resource, method: str) -> ResourceType:
@@ -110,12 +168,14 @@ class InProcessTransport:
 
     # --- reads -------------------------------------------------------------------------------
     async def get(self, resource: Resource, *, namespace: str | None, name: str) -> Obj:
+        self._authorize("get", resource, namespace, name)
         rt = self._object_target(resource, namespace, name)
         return _decode(self.registry.get(rt, namespace, name).raw)
 
     async def list(
         self, resource: Resource, *, namespace: str | None, params: ListParams
     ) -> ObjectList:
+        self._authorize("list", resource, namespace, field_selector=params.field_selector)
         rt = self._resource(resource, "GET")
         result = self.registry.list(rt, namespace, query.list_options(params.query()))
         return ObjectList(
@@ -133,6 +193,7 @@ class InProcessTransport:
     async def _watch(
         self, resource: Resource, namespace: str | None, params: WatchParams
     ) -> AsyncIterator[WatchEvent]:
+        self._authorize("watch", resource, namespace, field_selector=params.field_selector)
         rt = self._resource(resource, "GET")
         wire = params.query()
         options = query.watch_options(wire)
@@ -185,10 +246,11 @@ class InProcessTransport:
         self, resource: Resource, *, namespace: str | None, body: Obj, params: WriteParams
     ) -> Reply:
         await _yield_to_loop()
+        self._authorize("create", resource, namespace)
         rt = self._resource(resource, "POST")
         if rt.namespaced and not namespace:
             raise method_not_allowed("POST")
-        options = query.write_options(params.query(), verb="create")
+        options = self._as_user(query.write_options(params.query(), verb="create"), "create")
         result = self.registry.create(rt, namespace, body, options)
         return Reply(_decode(result.raw), list(result.warnings))
 
@@ -203,10 +265,11 @@ class InProcessTransport:
         params: WriteParams,
     ) -> Reply:
         await _yield_to_loop()
+        self._authorize("update", resource, namespace, name, subresource)
         rt = self._object_target(resource, namespace, name, subresource)
         if subresource and subresource != "status":
             raise method_not_allowed("PUT")
-        options = query.write_options(params.query(), verb="update")
+        options = self._as_user(query.write_options(params.query(), verb="update"), "update")
         result = self.registry.update(
             rt, namespace, name, body, options, subresource=subresource
         )
@@ -224,6 +287,7 @@ class InProcessTransport:
         params: WriteParams,
     ) -> Reply:
         await _yield_to_loop()
+        self._authorize("patch", resource, namespace, name, subresource)
         rt = self._object_target(resource, namespace, name, subresource)
         if subresource and subresource != "status":
             raise method_not_allowed("PATCH")
@@ -235,8 +299,11 @@ class InProcessTransport:
             Target(rt, namespace, name, subresource),
             content_type=content_type,
             patch=deep_copy(patch),
-            options=query.write_options(
-                params.query(), verb="patch", apply_patch=patch_type == "apply"
+            options=self._as_user(
+                query.write_options(
+                    params.query(), verb="patch", apply_patch=patch_type == "apply"
+                ),
+                "patch",
             ),
         )
         return Reply(_decode(result.raw), list(result.warnings))
@@ -245,8 +312,9 @@ class InProcessTransport:
         self, resource: Resource, *, namespace: str | None, name: str, params: DeleteParams
     ) -> Reply:
         await _yield_to_loop()
+        self._authorize("delete", resource, namespace, name)
         rt = self._object_target(resource, namespace, name)
-        options = query.delete_options(params.query(), params.body())
+        options = self._deleting_as_user(query.delete_options(params.query(), params.body()))
         return Reply(_deleted(rt, self.registry.delete(rt, namespace, name, options)))
 
     async def delete_collection(
@@ -258,12 +326,15 @@ class InProcessTransport:
         params: DeleteParams,
     ) -> ObjectList:
         await _yield_to_loop()
+        self._authorize(
+            "deletecollection", resource, namespace, field_selector=selection.field_selector
+        )
         rt = self._resource(resource, "DELETE")
         results: Iterable[DeleteResult] = self.registry.delete_collection(
             rt,
             namespace,
             query.list_options(selection.query()),
-            query.delete_options(params.query(), params.body()),
+            self._deleting_as_user(query.delete_options(params.query(), params.body())),
         )
         return ObjectList(
             items=[_decode(result.raw) for result in results],
@@ -281,6 +352,7 @@ class InProcessTransport:
         params: WriteParams,
     ) -> Reply:
         await _yield_to_loop()
+        self._authorize("create", resource, namespace, name, subresource)
         rt = self._object_target(resource, namespace, name, subresource)
         if not subresource or subresource == "status":
             raise method_not_allowed("POST")
@@ -292,7 +364,7 @@ class InProcessTransport:
             name,
             subresource,
             deep_copy(body),
-            query.write_options(params.query(), verb="create"),
+            self._as_user(query.write_options(params.query(), verb="create"), "create"),
         )
         return Reply(success_status(code=201))
 

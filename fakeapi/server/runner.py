@@ -1,7 +1,11 @@
 """Run the API server on a TCP port inside the current event loop.
 
 Used by ``fakeapi serve``, by tests that drive the server with real clients, and by the sandbox.
-``port=0`` lets the OS pick a free port; :attr:`ApiServer.url` tells which.
+``port=0`` lets the OS pick a free port; :attr:`ApiServer.url` tells which. With ``tls`` it serves
+HTTPS (:func:`tls_context`: kube-apiserver's ``--tls-cert-file``, ``--tls-private-key-file`` and
+``--client-ca-file``, whose CA verifies the client certificates that authenticate users), and an
+``authenticator`` turns on the authentication and authorization filters
+(:mod:`fakeapi.server.authfilter`).
 
 A request that is not well-formed HTTP (a request line or header over 8190 bytes, a broken
 chunked body) is answered by aiohttp's HTTP layer with a plain-text 400, as Go's HTTP server
@@ -12,20 +16,39 @@ at debug level, not as a server error with a traceback.
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import ssl
 from types import TracebackType
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from prometheus_client import CollectorRegistry
 
+from fakeapi.auth.authentication import Authenticator
 from fakeapi.registry.store import GenericStore
 from fakeapi.server.app import create_app
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.limits import RequestLimits
 from fakeapi.server.streams import StreamConfig
 
-__all__ = ["ApiServer"]
+__all__ = ["ApiServer", "tls_context"]
+
+
+def tls_context(
+    *,
+    cert_file: str | os.PathLike[str],
+    key_file: str | os.PathLike[str],
+    client_ca_file: str | os.PathLike[str] | None = None,
+) -> ssl.SSLContext:
+    """The server's TLS: its certificate and key, and, with a client CA, client certificates
+    asked for and verified (optional: a client may authenticate otherwise)."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert_file, key_file)
+    if client_ca_file is not None:
+        context.load_verify_locations(cafile=os.fspath(client_ca_file))
+        context.verify_mode = ssl.CERT_OPTIONAL
+    return context
 
 
 class _ClientFaults(logging.Filter):
@@ -53,24 +76,28 @@ class ApiServer:
         port: int = 0,
         watch: WatchSettings | None = None,
         metrics: CollectorRegistry | None = None,
+        authenticator: Authenticator | None = None,
+        tls: ssl.SSLContext | None = None,
         limits: RequestLimits | None = None,
         streams: StreamConfig | None = None,
     ) -> None:
         self.registry = registry
         self.host = host
         self.port = port
+        self.tls = tls
         self.metrics = metrics if metrics is not None else CollectorRegistry()
         self.limits = limits or RequestLimits()
         self.app = create_app(
             registry=registry, watch=watch, metrics=self.metrics, limits=self.limits,
-            streams=streams,
+            streams=streams, authenticator=authenticator,
         )
         self._runner: web.AppRunner | None = None
 
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{host}:{self.port}"
 
     async def start(self) -> None:
         # handler_cancellation: a watch whose client went away is cancelled at once instead of
@@ -89,7 +116,7 @@ class ApiServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self.port))
         self.port = sock.getsockname()[1]
-        site = web.SockSite(self._runner, sock)
+        site = web.SockSite(self._runner, sock, ssl_context=self.tls)
         await site.start()
         await self.registry.start_hooks()
 

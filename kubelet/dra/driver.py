@@ -170,10 +170,14 @@ class SimulatedDriver:
         list_slices: Callable[[], list[Obj]] | None = None,
         publish: bool = True,
         owner: Callable[[], Obj | None] | None = None,
+        status_client: Client | None = None,
     ) -> None:
         self.profile = profile
         self.name = profile.driver
         self.client = client
+        #: what writes the claims' ``status.devices``: the driver's own identity (its kubelet
+        #: plugin's service account) where the cluster authorizes requests, else ``client``
+        self.status_client = status_client or client
         self.clock = clock
         self.node_name = node_name
         self._list_slices = list_slices
@@ -423,7 +427,7 @@ class SimulatedDriver:
         now = format_time(self.clock.now())
 
         async def write() -> None:
-            claim = await self.client.get(
+            claim = await self.status_client.get(
                 RESOURCE_CLAIMS, namespace=prepared.namespace, name=prepared.name
             )
             if str((claim.get("metadata") or {}).get("uid")) != prepared.uid:
@@ -470,7 +474,7 @@ class SimulatedDriver:
             if kept == (status.get("devices") or []):
                 return
             status["devices"] = kept or None
-            await self.client.update_status(RESOURCE_CLAIMS, body=claim)
+            await self.status_client.update_status(RESOURCE_CLAIMS, body=claim)
 
         try:
             await retry_on_conflict(write, clock=self.clock)

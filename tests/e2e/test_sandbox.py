@@ -187,6 +187,8 @@ def test_help_documents_every_option() -> None:
     [
         (["--profile", "bogus"], "unknown driver profile(s) bogus; known: gpu, partitionable, "),
         (["--controllers", "*,-no-such"], "unknown controller(s) -no-such; known: "),
+        (["--split", "--authorization-mode", "RBAC"],
+         "--split does not run with authentication or TLS yet"),
     ],
 )
 def test_a_bad_choice_is_one_line_and_exit_status_2(

@@ -1,5 +1,6 @@
-"""Mutating admission as kube-apiserver runs it: Priority, DefaultTolerationSeconds, then
-PodGroupProtection; ServiceAllocation stands in for the Service storage's allocators."""
+"""Mutating admission as kube-apiserver runs it: NodeRestriction (with the Node authorizer),
+Priority, DefaultTolerationSeconds, then PodGroupProtection; ServiceAllocation stands in for the
+Service storage's allocators."""
 
 from fakeapi.registry.admission.chain import AdmissionChain, RegistryReader, default_admission
 from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
@@ -9,6 +10,7 @@ from fakeapi.registry.admission.interface import (
     ObjectReader,
     Operation,
 )
+from fakeapi.registry.admission.node_restriction import NodeRestriction
 from fakeapi.registry.admission.podgroup_protection import PodGroupProtection
 from fakeapi.registry.admission.priority import Priority
 from fakeapi.registry.admission.service_allocation import ServiceAllocation
@@ -18,6 +20,7 @@ __all__ = [
     "AdmissionPlugin",
     "Attributes",
     "DefaultTolerationSeconds",
+    "NodeRestriction",
     "ObjectReader",
     "Operation",
     "PodGroupProtection",

@@ -2,7 +2,9 @@
 
 As kube-apiserver builds its chain and hands it to the generic registry, the chain is built where
 the server is assembled (:func:`fakeapi.bootstrap.new_registry`) and passed to the store, which
-runs it on creates and on updates of the resource itself (a ``status`` write is not admitted).
+runs it on creates and on updates of the resource itself; a ``status`` write or a delete is
+admitted only by the plugins that look at every write (NodeRestriction), and costs nothing when
+there are none.
 Upstream's default plugin order puts ``Priority`` before ``DefaultTolerationSeconds``; the chain
 keeps that order, and ``PodGroupProtection`` (which only touches PodGroups) follows them.
 ``ServiceAllocation`` stands in for the allocators of upstream's Service storage (virtual IPs,
@@ -16,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from fakeapi.auth.user import UserInfo
 from fakeapi.objects import Obj
 from fakeapi.registry.admission.default_toleration_seconds import DefaultTolerationSeconds
 from fakeapi.registry.admission.interface import AdmissionPlugin, Attributes, Operation
+from fakeapi.registry.admission.node_restriction import NodeRestriction
 from fakeapi.registry.admission.podgroup_protection import PodGroupProtection
 from fakeapi.registry.admission.priority import Priority
 from fakeapi.registry.admission.service_allocation import ServiceAllocation
@@ -49,6 +53,8 @@ class AdmissionChain:
 
     def __init__(self, plugins: Sequence[AdmissionPlugin]) -> None:
         self.plugins = tuple(plugins)
+        #: the plugins that see status writes and deletes too (none: those writes cost nothing)
+        self._every_write = tuple(p for p in self.plugins if getattr(p, "every_write", False))
 
     def admit(
         self,
@@ -61,31 +67,54 @@ class AdmissionChain:
         namespace: str | None = None,
         dry_run: bool = False,
         name: str = "",
+        user: UserInfo | None = None,
     ) -> None:
         """Let every plugin that handles this write change ``obj`` or raise a ``StatusError``."""
-        if not self.plugins:
-            return
-        attrs = Attributes(
-            group=rt.group,
-            resource=rt.plural,
-            kind=rt.kind,
-            operation=operation,
-            obj=obj,
-            old=old,
-            subresource=subresource,
-            namespace=namespace,
-            dry_run=dry_run,
-            name=name or "Unknown",
-        )
-        for plugin in self.plugins:
+        if self.plugins:
+            self._run(self.plugins, Attributes(
+                group=rt.group, resource=rt.plural, kind=rt.kind, operation=operation, obj=obj,
+                old=old, subresource=subresource, namespace=namespace, dry_run=dry_run,
+                name=name or "Unknown", user=user,
+            ))
+
+    def admit_every_write(
+        self,
+        rt: ResourceType,
+        obj: Obj,
+        *,
+        operation: Operation,
+        old: Obj | None = None,
+        subresource: str = "",
+        namespace: str | None = None,
+        dry_run: bool = False,
+        name: str = "",
+        user: UserInfo | None = None,
+    ) -> None:
+        """A status write or a delete (``obj`` the stored object), for the plugins that look at
+        every write; nothing at all when there are none."""
+        if self._every_write:
+            self._run(self._every_write, Attributes(
+                group=rt.group, resource=rt.plural, kind=rt.kind, operation=operation, obj=obj,
+                old=old, subresource=subresource, namespace=namespace, dry_run=dry_run,
+                name=name or "Unknown", user=user,
+            ))
+
+    @staticmethod
+    def _run(plugins: Sequence[AdmissionPlugin], attrs: Attributes) -> None:
+        for plugin in plugins:
             if plugin.handles(attrs):
                 plugin.admit(attrs)
 
 
-def default_admission(*, resources: ResourceTable, storage: Storage) -> AdmissionChain:
-    """The plugins upstream enables by default that change what DRA users see, in its order."""
+def default_admission(
+    *, resources: ResourceTable, storage: Storage, node_restriction: bool = False
+) -> AdmissionChain:
+    """The plugins upstream enables by default that change what DRA users see, in its order;
+    ``node_restriction`` puts NodeRestriction first, as a cluster authorizing nodes has it."""
     reader = RegistryReader(resources=resources, storage=storage)
+    restriction: list[AdmissionPlugin] = [NodeRestriction()] if node_restriction else []
     return AdmissionChain([
+        *restriction,
         Priority(reader=reader),
         DefaultTolerationSeconds(),
         PodGroupProtection(),

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from fakeapi.auth.user import UserInfo
 from fakeapi.objects import Obj
 
 __all__ = ["AdmissionPlugin", "Attributes", "ObjectReader", "Operation"]
 
-Operation = Literal["CREATE", "UPDATE"]
+Operation = Literal["CREATE", "UPDATE", "DELETE"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,8 @@ class Attributes:
     #: the name errors show: upstream admits before a name is generated, so a pod created with
     #: ``generateName`` is named by that prefix
     name: str = "Unknown"
+    #: who writes, when the server authenticates (None: nobody is, or a trusted client)
+    user: UserInfo | None = None
 
 
 class ObjectReader(Protocol):
@@ -53,7 +56,9 @@ class ObjectReader(Protocol):
 
 
 class AdmissionPlugin(Protocol):
-    """A mutating admission plugin."""
+    """A mutating admission plugin. It sees creates and updates of a resource itself; one whose
+    ``every_write`` is true sees status writes and deletes (``DELETE``, ``obj`` the stored
+    object) too, as upstream runs every plugin on them."""
 
     #: upstream's plugin name (``Priority``, ``DefaultTolerationSeconds``)
     name: str

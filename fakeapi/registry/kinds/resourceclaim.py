@@ -5,7 +5,8 @@ requests are defaulted (allocation mode ``ExactCount``, count 1, toleration oper
 fields of disabled gates are dropped unless already in use, ``adminAccess`` needs the namespace
 label ``resource.kubernetes.io/admin-access: "true"`` (checked on create and when a status first
 grants it), and a status write drops ``status.devices`` entries of devices that are no longer
-allocated.
+allocated. With authorization on, a status write also needs permission for the fields it
+changes (:mod:`.resourceclaim_status_authz`, DRAResourceClaimGranularStatusAuthorization).
 
 The namespace labels come from the lookup the registry puts in ``WriteContext.namespace_labels``:
 a callable from namespace name to its labels, or None when the namespace does not exist. Without
@@ -19,6 +20,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from fakeapi.features import GatedFields, drop_disabled_fields
+from fakeapi.registry.kinds.resourceclaim_status_authz import claim_status_authorization_errors
 from fakeapi.registry.strategy import AGE_COLUMN, NAME_COLUMN, Column, Obj, Strategy, WriteContext
 from fakeapi.validation import dra
 from fakeapi.validation.dra_common import as_dict, as_list
@@ -220,7 +222,21 @@ class ResourceClaimStrategy(Strategy):
             errs = admin_access_errors(
                 ctx.namespace_labels, namespace, _first_admin_result(new.get("status"))
             )
-        return errs + dra.validate_resource_claim_status_update(new, old)
+        errs += dra.validate_resource_claim_status_update(new, old)
+        if (
+            ctx.authorizer is not None
+            and ctx.user is not None
+            and ctx.gate("DRAResourceClaimGranularStatusAuthorization")
+        ):
+            errs += claim_status_authorization_errors(
+                authorizer=ctx.authorizer,
+                user=ctx.user,
+                verb=ctx.verb,
+                namespace=str(as_dict(new.get("metadata")).get("namespace") or ""),
+                new=as_dict(new.get("status")),
+                old=as_dict(old.get("status")),
+            )
+        return errs
 
     @staticmethod
     def _drop_deallocated_devices(new: Obj, old: Obj) -> None:
