@@ -387,7 +387,7 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     if security is None:
         return 2
     try:
-        security = with_serving_certificate(security, host=args.host, command="serve")
+        security = with_serving_certificate(security, host=args.host)
         secured = serve_security(security)
     except (ValueError, OSError) as exc:
         print(f"fakeapi serve: {exc}", file=sys.stderr)
@@ -540,7 +540,7 @@ async def _run_sandbox(
               "--split or the security flags", file=sys.stderr)
         return 2
     try:
-        security = with_serving_certificate(security, host=args.host, command="sandbox")
+        security = with_serving_certificate(security, host=args.host)
     except (OSError, ValueError) as exc:
         print(f"fakeapi sandbox: {exc}", file=sys.stderr)
         return 1

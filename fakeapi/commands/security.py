@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fakeapi.auth.authentication import Authenticator
-from fakeapi.auth.serving_cert import self_signed_certificate
 from fakeapi.auth.settings import SecuritySettings
 from fakeapi.auth.user import ADMIN_USER
 
@@ -118,21 +117,14 @@ def serve_security(settings: SecuritySettings) -> ServeSecurity:
                          ca_data=settings.server_trust())
 
 
-def with_serving_certificate(
-    settings: SecuritySettings, *, host: str, command: str
-) -> SecuritySettings:
+def with_serving_certificate(settings: SecuritySettings, *, host: str) -> SecuritySettings:
     """``settings`` with a self-signed serving certificate when they authenticate without one
     (:mod:`fakeapi.auth.serving_cert`, kept in a temporary directory for the process's
-    lifetime); unchanged otherwise, or, after a warning on stderr, when no ``openssl`` binary is
-    found. ValueError when openssl fails."""
+    lifetime); unchanged otherwise."""
     if not settings.authenticates or settings.tls_cert_file:
         return settings
-    made = self_signed_certificate(directory=Path(tempfile.mkdtemp(prefix="fakeapi-certs-")),
-                                   host=host)
-    if made is None:
-        print(f"fakeapi {command}: WARNING: no --tls-cert-file and no openssl to make a "
-              "self-signed certificate: serving plain HTTP, over which kubectl sends no "
-              "credentials (it is system:anonymous)", file=sys.stderr)
-        return settings
-    cert, key = made
+    from fakeapi.auth.serving_cert import self_signed_certificate  # late: TLS is rare
+
+    cert, key = self_signed_certificate(
+        directory=Path(tempfile.mkdtemp(prefix="fakeapi-certs-")), host=host)
     return dataclasses.replace(settings, tls_cert_file=str(cert), tls_private_key_file=str(key))

@@ -3,7 +3,6 @@ the flag, off by default, and a warning for a non-loopback address anyone may us
 
 from __future__ import annotations
 
-import shutil
 import ssl
 from pathlib import Path
 
@@ -72,13 +71,12 @@ def test_a_non_loopback_address_anyone_may_use_is_warned_about(
                                   "authentication nor authorization")
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl binary")
 def test_authentication_without_a_certificate_serves_a_self_signed_one() -> None:
-    settings = with_serving_certificate(SECURED, host="127.0.0.1", command="serve")
+    settings = with_serving_certificate(SECURED, host="127.0.0.1")
     assert settings.tls_cert_file and settings.tls_private_key_file
     assert settings.server_trust() == Path(settings.tls_cert_file).read_bytes()
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(settings.tls_cert_file, settings.tls_private_key_file)
     # nothing to make without authentication, or with a certificate given
-    assert with_serving_certificate(OPEN, host="127.0.0.1", command="serve") is OPEN
-    assert with_serving_certificate(settings, host="127.0.0.1", command="serve") is settings
+    assert with_serving_certificate(OPEN, host="127.0.0.1") is OPEN
+    assert with_serving_certificate(settings, host="127.0.0.1") is settings

@@ -3,7 +3,8 @@ file, TLS with a client CA and ``--anonymous-auth=false``, driven by real kubect
 ``kubernetes`` client under several identities.
 
 One sandbox with two simulated GPU nodes for the module; the certificates (a CA, the serving
-certificate, a client certificate for ``carol`` in ``devs``) are made with the ``openssl`` binary.
+certificate, a client certificate for ``carol`` in ``devs``) are made with
+:func:`fakeapi.auth.serving_cert.issue_certificate`.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ import yaml
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
+from fakeapi.auth.serving_cert import issue_certificate
 from fakeapi.kubeconfig import write_kubeconfig
 
 pytestmark = pytest.mark.e2e
 KUBECTL = shutil.which("kubectl")
-OPENSSL = shutil.which("openssl")
 EXAMPLES = Path(__file__).resolve().parents[2] / "cluster" / "data" / "examples"
 TOKENS = {
     "jane": "tok-jane,jane,1001",
@@ -79,33 +80,18 @@ class Secured:
         return config.new_client_from_config(config_file=str(kubeconfig))
 
 
-def _openssl(*args: str, cwd: Path) -> None:
-    assert OPENSSL is not None
-    subprocess.run([OPENSSL, *args], cwd=cwd, check=True, capture_output=True)
-
-
 def _certificates(workdir: Path) -> None:
     """ca.crt/key, server.crt/key for 127.0.0.1, carol.crt/key (CN=carol, O=devs)."""
-    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    _openssl("req", "-x509", *key, "-keyout", "ca.key", "-out", "ca.crt", "-days", "1",
-             "-subj", "/CN=fakeapi-e2e-ca", cwd=workdir)
-    for name, subject, usage in (
-        ("server", "/CN=fakeapi-apiserver", "subjectAltName=IP:127.0.0.1\n"
-                                            "extendedKeyUsage=serverAuth\n"),
-        ("carol", "/CN=carol/O=devs", "extendedKeyUsage=clientAuth\n"),
-    ):
-        (workdir / f"{name}.ext").write_text(usage)
-        _openssl("req", *key, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", subject,
-                 cwd=workdir)
-        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-                 "-CAcreateserial", "-days", "1", "-extfile", f"{name}.ext",
-                 "-out", f"{name}.crt", cwd=workdir)
+    ca = issue_certificate(common_name="fakeapi-e2e-ca", usage="ca", days=1)
+    ca.write(workdir, "ca")
+    issue_certificate(common_name="fakeapi-apiserver", hosts=["127.0.0.1"], issuer=ca,
+                      days=1).write(workdir, "server")
+    issue_certificate(common_name="carol", organizations=["devs"], usage="client", issuer=ca,
+                      days=1).write(workdir, "carol")
 
 
 @pytest.fixture(scope="module")
 def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
-    if OPENSSL is None:
-        pytest.skip("no openssl binary to make the test's certificates")
     workdir = tmp_path_factory.mktemp("secured")
     _certificates(workdir)
     (workdir / "tokens.csv").write_text("\n".join(TOKENS.values()) + "\n")
