@@ -434,6 +434,16 @@ async def _serve(args: argparse.Namespace, *, ready: Callable[[], None]) -> int:
     return 0
 
 
+def _access_line(cluster: Any) -> str:
+    """What the banner says of authentication and authorization: nothing when both are off."""
+    security = cluster.security
+    if not security.authenticates:
+        return ""
+    anonymous = "anonymous requests allowed" if security.anonymous_auth else "no anonymous requests"
+    return (f"access: authorization {','.join(security.modes)}, {anonymous}; "
+            "the kubeconfig's user is the cluster admin (system:masters)\n")
+
+
 def _banner(cluster: Any, *, url: str, kubeconfig: Path, default_config: bool,
             seconds: float) -> str:
     nodes = f"{cluster.nodes} node{'s' if cluster.nodes != 1 else ''}"
@@ -466,6 +476,7 @@ def _banner(cluster: Any, *, url: str, kubeconfig: Path, default_config: bool,
         f"fakeapi sandbox ready at {url} in {seconds:.2f}s: {nodes}, "
         f"components: {components}\n"
         f'kubeconfig: {kubeconfig} (context "{SANDBOX_CONTEXT}", now current)\n'
+        f"{_access_line(cluster)}"
         f"example manifests: {EXAMPLES}\n"
         "\n"
         "Try:\n"

@@ -48,6 +48,7 @@ class Secured:
     workdir: Path
     ca: Path
     trust: bytes
+    banner: str
 
     def kubeconfig_for(self, who: str, *, token: str = "", cert: str = "") -> Path:
         """A kubeconfig of ``who``: a bearer token, or a client certificate's files."""
@@ -117,13 +118,15 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
         lines.append(line)
     url = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]["server"]
     trust = (workdir / "server.crt").read_bytes() + (workdir / "ca.crt").read_bytes()
-    yield Secured(process, url, workdir, workdir / "ca.crt", trust)
+    yield Secured(process, url, workdir, workdir / "ca.crt", trust, "".join(lines))
     process.send_signal(signal.SIGINT)
     assert process.wait(30) == 0
 
 
 def test_the_sandbox_serves_https_and_its_kubeconfig_is_the_admin(secured: Secured) -> None:
     assert secured.url.startswith("https://127.0.0.1:")
+    assert ("access: authorization RBAC,Node, no anonymous requests; the kubeconfig's user is "
+            "the cluster admin (system:masters)") in secured.banner
     rows = secured.kubectl("auth", "whoami").stdout.split("\n")
     assert rows[1].split() == ["Username", "fakeapi-admin"]
     assert rows[2].split(None, 1) == ["Groups", "[system:masters system:authenticated]"]
