@@ -7,8 +7,8 @@ httpx spends 0.6-1.5 ms of CPU on each request on a loopback connection, more un
 concurrency, where aiohttp's client spends 0.07-0.13 ms, so a scheduler or controller manager
 writing over HTTP (``Cluster(transport="http")``, ``fakeapi sandbox --split``) spent most of its
 core in its HTTP client. :class:`SessionTransport` speaks the same REST and reads answers the
-same way (the helpers of ``fakeapi.client.http``: Status errors, warnings, list items); only the
-client library differs.
+same way (:class:`~fakeapi.client.rest.RestTransport`: the verbs, Status errors, warnings, list
+items, watch frames); only the client library differs.
 
 The session is made on first use, inside the running loop, as aiohttp asks. Connections are not
 capped: every watch holds one for its lifetime, and a shared informer factory has a watch per
@@ -25,31 +25,14 @@ from typing import Any
 import aiohttp
 import orjson
 
-from fakeapi.client.http import (
-    JSON,
-    USER_AGENT,
-    object_list,
-    parse_warning_header,
-    status_error,
-)
 from fakeapi.client.resource import Resource
-from fakeapi.client.transport import (
-    PATCH_CONTENT_TYPES,
-    DeleteParams,
-    ListParams,
-    Obj,
-    ObjectList,
-    PatchType,
-    Reply,
-    WatchEvent,
-    WatchParams,
-    WriteParams,
-)
+from fakeapi.client.rest import JSON, USER_AGENT, Answer, RestTransport, watch_event
+from fakeapi.client.transport import WatchEvent, WatchParams
 
 __all__ = ["SessionTransport"]
 
 
-class SessionTransport:
+class SessionTransport(RestTransport):
     """Talk to the API server at ``base_url`` over aiohttp (module docstring).
 
     ``token`` is sent as a bearer token; ``verify`` is False (no certificate check), True (the
@@ -87,7 +70,7 @@ class SessionTransport:
             )
         return self._session
 
-    async def _request(
+    async def _exchange(
         self,
         method: str,
         path: str,
@@ -95,56 +78,15 @@ class SessionTransport:
         params: Mapping[str, str] | None = None,
         body: Any = None,
         content_type: str = JSON,
-    ) -> tuple[int, Mapping[str, str], bytes]:
-        """The status, headers and body of one request (headers as a multi-valued mapping)."""
+    ) -> Answer:
         data = orjson.dumps(body) if body is not None else None
         headers = {"Content-Type": content_type} if data is not None else None
         async with self._open().request(
             method, self.base_url + path, params=params or None, data=data, headers=headers
         ) as response:
-            return response.status, response.headers, await response.read()
-
-    @staticmethod
-    def _json(status: int, content: bytes) -> Any:
-        if not 200 <= status < 300:
-            try:
-                body: Any = orjson.loads(content)
-            except orjson.JSONDecodeError:
-                body = None
-            text = content.decode(errors="replace").strip() or f"HTTP {status}"
-            raise status_error(status, body, text)
-        if not content:
-            return None
-        return orjson.loads(content)
-
-    def _reply(self, answer: tuple[int, Mapping[str, str], bytes]) -> Reply:
-        status, headers, content = answer
-        body = self._json(status, content)
-        getall = getattr(headers, "getall", None)
-        values: list[str] = list(getall("Warning", ())) if getall is not None else []
-        return Reply(body if isinstance(body, dict) else None,
-                     [parse_warning_header(v) for v in values])
-
-    # --- reads -------------------------------------------------------------------------------
-    async def get(self, resource: Resource, *, namespace: str | None, name: str) -> Obj:
-        status, _, content = await self._request(
-            "GET", resource.path(namespace=namespace, name=name)
-        )
-        body: Obj = self._json(status, content)
-        return body
-
-    async def list(
-        self, resource: Resource, *, namespace: str | None, params: ListParams
-    ) -> ObjectList:
-        status, _, content = await self._request(
-            "GET", resource.path(namespace=namespace), params=params.query()
-        )
-        return object_list(resource, self._json(status, content))
-
-    def watch(
-        self, resource: Resource, *, namespace: str | None, params: WatchParams
-    ) -> AsyncIterator[WatchEvent]:
-        return self._watch(resource, namespace, params)
+            content = await response.read()
+            return Answer(response.status, response.headers.getall("Warning", ()), content,
+                          response.reason or "")
 
     async def _watch(
         self, resource: Resource, namespace: str | None, params: WatchParams
@@ -155,7 +97,7 @@ class SessionTransport:
             timeout=self._watch_timeout,
         ) as response:
             if response.status != 200:
-                self._json(response.status, await response.read())
+                Answer(response.status, (), await response.read(), response.reason or "").json()
             pending = b""
             while True:
                 try:
@@ -168,95 +110,7 @@ class SessionTransport:
                 *lines, pending = pending.split(b"\n")
                 for line in lines:
                     if line.strip():
-                        yield self._event(line)
-
-    @staticmethod
-    def _event(line: bytes) -> WatchEvent:
-        frame = orjson.loads(line)
-        etype = str(frame.get("type") or "")
-        obj = frame.get("object")
-        if etype == "ERROR":
-            raise status_error(int((obj or {}).get("code") or 500), obj, "watch failed")
-        return WatchEvent(etype, obj if isinstance(obj, dict) else {})
-
-    # --- writes ------------------------------------------------------------------------------
-    async def create(
-        self, resource: Resource, *, namespace: str | None, body: Obj, params: WriteParams
-    ) -> Reply:
-        return self._reply(await self._request(
-            "POST", resource.path(namespace=namespace), params=params.query(), body=body
-        ))
-
-    async def update(
-        self,
-        resource: Resource,
-        *,
-        namespace: str | None,
-        name: str,
-        body: Obj,
-        subresource: str,
-        params: WriteParams,
-    ) -> Reply:
-        path = resource.path(namespace=namespace, name=name, subresource=subresource)
-        return self._reply(await self._request("PUT", path, params=params.query(), body=body))
-
-    async def patch(
-        self,
-        resource: Resource,
-        *,
-        namespace: str | None,
-        name: str,
-        patch_type: PatchType,
-        patch: Any,
-        subresource: str,
-        params: WriteParams,
-    ) -> Reply:
-        content_type = PATCH_CONTENT_TYPES.get(patch_type)
-        if content_type is None:
-            raise ValueError(f"unknown patch type {patch_type!r}")
-        path = resource.path(namespace=namespace, name=name, subresource=subresource)
-        return self._reply(await self._request(
-            "PATCH", path, params=params.query(), body=patch, content_type=content_type
-        ))
-
-    async def delete(
-        self, resource: Resource, *, namespace: str | None, name: str, params: DeleteParams
-    ) -> Reply:
-        return self._reply(await self._request(
-            "DELETE",
-            resource.path(namespace=namespace, name=name),
-            params=params.query(),
-            body=params.body(),
-        ))
-
-    async def delete_collection(
-        self,
-        resource: Resource,
-        *,
-        namespace: str | None,
-        selection: ListParams,
-        params: DeleteParams,
-    ) -> ObjectList:
-        status, _, content = await self._request(
-            "DELETE",
-            resource.path(namespace=namespace),
-            params={**selection.query(), **params.query()},
-            body=params.body(),
-        )
-        return object_list(resource, self._json(status, content))
-
-    async def create_subresource(
-        self,
-        resource: Resource,
-        *,
-        namespace: str | None,
-        name: str,
-        subresource: str,
-        body: Obj,
-        params: WriteParams,
-    ) -> Reply:
-        path = resource.path(namespace=namespace, name=name, subresource=subresource)
-        return self._reply(await self._request("POST", path, params=params.query(), body=body))
+                        yield watch_event(line)
 
     async def close(self) -> None:
         session, self._session = self._session, None
