@@ -5,7 +5,7 @@ kube-scheduler and the kubelets as separate processes talking HTTP; on a machine
 or more, the sandbox can do the same: the parent process serves the API (its registry, its
 watches), and a child runs every component — controllers, scheduler, simulated kubelets, the
 user's own — as a :class:`~fakeapi.cluster.assembler.Cluster` attached to the parent's server
-(``api_url``), every client over :class:`~fakeapi.client.HttpTransport`. The components pay for
+(``api_url``), every client over :class:`~fakeapi.client.SessionTransport`. The components pay for
 encoding their writes and decoding their watch events, which the in-process transport spares
 them, and in exchange the API server has a core to itself (``bench/bench_scheduler.py
 --black-box`` measures both modes).
