@@ -25,7 +25,7 @@ from fakeapi.server.handlers import ResourceHandlers, WatchSettings
 from fakeapi.server.limits import RequestLimits
 from fakeapi.server.metrics import add_metrics_route
 from fakeapi.server.openapi_v2 import SwaggerEndpoint
-from fakeapi.server.streams import StreamConfig, add_stream_routes
+from fakeapi.server.streams import StreamConfig, core_with_streams
 
 __all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED", "version_info"]
 
@@ -250,22 +250,24 @@ def create_app(
     router.add_get("/version/", version)
     router.add_get("/api", api_root)
     router.add_get("/api/", api_root)
-    router.add_get("/apis", apis_root)
-    router.add_get("/apis/", apis_root)
-    router.add_get("/api/v1", core_resources)
-    router.add_get("/api/v1/", core_resources)
 
     async def core_path(request: web.Request, tail: str) -> web.StreamResponse:
         return await handlers._dispatch(request, "", "v1", tail)
 
-    # before the catch-all: these paths are served by the stream configuration first
-    add_stream_routes(app, registry=registry, config=streams, fallback=core_path)
-    router.add_route("*", "/api/v1/{tail:.+}", handlers.core)
+    # aiohttp tries the routes under one prefix (/api/v1, /apis) in the order they were added:
+    # the catch-alls, which every resource request matches, first; a discovery path has no tail,
+    # so it falls through to its own route. The pod stream paths are the core catch-all's.
+    router.add_route("*", "/api/v1/{tail:.+}",
+                     core_with_streams(registry=registry, config=streams, fallback=core_path))
+    router.add_route("*", "/apis/{group}/{version}/{tail:.+}", handlers.grouped)
+    router.add_get("/api/v1", core_resources)
+    router.add_get("/api/v1/", core_resources)
+    router.add_get("/apis", apis_root)
+    router.add_get("/apis/", apis_root)
     router.add_get("/apis/{group}", group)
     router.add_get("/apis/{group}/", group)
     router.add_get("/apis/{group}/{version}", group_version)
     router.add_get("/apis/{group}/{version}/", group_version)
-    router.add_route("*", "/apis/{group}/{version}/{tail:.+}", handlers.grouped)
     router.add_get("/openapi/v3", openapi_v3_index)
     router.add_get("/openapi/v3/", openapi_v3_index)
     router.add_get("/openapi/v3/{path:.+}", openapi_v3_doc)
