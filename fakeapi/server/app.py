@@ -14,6 +14,7 @@ from functools import cached_property
 
 import orjson
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 from prometheus_client import CollectorRegistry
 
 from fakeapi import errors
@@ -66,33 +67,44 @@ def version_info(emulated: KubernetesVersion) -> dict[str, str]:
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-@web.middleware
-async def _status_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
-    try:
-        return await handler(request)
-    except errors.StatusError as exc:
-        return status_response(exc)
-    except web.HTTPNotFound:
-        return status_response(
-            errors.StatusError(
-                404, "NotFound", "the server could not find the requested resource", {}
+def _serving(limits: RequestLimits) -> Middleware:
+    """The app's one middleware (each is a coroutine per request): the request limits, and
+    any :class:`StatusError` rendered as ``kind: Status``."""
+
+    @web.middleware
+    async def serve(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            held = limits.admit(request)
+            try:
+                return await handler(request)
+            finally:
+                limits.release(held)
+        except errors.StatusError as exc:
+            return status_response(exc)
+        except web.HTTPNotFound:
+            return status_response(
+                errors.StatusError(
+                    404, "NotFound", "the server could not find the requested resource", {}
+                )
             )
-        )
-    except web.HTTPMethodNotAllowed as exc:
-        return status_response(
-            errors.method_not_allowed(
-                f"the server does not allow this method on the requested resource ({exc.method})"
+        except web.HTTPMethodNotAllowed as exc:
+            return status_response(
+                errors.method_not_allowed(
+                    "the server does not allow this method on the requested resource "
+                    f"({exc.method})"
+                )
             )
-        )
-    except web.HTTPRequestEntityTooLarge:
-        return status_response(
-            errors.request_entity_too_large("Request entity too large: limit is 3145728")
-        )
-    except web.HTTPException:
-        raise
-    except Exception as exc:  # a bug: never crash the server, say so like upstream
-        log.exception("internal error serving %s %s", request.method, request.path)
-        return status_response(errors.internal_error(repr(exc)))
+        except web.HTTPRequestEntityTooLarge:
+            return status_response(
+                errors.request_entity_too_large("Request entity too large: limit is 3145728")
+            )
+        except web.HTTPException:
+            raise
+        except Exception as exc:  # a bug: never crash the server, say so like upstream
+            log.exception("internal error serving %s %s", request.method, request.path)
+            return status_response(errors.internal_error(repr(exc)))
+
+    return serve
 
 
 class _Documents:
@@ -179,7 +191,7 @@ def create_app(
     says where pods' logs, exec, attach and port-forward go (None: nowhere)."""
     limits = limits or RequestLimits()
     app = web.Application(
-        middlewares=[_status_errors, limits.middleware], client_max_size=4 * 1024 * 1024
+        middlewares=[_serving(limits)], client_max_size=4 * 1024 * 1024
     )
     app[REGISTRY] = registry
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
