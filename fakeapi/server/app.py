@@ -263,8 +263,8 @@ def create_app(
     router.add_get("/api", api_root)
     router.add_get("/api/", api_root)
 
-    async def core_path(request: web.Request, tail: str) -> web.StreamResponse:
-        return await handlers._dispatch(request, "", "v1", tail)
+    def core_path(request: web.Request, tail: str) -> Awaitable[web.StreamResponse]:
+        return handlers._dispatch(request, "", "v1", tail)
 
     # aiohttp tries the routes under one prefix (/api/v1, /apis) in the order they were added:
     # the catch-alls, which every resource request matches, first; a discovery path has no tail,
