@@ -10,7 +10,6 @@ time the garbage collector needs to remove all of those claims once their owners
 from __future__ import annotations
 
 import asyncio
-import gc
 import random
 import sys
 import time
@@ -20,7 +19,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.bootstrap import new_registry
-from fakeapi.cli import GC_THRESHOLDS
+from fakeapi.cli import tune_collector
 from fakeapi.client import (
     POD_GROUPS,
     PODS,
@@ -132,6 +131,6 @@ async def main(count: int) -> None:
 
 
 if __name__ == "__main__":
-    # the collector's thresholds of `fakeapi sandbox` and `fakeapi serve`
-    gc.set_threshold(*GC_THRESHOLDS)
+    # the collector of `fakeapi sandbox` and `fakeapi serve`
+    tune_collector()
     asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000))

@@ -33,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.bootstrap import new_registry
-from fakeapi.cli import GC_THRESHOLDS
+from fakeapi.cli import tune_collector
 from fakeapi.client import NODES, PODS, Client, InformerFactory, strip_managed_fields
 from fakeapi.clock import RealClock
 from fakeapi.scheduler import Scheduler
@@ -153,6 +153,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    # the collector's thresholds of `fakeapi sandbox` and `fakeapi serve`
-    gc.set_threshold(*GC_THRESHOLDS)
+    # the collector of `fakeapi sandbox` and `fakeapi serve`
+    tune_collector()
     main()

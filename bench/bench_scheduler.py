@@ -59,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fakeapi.bootstrap import new_registry
-from fakeapi.cli import GC_THRESHOLDS
+from fakeapi.cli import tune_collector
 from fakeapi.client import (
     DEVICE_CLASSES,
     NODES,
@@ -689,6 +689,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    # the collector's thresholds of `fakeapi sandbox` and `fakeapi serve`
-    gc.set_threshold(*GC_THRESHOLDS)
+    # the collector of `fakeapi sandbox` and `fakeapi serve`
+    tune_collector()
     main()

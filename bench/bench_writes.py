@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import cProfile
 import functools
-import gc
 import io
 import pstats
 import sys
@@ -43,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fakeapi.apiextensions.controllers import ApiExtensionsControllers
 from fakeapi.bootstrap import new_registry
-from fakeapi.cli import GC_THRESHOLDS
+from fakeapi.cli import tune_collector
 from fakeapi.client import (
     CUSTOM_RESOURCE_DEFINITIONS,
     EVENTS_K8S_IO,
@@ -371,7 +370,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    # the collector's thresholds of `fakeapi sandbox` and `fakeapi serve`
-    gc.set_threshold(*GC_THRESHOLDS)
+    # the collector of `fakeapi sandbox` and `fakeapi serve`
+    tune_collector()
     time_managed_fields()
     main()

@@ -141,9 +141,8 @@ async def _run(options: dict[str, Any]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """The child's entry point (see the module docstring)."""
-    import gc
 
-    from fakeapi.cli import GC_THRESHOLDS
+    from fakeapi.cli import tune_collector
 
     payload = orjson.loads((argv if argv is not None else sys.argv[1:])[0])
     # user code named module:attribute is imported from the directory the sandbox runs in
@@ -153,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
 
         configure_logging(verbosity=payload["verbosity"], log_format=payload["log_format"],
                           stream=sys.stderr)
-    gc.set_threshold(*GC_THRESHOLDS)
+    tune_collector()
     try:
         return asyncio.run(_run(payload["cluster"]))
     except KeyboardInterrupt:

@@ -150,10 +150,11 @@ def sorted_elements(elements: Iterable[str]) -> list[str]:
 
     Most nodes hold field elements only, and those sort as plain strings (one shared ``f:``
     prefix): a plain sort that ends on a field element held nothing else, since ``f`` sorts
-    before the other kinds' letters.
+    before the other kinds' letters. A single element (an object's one owner reference, whose
+    key is new with every object) needs no sort key at all.
     """
     ordered = sorted(elements)
-    if not ordered or ordered[-1][0] == "f":
+    if len(ordered) < 2 or ordered[-1][0] == "f":
         return ordered
     return sorted(ordered, key=element_sort_key)
 

@@ -195,8 +195,11 @@ def managed_fields_to_start_from(
     if isinstance(request, list):
         if not request or (len(request) == 1 and request[0] == {}):
             return [], None
+        # a client mostly sends back the entries it read: equal to the live ones, whose dicts
+        # were handed out by this server and decode without being read again
+        source = live_entries if live_entries and request == live_entries else request
         try:
-            decoded = decode_managed_fields(request)
+            decoded = decode_managed_fields(source)
         except ManagedFieldsError:
             decoded = {}
         if decoded:

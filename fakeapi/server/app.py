@@ -23,13 +23,13 @@ from fakeapi.auth.authorizer import ALWAYS_ALLOW, AlwaysAllow, AuthorizerChain
 from fakeapi.features import EMULATED_VERSION, KubernetesVersion
 from fakeapi.registry.store import GenericStore
 from fakeapi.server import discovery, openapi
-from fakeapi.server.authfilter import auth_middleware
+from fakeapi.server.authfilter import RequestFilter, request_filter
 from fakeapi.server.encoding import json_bytes_response, status_response
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
 from fakeapi.server.limits import RequestLimits
 from fakeapi.server.metrics import add_metrics_route
 from fakeapi.server.openapi_v2 import SwaggerEndpoint
-from fakeapi.server.streams import StreamConfig, add_stream_routes
+from fakeapi.server.streams import StreamConfig, core_with_streams
 
 __all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED", "version_info"]
 
@@ -70,33 +70,47 @@ def version_info(emulated: KubernetesVersion) -> dict[str, str]:
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-@web.middleware
-async def _status_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
-    try:
-        return await handler(request)
-    except errors.StatusError as exc:
-        return status_response(exc)
-    except web.HTTPNotFound:
-        return status_response(
-            errors.StatusError(
-                404, "NotFound", "the server could not find the requested resource", {}
+def _serving(limits: RequestLimits, filters: RequestFilter | None = None) -> Middleware:
+    """The app's one middleware (each is a coroutine per request): authentication and
+    authorization (``filters``, when the server has them), the request limits, and any
+    :class:`StatusError` rendered as ``kind: Status``."""
+
+    @web.middleware
+    async def serve(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            if filters is not None:
+                filters(request)
+            held = limits.admit(request)
+            try:
+                return await handler(request)
+            finally:
+                limits.release(held)
+        except errors.StatusError as exc:
+            return status_response(exc)
+        except web.HTTPNotFound:
+            return status_response(
+                errors.StatusError(
+                    404, "NotFound", "the server could not find the requested resource", {}
+                )
             )
-        )
-    except web.HTTPMethodNotAllowed as exc:
-        return status_response(
-            errors.method_not_allowed(
-                f"the server does not allow this method on the requested resource ({exc.method})"
+        except web.HTTPMethodNotAllowed as exc:
+            return status_response(
+                errors.method_not_allowed(
+                    "the server does not allow this method on the requested resource "
+                    f"({exc.method})"
+                )
             )
-        )
-    except web.HTTPRequestEntityTooLarge:
-        return status_response(
-            errors.request_entity_too_large("Request entity too large: limit is 3145728")
-        )
-    except web.HTTPException:
-        raise
-    except Exception as exc:  # a bug: never crash the server, say so like upstream
-        log.exception("internal error serving %s %s", request.method, request.path)
-        return status_response(errors.internal_error(repr(exc)))
+        except web.HTTPRequestEntityTooLarge:
+            return status_response(
+                errors.request_entity_too_large("Request entity too large: limit is 3145728")
+            )
+        except web.HTTPException:
+            raise
+        except Exception as exc:  # a bug: never crash the server, say so like upstream
+            log.exception("internal error serving %s %s", request.method, request.path)
+            return status_response(errors.internal_error(repr(exc)))
+
+    return serve
 
 
 class _Documents:
@@ -186,15 +200,14 @@ def create_app(
     authorizers (:mod:`fakeapi.server.authfilter`; ``AlwaysAllow`` when it has none) before the
     in-flight limits see it."""
     limits = limits or RequestLimits()
-    middlewares: list[Middleware] = [_status_errors]
+    filters = None
     if authenticator is not None:
         if registry.authorizer is None:  # authentication alone: kube-apiserver's default mode
             registry.authorizer = AuthorizerChain([(ALWAYS_ALLOW, AlwaysAllow())])
-        middlewares.append(
-            auth_middleware(authenticator=authenticator, authorizer=registry.authorizer)
-        )
-    middlewares.append(limits.middleware)
-    app = web.Application(middlewares=middlewares, client_max_size=4 * 1024 * 1024)
+        filters = request_filter(authenticator=authenticator, authorizer=registry.authorizer)
+    app = web.Application(
+        middlewares=[_serving(limits, filters)], client_max_size=4 * 1024 * 1024
+    )
     app[REGISTRY] = registry
     add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
     current = [_Documents(registry)]
@@ -264,22 +277,24 @@ def create_app(
     router.add_get("/version/", version)
     router.add_get("/api", api_root)
     router.add_get("/api/", api_root)
-    router.add_get("/apis", apis_root)
-    router.add_get("/apis/", apis_root)
+
+    def core_path(request: web.Request, tail: str) -> Awaitable[web.StreamResponse]:
+        return handlers._dispatch(request, "", "v1", tail)
+
+    # aiohttp tries the routes under one prefix (/api/v1, /apis) in the order they were added:
+    # the catch-alls, which every resource request matches, first; a discovery path has no tail,
+    # so it falls through to its own route. The pod stream paths are the core catch-all's.
+    router.add_route("*", "/api/v1/{tail:.+}",
+                     core_with_streams(registry=registry, config=streams, fallback=core_path))
+    router.add_route("*", "/apis/{group}/{version}/{tail:.+}", handlers.grouped)
     router.add_get("/api/v1", core_resources)
     router.add_get("/api/v1/", core_resources)
-
-    async def core_path(request: web.Request, tail: str) -> web.StreamResponse:
-        return await handlers._dispatch(request, "", "v1", tail)
-
-    # before the catch-all: these paths are served by the stream configuration first
-    add_stream_routes(app, registry=registry, config=streams, fallback=core_path)
-    router.add_route("*", "/api/v1/{tail:.+}", handlers.core)
+    router.add_get("/apis", apis_root)
+    router.add_get("/apis/", apis_root)
     router.add_get("/apis/{group}", group)
     router.add_get("/apis/{group}/", group)
     router.add_get("/apis/{group}/{version}", group_version)
     router.add_get("/apis/{group}/{version}/", group_version)
-    router.add_route("*", "/apis/{group}/{version}/{tail:.+}", handlers.grouped)
     router.add_get("/openapi/v3", openapi_v3_index)
     router.add_get("/openapi/v3/", openapi_v3_index)
     router.add_get("/openapi/v3/{path:.+}", openapi_v3_doc)

@@ -1,8 +1,9 @@
 """The HTTP filters of a server with authentication or authorization on, as kube-apiserver's chain.
 
-One aiohttp middleware (:func:`auth_middleware`), added by :func:`fakeapi.server.app.create_app`
-only when the server is configured for it — without, requests take exactly the path they always
-did. For each request, in upstream's filter order:
+One filter per request (:func:`request_filter`), run by the server's one middleware
+(:func:`fakeapi.server.app.create_app`) before the in-flight limits, and only when the server is
+configured for it — without, requests take exactly the path they always did. For each request,
+in upstream's filter order:
 
 1. **authentication** (:class:`~fakeapi.auth.authentication.Authenticator`): the verified client
    certificate, the bearer token, or anonymous; 401 ``Unauthorized`` otherwise;
@@ -22,7 +23,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
-from aiohttp.typedefs import Middleware
 
 from fakeapi.auth.attributes import Attributes, forbidden
 from fakeapi.auth.authentication import Authenticator
@@ -31,7 +31,7 @@ from fakeapi.auth.impersonation import impersonated
 from fakeapi.auth.request_info import request_attributes
 from fakeapi.auth.user import UserInfo
 
-__all__ = ["REQUEST_USER", "REQUEST_VERB", "auth_middleware", "request_user"]
+__all__ = ["REQUEST_USER", "REQUEST_VERB", "RequestFilter", "request_filter", "request_user"]
 
 
 def _request_key(name: str, kind: type) -> Any:
@@ -52,17 +52,19 @@ def request_user(request: web.Request) -> tuple[UserInfo | None, str]:
     return request.get(REQUEST_USER), request.get(REQUEST_VERB, "")
 
 
-def auth_middleware(
-    *, authenticator: Authenticator, authorizer: AuthorizerChain
-) -> Middleware:
+#: authenticates and authorizes one request (raises its 401 or 403 StatusError), leaving the
+#: user and the verb on it
+RequestFilter = Callable[[web.Request], None]
+
+
+def request_filter(*, authenticator: Authenticator, authorizer: AuthorizerChain) -> RequestFilter:
     """The filters for a server with these authenticators and authorizers."""
 
     def allowed(attrs: Attributes) -> tuple[bool, str]:
         answer = authorizer.authorize(attrs)
         return answer.allowed, answer.reason
 
-    @web.middleware
-    async def filters(request: web.Request, handler: Handler) -> web.StreamResponse:
+    def filters(request: web.Request) -> None:
         transport = request.transport
         peer = transport.get_extra_info("peercert") if transport is not None else None
         user = authenticator.authenticate(
@@ -79,6 +81,5 @@ def auth_middleware(
             raise forbidden(attrs, answer.reason)
         request[REQUEST_USER] = user
         request[REQUEST_VERB] = attrs.verb
-        return await handler(request)
 
     return filters

@@ -12,7 +12,7 @@ import asyncio
 import builtins
 import functools
 import random
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -94,9 +94,11 @@ class ResourceHandlers:
         info = request.match_info
         return await self._dispatch(request, info["group"], info["version"], info["tail"])
 
-    async def _dispatch(
+    def _dispatch(
         self, request: web.Request, group: str, version: str, tail: str
-    ) -> web.StreamResponse:
+    ) -> Awaitable[web.StreamResponse]:
+        """The path's target served (a plain function returning the coroutine: one coroutine
+        less per request)."""
         generation = self.resources.generation
         if generation != self._resolved_generation:
             self._resolve.cache_clear()
@@ -112,10 +114,14 @@ class ResourceHandlers:
                     "no containers to connect to"
                 )
             raise url_not_found()
+        if target.resource.request_warnings:
+            return self._serve_warned(request, target)
+        return self._serve(request, target)
+
+    async def _serve_warned(self, request: web.Request, target: Target) -> web.StreamResponse:
         response = await self._serve(request, target)
-        warnings = target.resource.request_warnings
-        if warnings and not response.prepared:  # a deprecated version says so on every answer
-            for text in warnings:
+        if not response.prepared:  # a deprecated version says so on every answer
+            for text in target.resource.request_warnings:
                 response.headers.add("Warning", warning_header(text))
         return response
 

@@ -16,7 +16,7 @@ The in-process transport is not limited: its callers are the cluster's own compo
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -26,8 +26,6 @@ from fakeapi import errors
 from fakeapi.server.params import parse_bool
 
 __all__ = ["RequestLimits", "too_many_requests"]
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 _MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _EXEMPT_PREFIXES = ("/healthz", "/livez", "/readyz", "/metrics", "/version")
@@ -72,24 +70,30 @@ class RequestLimits:
     _mutating: int = field(default=0, init=False)
     _watches: dict[tuple[str, str], int] = field(default_factory=dict, init=False)
 
-    @web.middleware
-    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+    def admit(self, request: web.Request) -> bool | None:
+        """Count a request in (429 past its limit): True when it counts as mutating, False as
+        reading, None when it is not counted (long-running, health checks); hand the answer to
+        :meth:`release` when the request is done. Synchronous, so the app's one middleware holds
+        the slot without another coroutine per request."""
         if request.path.startswith(_EXEMPT_PREFIXES) or _long_running(request):
-            return await handler(request)
+            return None
         if request.method in _MUTATING:
             if self._mutating >= self.max_mutating_requests_inflight:
                 raise too_many_requests()
             self._mutating += 1
-            try:
-                return await handler(request)
-            finally:
-                self._mutating -= 1
+            return True
         if self._reading >= self.max_requests_inflight:
             raise too_many_requests()
         self._reading += 1
-        try:
-            return await handler(request)
-        finally:
+        return False
+
+    def release(self, held: bool | None) -> None:
+        """Give back what :meth:`admit` counted."""
+        if held is None:
+            return
+        if held:
+            self._mutating -= 1
+        else:
             self._reading -= 1
 
     def watches_held(self) -> int:

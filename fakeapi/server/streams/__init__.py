@@ -8,6 +8,6 @@ Python client speak. docs/sandbox.md describes the configuration.
 """
 
 from fakeapi.server.streams.config import StreamConfig, StreamConfigError, load_stream_config
-from fakeapi.server.streams.routes import add_stream_routes
+from fakeapi.server.streams.routes import core_with_streams
 
-__all__ = ["StreamConfig", "StreamConfigError", "add_stream_routes", "load_stream_config"]
+__all__ = ["StreamConfig", "StreamConfigError", "core_with_streams", "load_stream_config"]

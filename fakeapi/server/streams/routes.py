@@ -16,12 +16,19 @@ nothing, so the API server answers from the pod and the stream configuration
 
 What cannot be served is a 400 naming why, as before the rules existed: no configuration (the
 simulated kubelets run nothing), no rule for this pod, a pod on no node, a pod that is done.
+
+These paths are not routes of their own: every core request would try their four patterns
+before the ``/api/v1/{tail}`` catch-all (aiohttp indexes them under ``/api/v1/namespaces``), so
+the catch-all's handler (:func:`core_with_streams`) picks them out, by the path's ending first and
+then by the same pattern aiohttp matched; ``log`` is theirs for GET and HEAD only, as its
+``add_get`` route was.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -37,9 +44,17 @@ from fakeapi.server.streams import channels, portforward
 from fakeapi.server.streams.channels import FILE_POLL_INTERVAL, ChannelSession
 from fakeapi.server.streams.config import ForwardRule, StreamConfig
 
-__all__ = ["add_stream_routes"]
+__all__ = ["core_with_streams"]
 
 Fallback = Callable[[web.Request, str], Awaitable[web.StreamResponse]]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_ENDINGS = ("/log", "/exec", "/attach", "/portforward")
+# aiohttp's pattern of /api/v1/namespaces/{namespace}/pods/{name}/{sub}, matched as it matches
+# (against the still-quoted ``path_safe``, groups unquoted after)
+_STREAM_PATH = re.compile(
+    r"/api/v1/namespaces/(?P<namespace>[^{}/]+)/pods/(?P<name>[^{}/]+)"
+    r"/(?P<sub>log|exec|attach|portforward)"
+)
 _KINDS = {"exec": "Exec", "attach": "Attach", "portforward": "PortForward", "log": "Logs"}
 
 
@@ -89,30 +104,47 @@ def _tail(data: bytes, lines: int | None, limit: int | None) -> bytes:
     return data
 
 
-def add_stream_routes(
-    app: web.Application,
+def _unquote(value: str) -> str:
+    """What aiohttp does to a matched segment of ``path_safe``."""
+    if "%" not in value:
+        return value
+    return value.replace("%2F", "/").replace("%25", "%")
+
+
+def core_with_streams(
     *,
     registry: GenericStore,
     config: StreamConfig | None,
     fallback: Fallback,
-) -> None:
-    """Register the routes (before the API's catch-all); ``fallback(request, tail)`` serves a
-    log read no rule is for, as any core API request."""
+) -> Handler:
+    """The handler of the core API's catch-all ``/api/v1/{tail}``: the pod stream paths are
+    served here, everything else (and a log read no rule is for) by ``fallback(request, tail)``,
+    as any core API request."""
     pods = registry.resources.lookup("", "v1", "pods")
-    if pods is None:  # a server of other kinds only: no pods to stream from
-        return
 
-    def pod_of(request: web.Request) -> Obj:
-        info = request.match_info
-        return registry.get(pods, info["namespace"], info["name"]).obj
+    async def core(request: web.Request) -> web.StreamResponse:
+        tail = request.match_info["tail"]
+        if pods is not None and tail.endswith(_ENDINGS):
+            match = _STREAM_PATH.fullmatch(request.rel_url.path_safe)
+            if match is not None:
+                namespace, name = _unquote(match["namespace"]), _unquote(match["name"])
+                sub = match["sub"]
+                if sub != "log":
+                    return await session(request, namespace, name, sub)
+                if request.method in ("GET", "HEAD"):
+                    return await log(request, namespace, name)
+        return await fallback(request, tail)
 
-    async def log(request: web.Request) -> web.StreamResponse:
-        info = request.match_info
-        namespace, name = info["namespace"], info["name"]
+    def pod_of(namespace: str, name: str) -> Obj:
+        assert pods is not None
+        return registry.get(pods, namespace, name).obj
+
+    async def log(request: web.Request, namespace: str, name: str) -> web.StreamResponse:
+        assert pods is not None
         tail = f"namespaces/{namespace}/pods/{name}/log"
         if config is None:
             return await fallback(request, tail)
-        pod = pod_of(request)
+        pod = pod_of(namespace, name)
         options = q.read_options(request.query)
         container = _container(pod, options.container)
         rule = config.logs_for(namespace, name, container)
@@ -141,10 +173,9 @@ def add_stream_routes(
         await response.write_eof()
         return response
 
-    def session_checks(request: web.Request, sub: str) -> tuple[Obj, str]:
-        info = request.match_info
-        namespace, name = info["namespace"], info["name"]
-        pod = pod_of(request)
+    def session_checks(request: web.Request, namespace: str, name: str, sub: str) -> (
+            tuple[Obj, str]):
+        pod = pod_of(namespace, name)
         if config is None:
             raise _not_served(sub, namespace, name, "fakeapi's simulated kubelets run no "
                               "containers to connect to (a stream configuration, "
@@ -169,10 +200,9 @@ def add_stream_routes(
         await ws.prepare(request)
         return ws
 
-    async def session(request: web.Request) -> web.StreamResponse:
-        sub = request.match_info["sub"]
-        namespace, name = request.match_info["namespace"], request.match_info["name"]
-        pod, container = session_checks(request, sub)
+    async def session(request: web.Request, namespace: str, name: str, sub: str) -> (
+            web.StreamResponse):
+        pod, container = session_checks(request, namespace, name, sub)
         assert config is not None
         flags = {key: q.flag(request.query, key) for key in ("stdin", "tty")}
         if sub == "exec":
@@ -216,11 +246,7 @@ def add_stream_routes(
             await portforward.serve_channels(ws, pod=uid, ports=ports, rule_for=rule_for)
         return ws
 
-    router = app.router
-    for sub in ("exec", "attach", "portforward"):
-        router.add_route("*", f"/api/v1/namespaces/{{namespace}}/pods/{{name}}/{{sub:{sub}}}",
-                         session)
-    router.add_get("/api/v1/namespaces/{namespace}/pods/{name}/log", log)
+    return core
 
 
 def _ports(request: web.Request) -> list[int]:

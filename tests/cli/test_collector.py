@@ -1,0 +1,56 @@
+"""The sandbox's collector: survivors of young collections are frozen, and the periodic sweep
+still collects cyclic garbage that was frozen while it was alive."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from fakeapi import cli
+
+
+class _Node:
+    other: _Node | None = None
+
+
+@pytest.fixture
+def thawed_afterwards() -> Iterator[None]:
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+@pytest.mark.usefixtures("thawed_afterwards")
+async def test_a_cycle_frozen_while_alive_is_collected_by_the_sweep(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first, second = _Node(), _Node()
+    first.other, second.other = second, first
+    alive = weakref.ref(first)
+    cli._freeze_survivors("stop", {"generation": 0})  # the cycle survived a young collection
+    del first, second
+    gc.collect()
+    assert alive() is not None  # frozen: no collection looks at it
+
+    monkeypatch.setattr(cli, "_last_sweep", [time.monotonic() - cli.SWEEP_SECONDS - 1])
+    cli._freeze_survivors("stop", {"generation": 0})
+    await asyncio.sleep(0)  # the sweep runs once the loop is back in control
+    assert alive() is None
+
+
+@pytest.mark.usefixtures("thawed_afterwards")
+async def test_no_sweep_before_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "_last_sweep", [time.monotonic()])
+    first, second = _Node(), _Node()
+    first.other, second.other = second, first
+    alive = weakref.ref(first)
+    cli._freeze_survivors("stop", {"generation": 0})
+    del first, second
+    await asyncio.sleep(0)
+    assert alive() is not None
