@@ -234,7 +234,7 @@ class DaemonSetController(ControllerComponent):
             owner_ref=new_controller_ref(ds, api_version="apps/v1", kind="DaemonSet"),
             candidates=[p for p in self.pods.by_index(NAMESPACE_INDEX, namespace)],
             matches=lambda labels: not selector.empty and selector.matches(labels),
-            still_adoptable=lambda: self._still_adoptable(ds),
+            owner_resource=DAEMON_SETS,
         )
         if meta(ds).get("deletionTimestamp"):
             return None
@@ -266,13 +266,6 @@ class DaemonSetController(ControllerComponent):
             live = {f"{text(meta(ds).get('name'))}-{h}" for h in live_hashes(pods)}
             await truncate_history(self.client, history, live=live, limit=limit)
         return await self._write_status(ds, template, nodes, by_node, current_hash)
-
-    async def _still_adoptable(self, ds: Obj) -> bool:
-        fresh = await self.client.get(DAEMON_SETS, name=text(meta(ds).get("name")),
-                                      namespace=text(meta(ds).get("namespace")))
-        return meta(fresh).get("uid") == meta(ds).get("uid") and not meta(fresh).get(
-            "deletionTimestamp"
-        )
 
     async def _manage(
         self, key: str, ds: Obj, template: dict[str, Any], nodes: list[Obj],

@@ -199,21 +199,7 @@ class DeploymentController(ControllerComponent):
             owner_ref=new_controller_ref(d, api_version=_APPS_V1, kind="Deployment"),
             candidates=self.replica_sets.by_index(NAMESPACE_INDEX, namespace),
             matches=lambda labels: selector.matches(labels),
-            still_adoptable=lambda: self._still_adoptable(d),
-        )
-
-    async def _still_adoptable(self, d: Obj) -> bool:
-        try:
-            fresh = await self.client.get(
-                DEPLOYMENTS, name=text(meta(d).get("name")),
-                namespace=text(meta(d).get("namespace")),
-            )
-        except StatusError as exc:
-            if is_not_found(exc):
-                return False
-            raise
-        return meta(fresh).get("uid") == meta(d).get("uid") and not meta(fresh).get(
-            "deletionTimestamp"
+            owner_resource=DEPLOYMENTS,
         )
 
     async def _update_status(self, d: Obj) -> Obj:

@@ -237,24 +237,12 @@ class JobController(ControllerComponent):
             self.client, PODS, owner=job,
             owner_ref=new_controller_ref(job, api_version="batch/v1", kind="Job"),
             candidates=candidates, matches=lambda labels: selector.matches(labels),
-            still_adoptable=lambda: self._still_adoptable(job),
+            owner_resource=JOBS,
         )
         if is_finished(job):
             await self._remove_finalizers([p for p in pods if has_tracking_finalizer(p)])
             return None
         return await JobSync(self, key, job, pods).run()
-
-    async def _still_adoptable(self, job: Obj) -> bool:
-        try:
-            fresh = await self.client.get(JOBS, name=text(meta(job).get("name")),
-                                          namespace=text(meta(job).get("namespace")))
-        except StatusError as exc:
-            if is_not_found(exc):
-                return False
-            raise
-        return meta(fresh).get("uid") == meta(job).get("uid") and not meta(fresh).get(
-            "deletionTimestamp"
-        )
 
     async def _release_orphan(self, pod_key: str) -> None:
         pod = self.pods.get(pod_key)

@@ -155,13 +155,14 @@ async def claim(
     owner_ref: Mapping[str, Any],
     candidates: Sequence[Obj],
     matches: Callable[[Mapping[str, str]], bool],
-    still_adoptable: Callable[[], Awaitable[bool]],
+    owner_resource: Resource,
 ) -> list[Obj]:
     """``ClaimObjects``: what ``owner`` controls among ``candidates`` after adopting the
     orphans its selector matches and releasing what it controls but no longer matches.
 
-    ``still_adoptable`` is asked (once) before the first adoption: upstream re-reads the owner
-    from the API so that a deleted owner adopts nothing.
+    Before the first adoption the owner is read again from the API (``owner_resource``), as
+    upstream's ``RecheckDeletionTimestamp``: an owner deleted, replaced or being deleted adopts
+    nothing.
     """
     owned: list[Obj] = []
     may_adopt: bool | None = None
@@ -172,7 +173,7 @@ async def claim(
             owned.append(obj)
         elif action == "adopt":
             if may_adopt is None:
-                may_adopt = await still_adoptable()
+                may_adopt = await _still_adoptable(client, owner_resource, owner)
             if not may_adopt:
                 continue
             refs = [*as_list(meta(obj).get("ownerReferences")), dict(owner_ref)]
@@ -184,6 +185,19 @@ async def claim(
                     if as_dict(r).get("uid") != owner_uid]
             await _patch_refs(client, resource, obj, refs)
     return owned
+
+
+async def _still_adoptable(client: Client, resource: Resource, owner: Obj) -> bool:
+    try:
+        fresh = await client.get(resource, name=text(meta(owner).get("name")),
+                                 namespace=text(meta(owner).get("namespace")) or None)
+    except StatusError as exc:
+        if is_not_found(exc):
+            return False
+        raise
+    return meta(fresh).get("uid") == meta(owner).get("uid") and not meta(fresh).get(
+        "deletionTimestamp"
+    )
 
 
 async def _patch_refs(

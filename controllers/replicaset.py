@@ -37,7 +37,6 @@ from fakeapi.client import (
     InformerFactory,
     LegacyEventRecorder,
     Resource,
-    is_not_found,
 )
 from fakeapi.client.informer import namespace_index
 from fakeapi.clock import Clock
@@ -214,7 +213,7 @@ class ReplicaSetController(ControllerComponent):
         pods = await claim(
             self.client, PODS, owner=owner, owner_ref=owner_ref,
             candidates=[p for p in all_pods if is_pod_active(p)], matches=matches,
-            still_adoptable=lambda: self._still_adoptable(owner),
+            owner_resource=self.resource,
         )
         terminating = [
             p for p in all_pods
@@ -237,21 +236,6 @@ class ReplicaSetController(ControllerComponent):
         ):
             return Result(requeue_after=float(min_ready))
         return Result(requeue=True) if error is not None else None
-
-    async def _still_adoptable(self, owner: Obj) -> bool:
-        """Upstream re-reads the owner before adopting: a deleted owner adopts nothing."""
-        try:
-            fresh = await self.client.get(
-                self.resource, name=text(meta(owner).get("name")),
-                namespace=text(meta(owner).get("namespace")),
-            )
-        except Exception as exc:
-            if is_not_found(exc):
-                return False
-            raise
-        return meta(fresh).get("uid") == meta(owner).get("uid") and not meta(fresh).get(
-            "deletionTimestamp"
-        )
 
     async def _manage_replicas(
         self, key: str, owner: Obj, pods: list[Obj], owner_ref: dict[str, Any]

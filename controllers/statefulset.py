@@ -153,7 +153,7 @@ class StatefulSetController(ControllerComponent):
             owner_ref=new_controller_ref(sts, api_version="apps/v1", kind="StatefulSet"),
             candidates=self.pods.by_index(NAMESPACE_INDEX, namespace),
             matches=lambda labels: not selector.empty and selector.matches(labels),
-            still_adoptable=lambda: self._still_adoptable(sts),
+            owner_resource=STATEFUL_SETS,
         )
         collisions = as_dict(sts.get("status")).get("collisionCount")
         try:
@@ -180,17 +180,6 @@ class StatefulSetController(ControllerComponent):
             await truncate_history(self.client, history, live=live - {""}, limit=limit)
         return await self._write_status(sts, current, update)
 
-    async def _still_adoptable(self, sts: Obj) -> bool:
-        try:
-            fresh = await self.client.get(STATEFUL_SETS, name=text(meta(sts).get("name")),
-                                          namespace=text(meta(sts).get("namespace")))
-        except StatusError as exc:
-            if is_not_found(exc):
-                return False
-            raise
-        return meta(fresh).get("uid") == meta(sts).get("uid") and not meta(fresh).get(
-            "deletionTimestamp"
-        )
 
     # --- pods ------------------------------------------------------------------------------
     def _healthy(self, sts: Obj, pod: Obj) -> bool:
