@@ -184,6 +184,19 @@ class BoundWatch(threading.Thread):
                   f"their claim, {counts[2]:6d} bound")
 
 
+def _writes(conn: Connection, since: int, pods: int) -> None:
+    """Writes per pod in the window: resourceVersions are one per write, so the current one
+    less the one the run started from counts every write; Events and ResourcePool status writes
+    are counted apart."""
+    now = int(conn.call("GET", "/api/v1/namespaces/default/pods?limit=1")["metadata"]
+              ["resourceVersion"])
+    events = len(conn.call("GET", "/apis/events.k8s.io/v1/events")["items"])
+    pools = sum(int(p["metadata"]["resourceVersion"]) > since for p in conn.call(
+        "GET", "/apis/resource.k8s.io/v1beta2/resourcepools")["items"])
+    print(f"    writes: {(now - since) / pods:.2f} per pod ({now - since} in all; Events "
+          f"{events}, ResourcePools written {pools})")
+
+
 def _launch(split: bool, kubeconfig: str,
             tree: str | None = None) -> tuple[subprocess.Popen[str], str, int]:
     command = [sys.executable, "-m", "fakeapi.cli", "sandbox", "--nodes", "0", "--port", "0",
@@ -290,6 +303,7 @@ def _measure(pid: int, host: str, port: int, nodes: int, pods: int, split: bool,
           f"({100 * others / wall:4.0f}%)")
     print(f"      {'the cores left idle':<40} {idle:6.2f}s ({100 * idle / wall:4.0f}%)  "
           f"[{os.cpu_count()} cores]")
+    _writes(conn, int(rv), pods)
     for name, sampler in samplers.items():
         sampler.report(name)
     if samples is not None and not samplers:
