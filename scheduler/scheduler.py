@@ -465,11 +465,14 @@ class Scheduler:
             return
         klog.info(log, "Status after running PreEnqueue plugin", pod=qpi.info.key,
                   plugin=plugin, status=message)
-        self.event(regarding=_pod_ref(current), type="Normal", reason=NOT_READY_FOR_SCHEDULING,
-                   action="Scheduling", note=message)
-        await self._set_unschedulable_condition(
-            current, reason=NOT_READY_FOR_SCHEDULING, message=message
-        )
+        # the rejection was judged on the pod as this process last saw it; when its informer
+        # lags (a busy machine), the pod may have moved on, e.g. got its claim: the report is
+        # written only over that very version, or not at all
+        if await self._set_unschedulable_condition(
+            current, reason=NOT_READY_FOR_SCHEDULING, message=message, judged_on_version=True
+        ):
+            self.event(regarding=_pod_ref(current), type="Normal",
+                       reason=NOT_READY_FOR_SCHEDULING, action="Scheduling", note=message)
 
     # -- failures ---------------------------------------------------------------------------------
     async def _unschedulable(
@@ -579,8 +582,17 @@ class Scheduler:
             log.debug("updating the condition of PodGroup %s/%s: %s", namespace, group_name, exc)
 
     async def _set_unschedulable_condition(
-        self, pod: Obj, *, reason: str, message: str, nominated: str | None = None
-    ) -> None:
+        self,
+        pod: Obj,
+        *,
+        reason: str,
+        message: str,
+        nominated: str | None = None,
+        judged_on_version: bool = False,
+    ) -> bool:
+        """Patch the PodScheduled=False condition (and the nominated node); True when written.
+        ``judged_on_version``: only over ``pod``'s resourceVersion (a precondition the API
+        server checks), for a verdict that a newer version of the pod may have made stale."""
         status = pod.get("status") or {}
         since = format_time(self.clock.now())
         if nominated is not None and (status.get("nominatedNodeName") or "") == nominated:
@@ -593,7 +605,7 @@ class Scheduler:
                 and condition.get("message") == message
                 and nominated is None
             ):
-                return
+                return False
             # still False: the condition changed its reason, not its status (UpdatePodCondition)
             since = condition.get("lastTransitionTime") or since
         metadata = meta(pod)
@@ -610,6 +622,8 @@ class Scheduler:
         patch: dict[str, Any] = {"status": {"conditions": [written]}}
         if nominated is not None:
             patch["status"]["nominatedNodeName"] = nominated or None
+        if judged_on_version:
+            patch["metadata"] = {"resourceVersion": metadata.get("resourceVersion")}
         try:
             await self.client.patch(
                 PODS,
@@ -621,3 +635,5 @@ class Scheduler:
             )
         except Exception as exc:
             log.debug("updating the PodScheduled condition of %s: %s", metadata.get("name"), exc)
+            return False
+        return True

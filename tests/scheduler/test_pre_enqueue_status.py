@@ -1,14 +1,15 @@
 """KEP-5501: a pod a PreEnqueue plugin keeps out of the queue says so in its status and events,
 once the rejection has lasted the delay — a gang member waiting for the rest of its group shows
 ``PodScheduled=False``/``NotReadyForScheduling`` with the plugin's message; a claim that arrives
-within the delay shows nothing."""
+within the delay shows nothing; a verdict judged on a pod version the API has since moved past
+(a lagging informer) is not written."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from fakeapi.client import POD_GROUPS
+from fakeapi.client import POD_GROUPS, PODS
 from fakeapi.cluster.waiting import advance
 from fakeapi.scheduler.scheduler import PRE_ENQUEUE_STATUS_DELAY
 
@@ -90,3 +91,25 @@ async def test_the_gate_off_reports_nothing(cluster: Cluster, eventually: Eventu
     await advance(cluster.clock, PRE_ENQUEUE_STATUS_DELAY)
     assert await cluster.events_about("member-0", reason="NotReadyForScheduling") == []
     assert _pod_scheduled(await cluster.get_pod("member-0")) is None
+
+
+async def test_a_report_is_not_written_over_a_pod_version_the_scheduler_has_not_seen(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    # a lagging informer (a busy machine): the pod changed after the verdict was judged, so the
+    # verdict may be stale (a claim's status, say, has arrived) and the report is dropped
+    await cluster.node("node-1", cpu="4")
+    await _gang(cluster, min_count=3)
+    await cluster.pod("member-0", cpu="1", schedulingGroup={"podGroupName": "gang"})
+    scheduler = await cluster.start_scheduler()
+    uid = (await cluster.get_pod("member-0"))["metadata"]["uid"]
+    await eventually(lambda: scheduler.queue.where(uid) == "gated")
+    await scheduler.pods.stop()
+    pod = await cluster.get_pod("member-0")
+    pod["metadata"]["labels"] = {"changed": "after-the-verdict"}
+    await cluster.client.update(PODS, body=pod)
+
+    await advance(cluster.clock, PRE_ENQUEUE_STATUS_DELAY)
+    await eventually(lambda: not scheduler._report_tasks)
+    assert _pod_scheduled(await cluster.get_pod("member-0")) is None
+    assert await cluster.events_about("member-0", reason="NotReadyForScheduling") == []
