@@ -164,7 +164,11 @@ class Informer:
         #: objects this process deleted whose DELETED event has not arrived yet
         self._tombstones: dict[str, Obj] = {}
         self._index_funcs: dict[str, IndexFunc] = {}
+        #: per index: value -> the keys of the objects indexed under it
         self._indexes: dict[str, dict[str, set[str]]] = {}
+        #: per index: key -> the values its cached object was indexed under (an update whose
+        #: values did not change touches no set, and an old object is never indexed again)
+        self._indexed: dict[str, dict[str, tuple[str, ...]]] = {}
         self._handlers: list[_Handlers] = []
         self._synced = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -210,6 +214,7 @@ class Informer:
             raise ValueError(f"index {name!r} already exists")
         self._index_funcs[name] = index
         self._indexes[name] = {}
+        self._indexed[name] = {}
         for key, obj in self._cache.items():
             self._index_one(name, index, key, obj)
 
@@ -225,13 +230,20 @@ class Informer:
         return sorted(index.get(value, ()))
 
     def _index_one(self, name: str, index: IndexFunc, key: str, obj: Obj) -> None:
+        values = tuple(index(obj))
+        indexed = self._indexed[name]
+        if indexed.get(key, ()) == values:
+            return
+        self._unindex_one(name, key)
         by_value = self._indexes[name]
-        for value in index(obj):
+        for value in values:
             by_value.setdefault(value, set()).add(key)
+        if values:
+            indexed[key] = values
 
-    def _unindex_one(self, name: str, index: IndexFunc, key: str, obj: Obj) -> None:
+    def _unindex_one(self, name: str, key: str) -> None:
         by_value = self._indexes[name]
-        for value in index(obj):
+        for value in self._indexed[name].pop(key, ()):
             keys = by_value.get(value)
             if keys is not None:
                 keys.discard(key)
@@ -241,8 +253,6 @@ class Informer:
     def _store(self, key: str, obj: Obj) -> Obj | None:
         old = self._cache.get(key)
         for name, index in self._index_funcs.items():
-            if old is not None:
-                self._unindex_one(name, index, key, old)
             self._index_one(name, index, key, obj)
         self._cache[key] = obj
         return old
@@ -250,8 +260,8 @@ class Informer:
     def _remove(self, key: str) -> Obj | None:
         old = self._cache.pop(key, None)
         if old is not None:
-            for name, index in self._index_funcs.items():
-                self._unindex_one(name, index, key, old)
+            for name in self._index_funcs:
+                self._unindex_one(name, key)
         return old
 
     # --- handlers ----------------------------------------------------------------------------
