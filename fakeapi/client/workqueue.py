@@ -170,7 +170,11 @@ class WorkQueue(Generic[K]):
         self._started_at: dict[K, float] = {}
         self._metrics = _metrics_for(metrics) if metrics is not None else None
         if self._metrics is not None:
-            self._depth = self._metrics.depth.labels(name)
+            # the depth is read when scraped, not set on every add and get
+            queue_ref = weakref.ref(self._queue)
+            self._metrics.depth.labels(name).set_function(
+                lambda: float(len(queue) if (queue := queue_ref()) is not None else 0)
+            )
             self._adds = self._metrics.adds.labels(name)
             self._retries = self._metrics.retries.labels(name)
             self._queue_duration = self._metrics.queue_duration.labels(name)
@@ -208,8 +212,6 @@ class WorkQueue(Generic[K]):
 
     def _enqueue(self, key: K) -> None:
         self._queue.append(key)
-        if self._metrics is not None:
-            self._depth.set(len(self._queue))
         self._wake_one()
 
     def add_after(self, key: K, delay: float) -> None:
@@ -280,7 +282,6 @@ class WorkQueue(Generic[K]):
         self._dirty.discard(key)
         if self._metrics is not None:
             now = self.clock.monotonic()
-            self._depth.set(len(self._queue))
             self._queue_duration.observe(now - self._added_at.pop(key, now))
             self._started_at[key] = now
         if self._queue:
