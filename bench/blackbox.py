@@ -186,15 +186,12 @@ class BoundWatch(threading.Thread):
 
 def _writes(conn: Connection, since: int, pods: int) -> None:
     """Writes per pod in the window: resourceVersions are one per write, so the current one
-    less the one the run started from counts every write; Events and ResourcePool status writes
-    are counted apart."""
+    less the one the run started from counts every write (Events told apart)."""
     now = int(conn.call("GET", "/api/v1/namespaces/default/pods?limit=1")["metadata"]
               ["resourceVersion"])
     events = len(conn.call("GET", "/apis/events.k8s.io/v1/events")["items"])
-    pools = sum(int(p["metadata"]["resourceVersion"]) > since for p in conn.call(
-        "GET", "/apis/resource.k8s.io/v1beta2/resourcepools")["items"])
-    print(f"    writes: {(now - since) / pods:.2f} per pod ({now - since} in all; Events "
-          f"{events}, ResourcePools written {pools})")
+    print(f"    writes: {(now - since) / pods:.2f} per pod ({now - since} in all, {events} of "
+          "them Events)")
 
 
 def _launch(split: bool, kubeconfig: str,
