@@ -126,12 +126,14 @@ async def retry_on_conflict(
     The last conflict propagates when every attempt failed; any other error at once.
     """
     clock = clock or RealClock()
-    rng = rng or random.Random()
     for attempt in range(1, steps + 1):
         try:
             return await fn()
         except StatusError as exc:
             if not is_conflict(exc) or attempt == steps:
                 raise
+        # made at the first conflict only: seeding a Random from the OS costs more than the
+        # write it would wrap
+        rng = rng or random.Random()
         await clock.sleep(delay * (1 + jitter * rng.random()))
     raise AssertionError("unreachable: the loop returns or raises")
