@@ -15,6 +15,10 @@ claim reserved for a PodGroup, every pod of that group that refers to the claim 
 ``podGroupResourceClaim``. So all pods sharing a claim — by name, through a KEP-5194 consumer
 or through their PodGroup — are evicted, scheduled or not.
 
+**Nothing tainted, nothing to do.** While no slice taints a device and no DeviceTaintRule
+exists (an index of tainted slices says so), pod and claim changes queue nothing: a taint that
+appears or goes reaches every pod it concerns through the slice and rule handlers.
+
 **DeviceTaintRule status.** ``EvictionInProgress`` with upstream's reasons and messages
 (PodsPendingEviction, Completed, NotStarted, NoEffect, OtherEffect), refreshed at most every
 ``RULE_STATUS_PERIOD`` seconds.
@@ -74,6 +78,15 @@ from fakeapi.timefmt import parse_time
 __all__ = ["DeviceTaintEvictionController", "RULE_STATUS_PERIOD"]
 
 RULE_STATUS_PERIOD = 10.0
+
+#: slices with at least one tainted device, all under one value
+_TAINTED_INDEX = "device-taint-eviction/tainted"
+_TAINTED = "tainted"
+
+
+def _tainted(slice_obj: Obj) -> list[str]:
+    devices = as_list(as_dict(slice_obj.get("spec")).get("devices"))
+    return [_TAINTED] if any(as_dict(d).get("taints") for d in devices) else []
 
 
 def _ns(obj: Obj) -> str:
@@ -140,6 +153,7 @@ class DeviceTaintEvictionController(ControllerComponent):
         ensure_index(self.pods, POD_GROUP_INDEX, pod_group_keys)
         ensure_index(self.slices, SLICE_POOL_INDEX, slice_pools)
         ensure_index(self.claims, CLAIM_POOL_INDEX, allocated_pools)
+        ensure_index(self.slices, _TAINTED_INDEX, _tainted)
         if metrics is not None:
             self._deletions = Counter(
                 "device_taint_eviction_controller_pod_deletions",
@@ -209,11 +223,26 @@ class DeviceTaintEvictionController(ControllerComponent):
         return sorted(pods)
 
     # --- event handlers ------------------------------------------------------------------------
+    def _nothing_tainted(self) -> bool:
+        """No slice taints a device and no DeviceTaintRule exists: a pod or claim change cannot
+        call for an eviction, and the slice and rule handlers queue every pod a taint's arrival
+        or departure concerns (those waiting for an eviction included)."""
+        return not self.slices.index_keys(_TAINTED_INDEX, _TAINTED) and (
+            self.rules is None or len(self.rules) == 0
+        )
+
     def _pod_changed(self, pod: Obj) -> None:
-        if as_list(as_dict(pod.get("spec")).get("resourceClaims")):
-            self.controller.enqueue("pod:" + object_key(pod))
+        if not as_list(as_dict(pod.get("spec")).get("resourceClaims")):
+            return
+        key = object_key(pod)
+        if key in self._scheduled or not self._nothing_tainted():
+            self.controller.enqueue("pod:" + key)
 
     def _claim_changed(self, claim: Obj) -> None:
+        if not self._nothing_tainted():
+            self._queue_pods_of(claim)
+
+    def _queue_pods_of(self, claim: Obj) -> None:
         if allocation_results(claim):
             for pod_key in self.pods_of_claim(claim):
                 self.controller.enqueue("pod:" + pod_key)
@@ -225,7 +254,7 @@ class DeviceTaintEvictionController(ControllerComponent):
     def _slice_changed(self, slice_obj: Obj) -> None:
         for pool in slice_pools(slice_obj):
             for claim in self.claims.by_index(CLAIM_POOL_INDEX, pool):
-                self._claim_changed(claim)
+                self._queue_pods_of(claim)
 
     def _slice_updated(self, old: Obj, new: Obj) -> None:
         if as_dict(old.get("spec")) != as_dict(new.get("spec")):
@@ -239,7 +268,7 @@ class DeviceTaintEvictionController(ControllerComponent):
                 )
                 for r in allocation_results(claim)
             ):
-                self._claim_changed(claim)
+                self._queue_pods_of(claim)
         if self.rules is not None and self.rules.get(object_key(rule)) is not None:
             self.controller.enqueue("rule:" + object_key(rule))
 

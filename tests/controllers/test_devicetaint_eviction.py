@@ -278,3 +278,19 @@ async def test_a_rule_with_effect_none_previews_what_it_would_evict(make_cluster
         assert not await _evicted(cluster, "v-0")
     finally:
         await cluster.close()
+
+
+async def test_pods_on_an_untainted_cluster_queue_no_work_until_a_taint_arrives(cluster):
+    await cluster.start(EVICTION)
+    await cluster.user.create(RESOURCE_SLICES, body=_slice({}))
+    await _shared_claim_with_pods(cluster, "healthy", ["h-0", "h-1"], "gpu-0")
+    await cluster.settle()
+    adds = {"name": "device_taint_eviction"}
+    assert (cluster.metrics.get_sample_value("workqueue_adds_total", adds) or 0) == 0
+
+    await cluster.user.update(RESOURCE_SLICES, body={
+        **(await cluster.user.get(RESOURCE_SLICES, name="node-1-gpus")),
+        "spec": _slice({"gpu-0": [TAINT]})["spec"],
+    })
+    await cluster.eventually(lambda: _evicted(cluster, "h-0"))
+    assert await _evicted(cluster, "h-1")
