@@ -85,7 +85,8 @@ DRIVER = "test-driver.cdi.k8s.io"
 CLASS = "test-class"
 NS = "default"
 TIMERS: dict[str, float] = defaultdict(float)
-#: the CPU time of the synchronous timers (``time.thread_time``): unlike their wall time, it
+#: the CPU time of the timers (``time.thread_time``; only timers that do not wait, see
+#: ``instrument``): unlike their wall time, it
 #: does not grow when other processes take the machine's cores, so before/after comparisons of
 #: one phase hold on a busy machine
 CPU_TIMERS: dict[str, float] = defaultdict(float)
@@ -166,11 +167,12 @@ def timed(owner: Any, name: str, label: str) -> None:
 
         @functools.wraps(original)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             try:
                 return await original(*args, **kwargs)
             finally:
                 TIMERS[label] += time.perf_counter() - start
+                CPU_TIMERS[label] += time.thread_time() - cpu
 
         setattr(owner, name, async_wrapper)
         return
