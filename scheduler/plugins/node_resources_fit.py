@@ -94,6 +94,13 @@ class NodeResourcesFit:
         cpu, memory = wanted.milli_cpu, wanted.memory
         if wanted.scalar or wanted.ephemeral_storage:
             return [self.filter(state, pod, node) for node in nodes]
+        if not cpu and not memory:  # only the pod count to check (most pods of DRA workloads)
+            return [
+                None
+                if node.requested.pods + 1 <= node.allocatable.pods
+                else self.filter(state, pod, node)
+                for node in nodes
+            ]
         return [
             None
             if node.requested.pods + 1 <= node.allocatable.pods

@@ -4,12 +4,16 @@ A cycle walks hundreds of nodes per pod, so the cheap answers are kept: the cach
 nodes with taints, images or a cordon (``NodeTraits``), NodeResourcesFit keeps node scores by
 node generation, and DynamicResources leaves the allocations it took from its memo there for
 Score and Reserve. Each test changes what an answer depends on and checks the answer follows.
+The best node is then found by C-level scans; the last test holds it to the one-draw rule.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from fakeapi.scheduler.cache import Cache
 from fakeapi.scheduler.framework import Code, CycleState, NodeInfo
@@ -19,6 +23,7 @@ from fakeapi.scheduler.plugins.image_locality import ImageLocality
 from fakeapi.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from fakeapi.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from fakeapi.scheduler.plugins.taint_toleration import TaintToleration
+from fakeapi.scheduler.scheduler import best_score_index
 
 from .conftest import Cluster
 
@@ -174,3 +179,15 @@ async def test_reserve_takes_the_allocation_filter_found_in_its_memo(
     claim = await cluster.get_claim("second")
     [result] = claim["status"]["allocation"]["devices"]["results"]
     assert (result["pool"], result["device"]) == (second_node, "gpu-0")
+
+
+@pytest.mark.parametrize(
+    "totals",
+    [[7], [1, 9, 3], [5, 5], [2, 8, 8, 1, 8], [0] * 230, [4, 9] * 100 + [9]],
+)
+def test_the_best_score_wins_and_ties_take_one_draw_in_node_order(totals: list[int]) -> None:
+    best = max(totals)
+    ties = [i for i, score in enumerate(totals) if score == best]
+    for seed in range(20):
+        expected = ties[random.Random(seed).randrange(len(ties))] if len(ties) > 1 else ties[0]
+        assert best_score_index(totals, rng=random.Random(seed)) == expected
