@@ -330,6 +330,7 @@ class Scheduler:
             qpi.info = PodInfo(pod)
         start = self.clock.monotonic()
         state = CycleState()
+        state.pod_info = qpi.info
         nodes = self.cache.nodes
         if not nodes:
             await self._failed(

@@ -21,7 +21,7 @@ from typing import cast
 from fakeapi.client import DEVICE_CLASSES
 from fakeapi.features import enabled
 from fakeapi.objects import Obj
-from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.cycle_state import CycleState, pod_info_of
 from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
@@ -83,7 +83,7 @@ class NodeResourcesFit:
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
-        state.write(_STATE, PodInfo(pod))
+        state.write(_STATE, pod_info_of(state, pod))
         return None, None
 
     def filter_nodes(

@@ -17,6 +17,7 @@ import pytest
 
 from fakeapi.scheduler.cache import Cache
 from fakeapi.scheduler.framework import Code, CycleState, NodeInfo
+from fakeapi.scheduler.framework.cycle_state import pod_info_of
 from fakeapi.scheduler.framework.types import NodeTraits, PodInfo
 from fakeapi.scheduler.plugins.dynamic_resources.plugin import NAME as DRA
 from fakeapi.scheduler.plugins.image_locality import ImageLocality
@@ -191,3 +192,20 @@ def test_the_best_score_wins_and_ties_take_one_draw_in_node_order(totals: list[i
     for seed in range(20):
         expected = ties[random.Random(seed).randrange(len(ties))] if len(ties) > 1 else ties[0]
         assert best_score_index(totals, rng=random.Random(seed)) == expected
+
+
+def test_plugins_reuse_the_schedulers_pod_info_only_for_that_very_pod_object() -> None:
+    state = CycleState()
+    scheduled = _sized("p", "1")
+    state.pod_info = PodInfo(scheduled)
+    assert pod_info_of(state, scheduled) is state.pod_info
+    newer = _sized("p", "2")  # another version of the pod: parsed afresh
+    assert pod_info_of(state, newer).requests.milli_cpu == 2000
+    fit = NodeResourcesFit()
+    fit.pre_filter(state, newer, [])
+    [fits] = fit.filter_nodes(state, newer, [NodeInfo(node("n"))])
+    assert fits is None  # 2 of the node's 4 cpus
+    bigger = _sized("p", "5")
+    fit.pre_filter(state, bigger, [])
+    [too_big] = fit.filter_nodes(state, bigger, [NodeInfo(node("n"))])
+    assert too_big is not None and too_big.reasons == ("Insufficient cpu",)
