@@ -13,7 +13,8 @@ Everything is incremental: node and pod events adjust the one :class:`NodeInfo` 
 node list is rebuilt only when nodes come or go. The scheduling cycle runs without awaiting, so
 it reads the live NodeInfos without a snapshot. The nodes holding pods with inter-pod
 (anti-)affinity terms are indexed as they change (:class:`AffinityNodes`, shared by the cache's
-NodeInfos), as upstream's snapshot lists them.
+NodeInfos), as upstream's snapshot lists them, and so are the nodes with taints, images or
+``spec.unschedulable`` (:class:`NodeTraits`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fakeapi.objects import Obj
-from fakeapi.scheduler.framework.types import AffinityNodes, NodeInfo, PodInfo
+from fakeapi.scheduler.framework.types import AffinityNodes, NodeInfo, NodeTraits, PodInfo
 
 __all__ = ["Cache"]
 
@@ -38,6 +39,8 @@ class Cache:
         self._assumed: dict[str, bool] = {}  # uid → binding finished
         #: the nodes with pods that have inter-pod (anti-)affinity terms
         self.affinity_nodes = AffinityNodes()
+        #: the nodes with taints, images or ``spec.unschedulable``
+        self.traits = NodeTraits()
 
     # -- nodes ---------------------------------------------------------------------------------
     def add_node(self, node: Obj) -> NodeInfo:
@@ -46,7 +49,7 @@ class Cache:
         if info is not None:
             info.set_node(node)
             return info
-        info = NodeInfo(node, affinity_nodes=self.affinity_nodes)
+        info = NodeInfo(node, affinity_nodes=self.affinity_nodes, traits=self.traits)
         for pod in self._orphans.pop(name, {}).values():
             info.add_pod(pod)
         self._nodes[name] = info
@@ -63,6 +66,8 @@ class Cache:
         self._node_list = tuple(n for n in self._node_list if n.name != name)
         self.affinity_nodes.forget(info)
         info.affinity_nodes = None
+        self.traits.forget(info)
+        info.traits = None
         if info.pods:
             self._orphans[name] = dict(info.pods)
 

@@ -132,6 +132,8 @@ class SchedulerMetrics:
             r: self.attempt_duration.labels(result=r, profile=profile)
             for r in ("scheduled", "unschedulable", "error")
         }
+        #: the e2e duration histograms' children by ``attempts`` label, made when first used
+        self._durations: dict[str, tuple[Histogram, Histogram]] = {}
 
     def count_pending(self, counts: Callable[[], Mapping[str, int]]) -> None:
         """Read ``scheduler_pending_pods`` from ``counts`` (the queue's) whenever it is scraped:
@@ -145,8 +147,14 @@ class SchedulerMetrics:
 
     def scheduled(self, *, attempts: int, seconds: float) -> None:
         label = str(attempts) if attempts < 16 else "15+"
-        self.pod_scheduling_duration.labels(attempts=label).observe(max(seconds, 0.0))
-        self.pod_scheduling_sli_duration.labels(attempts=label).observe(max(seconds, 0.0))
+        durations = self._durations.get(label)
+        if durations is None:
+            durations = self._durations[label] = (
+                self.pod_scheduling_duration.labels(attempts=label),
+                self.pod_scheduling_sli_duration.labels(attempts=label),
+            )
+        for duration in durations:
+            duration.observe(max(seconds, 0.0))
         self.pod_scheduling_attempts.observe(attempts)
 
     def preemption(self, *, victims: int | None) -> None:

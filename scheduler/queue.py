@@ -141,6 +141,9 @@ class SchedulingQueue:
         # keeps a move pass at a dict lookup per pod and rejector
         self._matching: dict[tuple[str, ClusterEvent], tuple[ClusterEventWithHint, ...]] = {}
         self._plugins_for: dict[ClusterEvent, _PluginRegistrations] = {}
+        #: whether any plugin registered for an event, per event (a few kinds of event arrive
+        #: with every pod: worked out once each)
+        self._interest: dict[ClusterEvent, bool] = {}
         # the unschedulable pool filed by rejecting plugin and by index key
         self._indexes: dict[str, EventIndex] = {
             reg.index.name: reg.index
@@ -414,6 +417,12 @@ class SchedulingQueue:
                 self._to_active(qpi)
 
     def _of_interest(self, event: ClusterEvent) -> bool:
+        known = self._interest.get(event)
+        if known is None:
+            known = self._interest[event] = self._registered_for(event)
+        return known
+
+    def _registered_for(self, event: ClusterEvent) -> bool:
         if event is UNSCHEDULABLE_TIMEOUT:
             return True
         for resource in (event.resource, EventResource.WILDCARD):

@@ -80,6 +80,7 @@ __all__ = [
     "NOT_READY_FOR_SCHEDULING",
     "PRE_ENQUEUE_STATUS_DELAY",
     "Scheduler",
+    "best_score_index",
     "num_feasible_nodes_to_find",
 ]
 
@@ -105,6 +106,21 @@ def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None = None
     if adaptive >= 100:
         return num_all_nodes
     return max(num_all_nodes * adaptive // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def best_score_index(totals: Sequence[int], *, rng: Random) -> int:
+    """The position of the best total score, ties broken uniformly at random.
+
+    Upstream samples the reservoir one tie at a time; one draw among all ties (in node order)
+    picks with the same odds. The draw-th best score is found by C-level scans: this runs over
+    hundreds of nodes per pod.
+    """
+    best = max(totals)
+    ties = totals.count(best)
+    chosen = totals.index(best)
+    for _ in range(rng.randrange(ties) if ties > 1 else 0):
+        chosen = totals.index(best, chosen + 1)
+    return chosen
 
 
 def _pod_group_index(pod: Obj) -> list[str]:
@@ -314,6 +330,7 @@ class Scheduler:
             qpi.info = PodInfo(pod)
         start = self.clock.monotonic()
         state = CycleState()
+        state.pod_info = qpi.info
         nodes = self.cache.nodes
         if not nodes:
             await self._failed(
@@ -392,11 +409,7 @@ class Scheduler:
         totals, status = self.framework.run_score(state, pod, nodes)
         if status is not None:
             return status
-        # the best node, ties broken uniformly at random (upstream samples the reservoir one
-        # tie at a time; one draw among all ties picks with the same odds)
-        best = max(totals)
-        ties = [i for i, score in enumerate(totals) if score == best]
-        return nodes[ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]].name
+        return nodes[best_score_index(totals, rng=self.rng)].name
 
     # -- binding cycle --------------------------------------------------------------------------
     async def _binding_cycle(

@@ -8,11 +8,15 @@ version, :class:`NodeInfo` is updated incrementally by the scheduler cache.
 Inter-pod affinity works the same way: a pod's (anti-)affinity terms are parsed once into
 :class:`AffinityTerms`, each node keeps the pods that have such terms apart, and the cache keeps
 the nodes that hold any (:class:`AffinityNodes`), so that the InterPodAffinity plugin can tell in
-constant time that no pod in the cluster has any, which is the usual case.
+constant time that no pod in the cluster has any, which is the usual case. Likewise the node
+traits a plugin looks for before it does any work (taints, ``spec.unschedulable``, images):
+the cache keeps the nodes that have them (:class:`NodeTraits`), so that a Filter or Score pass
+over hundreds of nodes learns in constant time that none has any.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -33,6 +37,7 @@ __all__ = [
     "AffinityTerms",
     "NodeInfo",
     "NodeScore",
+    "NodeTraits",
     "PodInfo",
     "QueuedPodInfo",
     "Resource",
@@ -261,6 +266,57 @@ class AffinityNodes:
                 del nodes[node.name]
 
 
+#: NodeInfo generations, one counter for every NodeInfo (as upstream's ``nextGeneration``): a
+#: generation names one state of one node, so a result computed from that state can be
+#: remembered under its generation alone
+_generations = itertools.count(1)
+
+
+class NodeTraits:
+    """The nodes of one scheduler cache that have a trait some plugin checks before doing any
+    work, by name: taints (TaintToleration's Filter), PreferNoSchedule taints (its Score),
+    ``spec.unschedulable`` (NodeUnschedulable), ``status.images`` (ImageLocality).
+
+    Every :class:`NodeInfo` of a cache shares the cache's one instance (:attr:`NodeInfo.traits`)
+    and keeps it current whenever its node changes, so that :meth:`any_has` answers "none of
+    these nodes has it" without a walk over them when no node of the cluster has the trait,
+    which is the usual case.
+    """
+
+    __slots__ = ("images", "prefer_no_schedule_taints", "taints", "unschedulable")
+
+    def __init__(self) -> None:
+        self.taints: dict[str, NodeInfo] = {}
+        self.prefer_no_schedule_taints: dict[str, NodeInfo] = {}
+        self.unschedulable: dict[str, NodeInfo] = {}
+        self.images: dict[str, NodeInfo] = {}
+
+    def update(self, node: NodeInfo) -> None:
+        """The node's traits as they are now (it was added or changed)."""
+        for trait in NodeTraits.__slots__:
+            nodes: dict[str, NodeInfo] = getattr(self, trait)
+            if getattr(node, trait):
+                nodes[node.name] = node
+            elif nodes.get(node.name) is node:
+                del nodes[node.name]
+
+    def forget(self, node: NodeInfo) -> None:
+        """The node left the cache."""
+        for trait in NodeTraits.__slots__:
+            nodes: dict[str, NodeInfo] = getattr(self, trait)
+            if nodes.get(node.name) is node:
+                del nodes[node.name]
+
+    @staticmethod
+    def any_has(nodes: Sequence[NodeInfo], trait: str) -> bool:
+        """Whether any of ``nodes`` (NodeInfos of one cache, or clones of them) has ``trait``
+        (a name in ``__slots__``, the NodeInfo attribute of the same name)."""
+        index = nodes[0].traits if nodes else None
+        if index is not None and not getattr(index, trait):
+            return False
+        return any(getattr(node, trait) for node in nodes)
+
+
 class NodeInfo:
     """A node and the sums of what the pods on it (bound or assumed) request."""
 
@@ -279,10 +335,17 @@ class NodeInfo:
         "prefer_no_schedule_taints",
         "requested",
         "taints",
+        "traits",
         "unschedulable",
     )
 
-    def __init__(self, node: Obj, *, affinity_nodes: AffinityNodes | None = None) -> None:
+    def __init__(
+        self,
+        node: Obj,
+        *,
+        affinity_nodes: AffinityNodes | None = None,
+        traits: NodeTraits | None = None,
+    ) -> None:
         self.pods: dict[str, PodInfo] = {}
         #: the pods with any inter-pod (anti-)affinity term (upstream ``PodsWithAffinity``)
         self.pods_with_affinity: dict[str, PodInfo] = {}
@@ -290,8 +353,11 @@ class NodeInfo:
         self.pods_with_required_anti_affinity: dict[str, PodInfo] = {}
         #: the cache's index of such nodes; None outside a cache (clones for what-ifs)
         self.affinity_nodes = affinity_nodes
+        #: the cache's index of node traits; None outside a cache (clones for what-ifs)
+        self.traits = traits
         self.requested = Resource()
         self.non_zero_requested = Resource()
+        #: changes with every change of the node or its pods; unique among all NodeInfos
         self.generation = 0
         self.set_node(node)
 
@@ -314,7 +380,9 @@ class NodeInfo:
             for image in status.get("images") or ()
             for name in image.get("names") or ()
         }
-        self.generation += 1
+        self.generation = next(_generations)
+        if self.traits is not None:
+            self.traits.update(self)
 
     def add_pod(self, info: PodInfo) -> None:
         old = self.pods.get(info.uid)
@@ -323,7 +391,7 @@ class NodeInfo:
         self.pods[info.uid] = info
         self.requested.add(info.requests)
         self.non_zero_requested.add(info.non_zero)
-        self.generation += 1
+        self.generation = next(_generations)
         if info.affinity is not None:
             self._add_affinity(info)
 
@@ -370,7 +438,7 @@ class NodeInfo:
             return False
         self.requested.sub(info.requests)
         self.non_zero_requested.sub(info.non_zero)
-        self.generation += 1
+        self.generation = next(_generations)
         if info.affinity is not None:
             self._remove_affinity(uid)
         return True

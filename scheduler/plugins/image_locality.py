@@ -43,7 +43,13 @@ class ImageLocality:
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
         every = self.handle.node_infos() if self.handle is not None else nodes
-        holders = [node for node in every if node.images]
+        # the cache knows the nodes with images (they are few, or none)
+        index = every[0].traits if every else None
+        holders = (
+            list(index.images.values())
+            if index is not None
+            else [node for node in every if node.images]
+        )
         if not holders:
             return skip()
         spec = pod.get("spec") or {}

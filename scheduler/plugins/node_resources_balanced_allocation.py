@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fakeapi.objects import Obj
-from fakeapi.rules.podrequests import pod_requests
-from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.cycle_state import CycleState, pod_info_of
 from fakeapi.scheduler.framework.events import ClusterEventWithHint
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle
 from fakeapi.scheduler.framework.status import Status, skip
@@ -48,7 +47,7 @@ class NodeResourcesBalancedAllocation:
         return []  # a score plugin rejects no pod
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
-        requests, _ = pod_requests(pod.get("spec") or {})
+        requests = pod_info_of(state, pod).requests
         if not requests.milli_cpu and not requests.memory:
             return skip()  # best effort as far as cpu and memory go
         state.write(_STATE, (requests.milli_cpu, requests.memory))

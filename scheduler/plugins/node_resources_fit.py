@@ -8,18 +8,20 @@ the node does not advertise but a DeviceClass maps (DRAExtendedResource) is left
 DynamicResources plugin, which allocates it from the node's ResourceSlices.
 Scoring is ``LeastAllocated`` with cpu and memory weighted 1: the share left free after placing
 the pod, using the non-zero requests (100m / 200Mi for containers that request nothing). A node's
-score is remembered until its generation changes (a pod placed or removed, new allocatable): a
-scheduling cycle changes one node, the next pod scores the others from memory.
+score is remembered under its generation (one number per state of a node: a pod placed or
+removed, new allocatable make a new one) and the pod's non-zero cpu and memory: a scheduling
+cycle changes one node, the next pod of the same size scores the others from memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from fakeapi.client import DEVICE_CLASSES
 from fakeapi.features import enabled
 from fakeapi.objects import Obj
-from fakeapi.scheduler.framework.cycle_state import CycleState
+from fakeapi.scheduler.framework.cycle_state import CycleState, pod_info_of
 from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
@@ -35,16 +37,19 @@ __all__ = ["NAME", "NodeResourcesFit"]
 
 NAME = "NodeResourcesFit"
 _STATE = NAME
-#: remembered node scores beyond which the memo starts afresh (names of deleted nodes)
+#: remembered node scores of one pod size beyond which they start afresh (the generations of
+#: nodes that changed since)
 _SCORES_KEPT = 65536
+#: pod sizes (non-zero cpu and memory) whose node scores are remembered at once
+_SIZES_KEPT = 64
 
 
 class NodeResourcesFit:
     name = NAME
 
     def __init__(self, handle: Handle | None = None) -> None:
-        #: by node name: the node, its generation, the pod's non-zero cpu and memory, the score
-        self._scores: dict[str, tuple[NodeInfo, int, int, int, int]] = {}
+        #: by the pod's non-zero cpu and memory, then by the node's generation: the node's score
+        self._scores: dict[tuple[int, int], dict[int, int]] = {}
         #: the DeviceClasses that map extended resources (None: DRAExtendedResource off)
         self.resolver = (
             DeviceClassResolver(handle.informer(DEVICE_CLASSES))
@@ -78,7 +83,7 @@ class NodeResourcesFit:
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
-        state.write(_STATE, PodInfo(pod))
+        state.write(_STATE, pod_info_of(state, pod))
         return None, None
 
     def filter_nodes(
@@ -89,6 +94,13 @@ class NodeResourcesFit:
         cpu, memory = wanted.milli_cpu, wanted.memory
         if wanted.scalar or wanted.ephemeral_storage:
             return [self.filter(state, pod, node) for node in nodes]
+        if not cpu and not memory:  # only the pod count to check (most pods of DRA workloads)
+            return [
+                None
+                if node.requested.pods + 1 <= node.allocatable.pods
+                else self.filter(state, pod, node)
+                for node in nodes
+            ]
         return [
             None
             if node.requested.pods + 1 <= node.allocatable.pods
@@ -126,32 +138,26 @@ class NodeResourcesFit:
     ) -> tuple[list[int], Status | None]:
         info: PodInfo = state.read(_STATE)
         cpu, memory = info.non_zero.milli_cpu, info.non_zero.memory
-        known = self._scores
-        if len(known) > _SCORES_KEPT:
-            known.clear()
-        scores: list[int] = []
-        for node in nodes:
-            # a node's score changes only with its generation (pods added or removed,
-            # allocatable changed), and a scheduling cycle changes one node: remember it
-            entry = known.get(node.name)
-            if (
-                entry is not None
-                and entry[0] is node
-                and entry[1] == node.generation
-                and entry[2] == cpu
-                and entry[3] == memory
-            ):
-                scores.append(entry[4])
-                continue
-            score = (
-                _least_allocated(
-                    node.allocatable.milli_cpu, node.non_zero_requested.milli_cpu + cpu
-                )
-                + _least_allocated(node.allocatable.memory, node.non_zero_requested.memory + memory)
-            ) // 2
-            known[node.name] = (node, node.generation, cpu, memory, score)
-            scores.append(score)
-        return scores, None
+        known = self._scores.get((cpu, memory))
+        if known is None or len(known) > _SCORES_KEPT:
+            if len(self._scores) >= _SIZES_KEPT:
+                self._scores.clear()
+            known = self._scores[(cpu, memory)] = {}
+        generations = [node.generation for node in nodes]
+        scores: list[int | None] = list(map(known.get, generations))
+        if None in scores:
+            for position, score in enumerate(scores):
+                if score is None:
+                    node = nodes[position]
+                    known[generations[position]] = scores[position] = (
+                        _least_allocated(
+                            node.allocatable.milli_cpu, node.non_zero_requested.milli_cpu + cpu
+                        )
+                        + _least_allocated(
+                            node.allocatable.memory, node.non_zero_requested.memory + memory
+                        )
+                    ) // 2
+        return cast("list[int]", scores), None
 
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
         scores, status = self.score_nodes(state, pod, (node,))

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
 from fakeapi.objects import Obj
 from fakeapi.rules.taints import tolerations_tolerate_taint
@@ -18,7 +17,7 @@ from fakeapi.scheduler.framework.events import (
 )
 from fakeapi.scheduler.framework.interface import Handle
 from fakeapi.scheduler.framework.status import Status, unresolvable
-from fakeapi.scheduler.framework.types import NodeInfo
+from fakeapi.scheduler.framework.types import NodeInfo, NodeTraits
 
 __all__ = ["ERR_REASON", "NAME", "NodeUnschedulable"]
 
@@ -52,7 +51,7 @@ class NodeUnschedulable:
     def filter_nodes(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        if not any(map(attrgetter("unschedulable"), nodes)):
+        if not NodeTraits.any_has(nodes, "unschedulable"):
             return [None] * len(nodes)
         return [self.filter(state, pod, node) for node in nodes]
 

@@ -4,7 +4,6 @@ the pod does not tolerate lower the node's score."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
 from fakeapi.objects import Obj
 from fakeapi.rules.taints import find_untolerated_taint, toleration_tolerates_taint
@@ -18,7 +17,7 @@ from fakeapi.scheduler.framework.events import (
 )
 from fakeapi.scheduler.framework.interface import Handle
 from fakeapi.scheduler.framework.status import Status, skip, unresolvable
-from fakeapi.scheduler.framework.types import NodeInfo, NodeScore
+from fakeapi.scheduler.framework.types import NodeInfo, NodeScore, NodeTraits
 from fakeapi.scheduler.plugins.helpers import default_normalize_score
 
 __all__ = ["NAME", "TaintToleration"]
@@ -62,7 +61,7 @@ class TaintToleration:
     def filter_nodes(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        if not any(map(attrgetter("taints"), nodes)):
+        if not NodeTraits.any_has(nodes, "taints"):
             return [None] * len(nodes)
         return [self.filter(state, pod, node) for node in nodes]
 
@@ -80,7 +79,7 @@ class TaintToleration:
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status | None:
         """Skip when no feasible node has a PreferNoSchedule taint: every node would score the
         same, which cannot change the choice of node."""
-        if not any(map(attrgetter("prefer_no_schedule_taints"), nodes)):
+        if not NodeTraits.any_has(nodes, "prefer_no_schedule_taints"):
             return skip()
         state.write(
             _SCORE_STATE,

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,7 +105,7 @@ from fakeapi.scheduler.plugins.dynamic_resources.extended import (
 from fakeapi.scheduler.plugins.dynamic_resources.features import AllocatorFeatures
 from fakeapi.scheduler.plugins.dynamic_resources.hints import QueueingHints
 from fakeapi.scheduler.plugins.dynamic_resources.inventory import DeviceInventory
-from fakeapi.scheduler.plugins.dynamic_resources.memo import FilterMemo
+from fakeapi.scheduler.plugins.dynamic_resources.memo import FilterMemo, MemoEntry
 from fakeapi.scheduler.plugins.dynamic_resources.nodeaffinity import node_selector_matches
 from fakeapi.scheduler.plugins.dynamic_resources.podclaims import (
     ClaimNotReadyError,
@@ -133,6 +133,8 @@ _TIMED_OUT = Status(
 _NOT_AVAILABLE = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("resourceclaim not available on the node",), plugin=NAME
 )
+#: a placeholder in Filter's answers for a node whose answer is not remembered
+_ASK_ALLOCATOR = Status(Code.ERROR, ("not asked yet",), plugin=NAME)
 _STALE_EXTENDED = Status(
     Code.UNSCHEDULABLE, ("cannot schedule extended resource claim",), plugin=NAME
 )
@@ -149,7 +151,10 @@ class _PodState:
     available_on: dict[int, tuple[Obj, frozenset[str] | None]] = field(default_factory=dict)
     #: claims whose allocation is in flight for another member of the pod's group
     shared_pending: dict[int, Obj] = field(default_factory=dict)
+    #: the allocations Filter found, by node name: those it computed, then (``remembered``)
+    #: those the memo had (see ``_allocations_on``)
     node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    remembered: Mapping[str, MemoEntry] = field(default_factory=dict)
     unavailable: set[int] = field(default_factory=set)
     #: allocated claims whose device binding failed or timed out: no node will do until they
     #: are allocated again (PostFilter may deallocate them)
@@ -185,6 +190,21 @@ class _Extended:
     requests: ExtendedRequests | None = None
     allocation: Obj | None = None
     created: Obj | None = None
+
+
+def _allocations_on(s: _PodState, node_name: str) -> list[dict[str, Any]] | None:
+    """The allocations Filter found for the pod's claims on a node it let through.
+
+    Filter leaves the answers it took from the memo there rather than copying them per node;
+    they cannot be gone by the time Score and Reserve read them, which run in the same
+    scheduling cycle, without awaiting, before anything can change the memo.
+    """
+    found = s.node_allocations.get(node_name)
+    if found is None:
+        entry = s.remembered.get(node_name)
+        if entry is not None:
+            found = entry.result
+    return found
 
 
 def _pinned_nodes(selector: Obj) -> frozenset[str] | None:
@@ -491,23 +511,26 @@ class DynamicResources:
                 return [self._pinned(s, pins, node.name) for node in nodes]
         if s.available_on or s.prepared is None:
             return [self._filter(s, node) for node in nodes]
-        # the common case: no node-bound claims, and an answer per node, mostly remembered
+        # the common case: no node-bound claims, and an answer per node, mostly remembered;
+        # a remembered answer's allocations stay in the memo (``_allocations_on`` finds them)
         answers: list[Status | None] = []
-        allocations_by_node = s.node_allocations
-        remembered = self.memo.remembered(s.signature)
-        hits = 0
+        append = answers.append
+        remembered = s.remembered = self.memo.remembered(s.signature)
+        missed = 0
         for node in nodes:
             memo = remembered.get(node.name)
             if memo is None or memo.labels is not node.labels:
-                answers.append(self._filter(s, node))
+                missed += 1
+                append(_ASK_ALLOCATOR)
             elif memo.result is None:
-                hits += 1
-                answers.append(_CANNOT_ALLOCATE)
+                append(_CANNOT_ALLOCATE)
             else:
-                hits += 1
-                allocations_by_node[node.name] = memo.result
-                answers.append(None)
-        self.memo.hits += hits
+                append(None)
+        if missed:
+            for position, answer in enumerate(answers):
+                if answer is _ASK_ALLOCATOR:
+                    answers[position] = self._filter(s, nodes[position])
+        self.memo.hits += len(nodes) - missed
         return answers
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
@@ -600,7 +623,7 @@ class DynamicResources:
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
         s: _PodState = state.read(NAME)
         total = 0
-        for position, allocation in enumerate(s.node_allocations.get(node.name) or ()):
+        for position, allocation in enumerate(_allocations_on(s, node.name) or ()):
             if position >= len(s.to_allocate):
                 break  # the extended-resource claim's: no prioritized lists
             claim = s.claims[s.to_allocate[position]].claim
@@ -640,7 +663,7 @@ class DynamicResources:
         extra = s.extended.on_node.get(node_name) if s.extended is not None else None
         if s.prepared is None and extra is None:
             return None
-        allocations = s.node_allocations.get(node_name)
+        allocations = _allocations_on(s, node_name)
         if allocations is None or len(allocations) != len(s.to_allocate) + (extra is not None):
             return as_error("claim allocation not found for node")
         for position, index in enumerate(s.to_allocate):
