@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 from collections.abc import Callable, Sequence
 
 import orjson
@@ -79,9 +78,6 @@ class ClaimWriter:
         self.reserved_for_workloads = reserved_for_workloads
         self.binding_timeout = BINDING_TIMEOUT
         self._waiters: dict[str, asyncio.Event] = {}
-        #: the retries' jitter, made once: ``retry_on_conflict`` would otherwise seed a fresh
-        #: Random from the OS on every write (the writes retry at once, so no value matters)
-        self._jitter = random.Random()
 
     def claim_changed(self, uid: str) -> None:
         """A claim event: wake a PreBind waiting for this claim's binding conditions."""
@@ -145,7 +141,7 @@ class ClaimWriter:
                 self.tracker.assume(await self.client.update(RESOURCE_CLAIMS, body=body))
 
         try:
-            await retry_on_conflict(attempt, clock=self.clock, delay=0.0, rng=self._jitter)
+            await retry_on_conflict(attempt, clock=self.clock, delay=0.0)
             await self.client.delete(RESOURCE_CLAIMS, name=name, namespace=namespace)
         except Exception as exc:
             if not is_not_found(exc):
@@ -240,9 +236,7 @@ class ClaimWriter:
 
         # Conflicts come from other members of a PodGroup writing the same claim; the retry
         # re-reads at once (no pause: the writes are in-process and already done).
-        claim: Obj = await retry_on_conflict(
-            attempt, clock=self.clock, delay=0.0, rng=self._jitter
-        )
+        claim: Obj = await retry_on_conflict(attempt, clock=self.clock, delay=0.0)
         self.tracker.assume(claim)
         klog.info(log, "reserved", pod=kobj(pod), resourceclaim=f"{namespace}/{name}",
                   **({"allocated": _devices(allocation)} if wrote and allocation else {}))
