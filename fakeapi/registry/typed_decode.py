@@ -280,8 +280,11 @@ class TypedDecoder:
     ) -> None:
         """Required fields ``out`` lacks: empty structs where the field is one (decoded as Go
         would), a "missing" report otherwise."""
+        required = node.required
+        if not required:
+            return
         zeros = _zero_when_missing(node)
-        for key in node.required:
+        for key in required:
             if key in out:
                 continue
             child = node.properties[key]
@@ -319,8 +322,11 @@ class TypedDecoder:
                 below = _has_required_below(child)
             if below:
                 self._required_value(child, sub, ("f", loc, key), name)
+        required = node.required
+        if not required:
+            return
         zeros = _zero_when_missing(node)
-        for key in node.required:
+        for key in required:
             if key in value:
                 continue
             child = props[key]
@@ -699,9 +705,19 @@ def _smd_expectation(node: SchemaNode, value: Any) -> str:
 
 def _zero_when_missing(node: SchemaNode) -> Mapping[str, Any]:
     """Required fields of ``node``'s model that Go decodes to their zero value when absent and
-    upstream's validation accepts so (a model's ``ZERO_WHEN_MISSING``): filled, not refused."""
-    zeros: Mapping[str, Any] = getattr(node.model, "ZERO_WHEN_MISSING", _NO_ZEROS)
+    upstream's validation accepts so (a model's ``ZERO_WHEN_MISSING``): filled, not refused.
+
+    Kept by node: a pydantic model class answers a missing class attribute through its
+    metaclass's ``__getattr__``, which raises and catches an exception each time. A model's
+    class variable does not change once the schema is compiled from it.
+    """
+    zeros = _zeros_by_node.get(node)
+    if zeros is None:
+        if len(_zeros_by_node) > 100_000:  # schemas compiled again and again (custom resources)
+            _zeros_by_node.clear()
+        zeros = _zeros_by_node[node] = getattr(node.model, "ZERO_WHEN_MISSING", _NO_ZEROS)
     return zeros
 
 
 _NO_ZEROS: Mapping[str, Any] = {}
+_zeros_by_node: dict[SchemaNode, Mapping[str, Any]] = {}
