@@ -309,7 +309,9 @@ class CustomResourceDecoder:
         self._final(obj)
         return obj
 
-    def fill_required(self, node: SchemaNode, obj: dict[str, Any]) -> None:
+    def fill_required(
+        self, node: SchemaNode, obj: dict[str, Any], *, nested: bool = True
+    ) -> None:
         """Required fields of custom resources are checked by their schema's validation."""
 
     def _final(self, obj: dict[str, Any]) -> None:

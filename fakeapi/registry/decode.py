@@ -31,7 +31,7 @@ from fakeapi import errors
 from fakeapi.errors import StatusError, bad_request
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.resource_table import ResourceType
-from fakeapi.registry.typed_decode import DecodeError, ObjectDecoder, json_type_name
+from fakeapi.registry.typed_decode import DecodeError, DecodeMode, ObjectDecoder, json_type_name
 from fakeapi.validation import field as fe
 
 __all__ = ["decode_object", "decode_patched", "check_types", "check_decoded", "cannot_handle"]
@@ -81,6 +81,7 @@ def _decode_changed(
     stored: Mapping[str, Any] | None,
     untouched: frozenset[str] = frozenset(),
     copied: set[str] | None = None,
+    missing: list[str] | None = None,
 ) -> dict[str, Any]:
     """``decoder.decode`` of ``obj``, skipping top-level parts identical to the stored version's.
 
@@ -89,10 +90,14 @@ def _decode_changed(
     unknown field, no type error), so it is copied from those bytes instead of walked again.
     ``untouched`` names parts the caller knows to be private copies of the stored version's (a
     patch left them alone): they are taken as they are, without comparing or copying.
-    ``copied`` collects the keys of the parts that are such copies in the result.
+    ``copied`` collects the keys of the parts that are such copies in the result. ``missing``
+    (a ``checked`` decoder's) collects the required fields found absent in the parts decoded.
     """
     if not stored or not isinstance(obj, dict):
-        return decoder.decode(rt.schema, obj)
+        decoded = decoder.decode(rt.schema, obj)
+        if missing is not None:
+            missing.extend(decoder.missing)
+        return decoded
     same: dict[str, bytes | None] = {}
     for key, value in obj.items():
         if key in _TYPE_META or value is None:
@@ -106,8 +111,13 @@ def _decode_changed(
             if encoded == orjson.dumps(known):
                 same[key] = encoded
     if not same:
-        return decoder.decode(rt.schema, obj)
+        decoded = decoder.decode(rt.schema, obj)
+        if missing is not None:
+            missing.extend(decoder.missing)
+        return decoded
     decoded = decoder.decode(rt.schema, {k: v for k, v in obj.items() if k not in same})
+    if missing is not None:
+        missing.extend(decoder.missing)
     if copied is not None:
         copied.update(same)
     out: dict[str, Any] = {}
@@ -131,6 +141,7 @@ def decode_object(
     patch: bool = False,
     stored: Mapping[str, Any] | None = None,
     copied: set[str] | None = None,
+    missing: list[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The decoded object (a new one) and the warnings to send; raises on bad input.
 
@@ -138,13 +149,15 @@ def decode_object(
     checks one, and kept as sent otherwise (nulls and directives included) for the merge.
     ``stored`` (the current version, for an update) lets parts sent back unchanged skip the walk;
     ``copied`` then collects the keys of the result's parts that are byte for byte the stored
-    version's (private copies).
+    version's (private copies). ``missing``: decode in ``checked`` mode and collect there the
+    required fields found absent below the top level, for :func:`check_decoded`'s ``below``.
     """
     _check_type_meta(rt, obj)
-    decoder = rt.new_decoder("apply" if patch else "decode")
+    mode: DecodeMode = "apply" if patch else "decode" if missing is None else "checked"
+    decoder = rt.new_decoder(mode)
     try:
         decoded = decoder.decode(rt.schema, obj) if patch else _decode_changed(
-            decoder, rt, obj, stored, copied=copied
+            decoder, rt, obj, stored, copied=copied, missing=missing
         )
     except DecodeError as exc:
         if patch:
@@ -174,6 +187,7 @@ def decode_patched(
     stored: Mapping[str, Any] | None = None,
     untouched: frozenset[str] = frozenset(),
     copied: set[str] | None = None,
+    missing: list[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The object a JSON, merge or strategic merge patch produced, decoded; raises on bad input.
 
@@ -181,12 +195,13 @@ def decode_patched(
     ``patch`` whose value is the patched object (the patch itself for a strategic merge patch),
     and the patched object must keep the name and namespace of the URL. ``untouched``: top-level
     parts of ``patched`` that are private copies of ``stored``'s (taken as they are); ``copied``
-    collects the keys of the result's parts that are such copies.
+    collects the keys of the result's parts that are such copies; ``missing`` as for
+    :func:`decode_object`.
     """
-    decoder = rt.new_decoder("decode")
+    decoder = rt.new_decoder("decode" if missing is None else "checked")
     try:
         _check_type_meta(rt, patched)
-        decoded = _decode_changed(decoder, rt, patched, stored, untouched, copied)
+        decoded = _decode_changed(decoder, rt, patched, stored, untouched, copied, missing)
     except DecodeError as exc:
         raise _patch_invalid(patched, patch_type, patch, exc.message) from None
     except StatusError as exc:
@@ -281,14 +296,21 @@ def check_types(
     return [fe.required(path) for path in decoder.missing]
 
 
-def check_decoded(rt: ResourceType, obj: dict[str, Any]) -> list[fe.FieldError]:
+def check_decoded(
+    rt: ResourceType, obj: dict[str, Any], *, below: list[str] | None = None
+) -> list[fe.FieldError]:
     """:func:`check_types` for an object :func:`decode_object` produced (not a ``patch=True``
     configuration), changed since only by well-typed server-set fields.
 
     The decoding already checked every type, pruned unknown fields, dropped nulls and wrote
     times and quantities canonically, so a second full walk would only fill required structs and
-    find missing required fields; this does just that, with the same result.
+    find missing required fields; this does just that, with the same result. ``below``: what a
+    ``checked`` decoding (``missing=``) found below the top level, where it filled the required
+    structs as well: only the top level is left.
     """
     decoder = rt.new_decoder("final")
-    decoder.fill_required(rt.schema, obj)
-    return [fe.required(path) for path in decoder.missing]
+    if below is None:
+        decoder.fill_required(rt.schema, obj)
+        return [fe.required(path) for path in decoder.missing]
+    decoder.fill_required(rt.schema, obj, nested=False)
+    return [fe.required(path) for path in (*below, *decoder.missing)]

@@ -211,11 +211,14 @@ class GenericStore:
     def create(
         self, rt: ResourceType, namespace: str | None, body: Any, options: WriteOptions
     ) -> WriteResult:
-        obj, warnings = decode_object(rt, body, options)
+        below: builtins.list[str] = []
+        obj, warnings = decode_object(rt, body, options, missing=below)
         obj = deep_copy(obj) if obj is body else obj
         if rt.strategy.create_only:
-            return self._answer(rt, namespace, obj, options, warnings)
-        return self.create_object(rt, namespace, obj, options, warnings, decoded=True)
+            return self._answer(rt, namespace, obj, options, warnings, below)
+        return self.create_object(
+            rt, namespace, obj, options, warnings, decoded=True, missing_below=below
+        )
 
     def _typed_in(
         self, rt: ResourceType, namespace: str | None, obj: Obj
@@ -233,12 +236,15 @@ class GenericStore:
         obj: Obj,
         options: WriteOptions,
         warnings: builtins.list[str],
+        missing_below: builtins.list[str],
     ) -> WriteResult:
         """A create of a question kind (an access review): validated, answered, not stored."""
         ctx = self.context(options=options)
         meta, _ = self._typed_in(rt, namespace, obj)
         meta.pop("managedFields", None)
-        errs = md.merge_errors(rt.strategy.validate(obj, ctx), check_decoded(rt, obj))
+        errs = md.merge_errors(
+            rt.strategy.validate(obj, ctx), check_decoded(rt, obj, below=missing_below)
+        )
         if errs:
             raise self._invalid(rt, meta.get("name") or "", errs)
         answer = rt.strategy.answer(obj, ctx)
@@ -254,11 +260,14 @@ class GenericStore:
         *,
         operation: str = "Update",
         decoded: bool = False,
+        missing_below: builtins.list[str] | None = None,
     ) -> WriteResult:
         """Create an object that the caller owns (it is changed in place).
 
         ``decoded``: ``obj`` is what :func:`decode_object` returned, so its types need no second
-        walk (server-side apply hands over a merge that nothing decoded yet).
+        walk (server-side apply hands over a merge that nothing decoded yet); ``missing_below``:
+        it decoded in ``checked`` mode and found these required fields absent (see
+        :func:`check_decoded`).
         """
         ctx = self.context(options=options)
         meta, ns = self._typed_in(rt, namespace, obj)
@@ -266,7 +275,9 @@ class GenericStore:
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             meta["name"] = self._generated_name(meta["generateName"])
-        missing = check_decoded(rt, obj) if decoded else check_types(rt, obj)
+        missing = (
+            check_decoded(rt, obj, below=missing_below) if decoded else check_types(rt, obj)
+        )
         rt.strategy.apply_defaults(obj, ctx)
         # as upstream's create handler: the writer owns what it sent and the defaults, not what
         # admission or the strategy sets next
@@ -331,8 +342,10 @@ class GenericStore:
         ns = self._namespace_of(rt, namespace)
         current = rt.store(self.storage).get(key_for(ns, name))
         copied: set[str] = set()
+        below: builtins.list[str] = []
         obj, warnings = decode_object(
-            rt, body, options, stored=current.obj if current is not None else None, copied=copied
+            rt, body, options, stored=current.obj if current is not None else None,
+            copied=copied, missing=below,
         )
         obj = deep_copy(obj) if obj is body else obj
         meta = obj.get("metadata") or {}
@@ -351,7 +364,9 @@ class GenericStore:
             if rt.strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)
                 obj.setdefault("metadata", {})["name"] = name
-                return self.create_object(rt, namespace, obj, options, warnings, decoded=True)
+                return self.create_object(
+                    rt, namespace, obj, options, warnings, decoded=True, missing_below=below
+                )
             raise self._not_found(rt, name)
         uid, stored_uid = meta.get("uid"), current.obj["metadata"].get("uid")
         if uid and uid != stored_uid:  # the body's uid is a precondition (upstream's PUT)
@@ -379,6 +394,7 @@ class GenericStore:
             warnings=warnings,
             decoded=True,
             copied=copied,
+            missing_below=below,
         )
 
     def guaranteed_update(
@@ -424,14 +440,15 @@ class GenericStore:
         operation: str = "Update",
         decoded: bool = False,
         copied: Collection[str] = (),
+        missing_below: builtins.list[str] | None = None,
     ) -> WriteResult:
         """Write ``obj`` over ``current`` (``obj`` is owned by the store from here on): the one
         entry point of every update, whatever its verb.
 
         It checks the preconditions, lets the update strategy of ``subresource`` build and
         validate the new version (:mod:`fakeapi.registry.updates`), and stores it unless it is
-        the stored version again. ``decoded`` and ``copied`` say what the request decoding
-        already did (:meth:`fakeapi.registry.updates.UpdateStrategy.build`).
+        the stored version again. ``decoded``, ``copied`` and ``missing_below`` say what the
+        request decoding already did (:meth:`fakeapi.registry.updates.UpdateStrategy.build`).
         """
         old = current.obj
         name = old["metadata"]["name"]
@@ -451,7 +468,9 @@ class GenericStore:
         update: UpdateStrategy = (
             self._status_update if subresource == "status" else self._main_update
         )
-        new, errs = update.build(rt, current, obj, ctx, decoded=decoded, copied=copied)
+        new, errs = update.build(
+            rt, current, obj, ctx, decoded=decoded, copied=copied, missing_below=missing_below
+        )
         if errs:
             raise self._invalid(rt, name, errs)
         extra = update.warnings(rt, new, old, ctx)

@@ -29,6 +29,9 @@ merge.
 
 The walk also finds required fields that are absent (``mode="final"``): a required struct is
 filled with ``{}`` as Go's zero value would be encoded, anything else is reported for a 422.
+``mode="checked"`` is ``decode`` that does the same below the top level as it goes, so that a
+request body needs no second walk for it: only the top level, which the registry completes
+(apiVersion, kind, metadata) after decoding, is left to :meth:`TypedDecoder.fill_required`.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ __all__ = [
     "json_type_name",
 ]
 
-DecodeMode = Literal["decode", "apply", "final"]
+DecodeMode = Literal["decode", "checked", "apply", "final"]
 _DIRECTIVE_KEYS = frozenset({"$patch", "$retainKeys"})
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 #: tuples, not unions: ``isinstance`` takes a tuple several times faster
@@ -72,7 +75,7 @@ class ObjectDecoder(Protocol):
 
     #: paths of unknown fields found (for ``fieldValidation``)
     unknown: list[str]
-    #: paths of required fields that are absent (``final`` mode)
+    #: paths of required fields that are absent (``final`` mode; ``checked``: below the top)
     missing: list[str]
 
     def decode(self, node: SchemaNode, obj: dict[str, Any]) -> dict[str, Any]: ...
@@ -81,7 +84,9 @@ class ObjectDecoder(Protocol):
         self, node: SchemaNode, obj: dict[str, Any], stored: dict[str, Any]
     ) -> dict[str, Any]: ...
 
-    def fill_required(self, node: SchemaNode, obj: dict[str, Any]) -> None: ...
+    def fill_required(
+        self, node: SchemaNode, obj: dict[str, Any], *, nested: bool = True
+    ) -> None: ...
 
 
 def json_type_name(value: Any) -> str:
@@ -192,7 +197,7 @@ class TypedDecoder:
     mode: DecodeMode = "decode"
     #: paths of unknown fields, in document order (``spec.devices.requests[0].bogus``)
     unknown: list[str] = field(default_factory=list)
-    #: paths of required fields that are absent (``mode="final"``)
+    #: paths of required fields that are absent (``mode="final"``; ``"checked"``: below the top)
     missing: list[str] = field(default_factory=list)
     #: structured-merge-diff errors (``mode="apply"``), all of them
     apply_errors: list[str] = field(default_factory=list)
@@ -280,8 +285,11 @@ class TypedDecoder:
     ) -> None:
         """Required fields ``out`` lacks: empty structs where the field is one (decoded as Go
         would), a "missing" report otherwise."""
+        required = node.required
+        if not required:
+            return
         zeros = _zero_when_missing(node)
-        for key in node.required:
+        for key in required:
             if key in out:
                 continue
             child = node.properties[key]
@@ -292,17 +300,24 @@ class TypedDecoder:
             else:
                 self.missing.append(_json_path(("f", loc, key)))
 
-    def fill_required(self, node: SchemaNode, obj: dict[str, Any]) -> None:
+    def fill_required(
+        self, node: SchemaNode, obj: dict[str, Any], *, nested: bool = True
+    ) -> None:
         """What a ``final`` walk does to an object a ``decode`` walk produced, in place.
 
         Such an object has only known fields of the right types, no nulls and canonical times
         and quantities, so a ``final`` walk would change nothing but the required fields: absent
         required structs are filled (at the end of their parent, as there) and other absent
         required fields land in :attr:`missing`, in the same order. Only the branches whose
-        schema declares a required field somewhere below are visited.
+        schema declares a required field somewhere below are visited. ``nested=False``: the
+        object came out of a ``checked`` walk, which did all that below the top level already.
         """
         assert self.mode == "final"
-        self._required_object(node, obj, None, "")
+        if nested:
+            self._required_object(node, obj, None, "")
+        else:
+            name = node.model.__name__ if node.model is not None else ""
+            self._fill_required_into(obj, node, None, name)
 
     def _required_object(
         self, node: SchemaNode, value: dict[str, Any], loc: Loc, struct: str
@@ -319,8 +334,11 @@ class TypedDecoder:
                 below = _has_required_below(child)
             if below:
                 self._required_value(child, sub, ("f", loc, key), name)
+        required = node.required
+        if not required:
+            return
         zeros = _zero_when_missing(node)
-        for key in node.required:
+        for key in required:
             if key in value:
                 continue
             child = props[key]
@@ -423,6 +441,8 @@ class TypedDecoder:
             value.clear()
             value.update(out)
             return value
+        if mode == "checked" and loc is not None:
+            self._fill_required_into(out, node, loc, name)
         return out
 
     def _array(self, node: SchemaNode, value: list[Any], loc: Loc, struct: str) -> list[Any]:
@@ -433,6 +453,10 @@ class TypedDecoder:
         out: list[Any] = []
         for i, sub in enumerate(value):
             if sub is None:
+                if self.mode == "checked" and item.kind == "object":
+                    # the zero struct, checked as the walk of a decoded object would check it
+                    out.append(self._object(item, {}, ("i", loc, i, None, node), struct))
+                    continue
                 out.append(None if self.mode == "apply" else _zero(item))
                 continue
             out.append(self._value(item, sub, ("i", loc, i, sub, node), struct))
@@ -451,6 +475,10 @@ class TypedDecoder:
         out: dict[str, Any] = {}
         for key, sub in value.items():
             if sub is None:
+                if self.mode == "checked" and item.kind == "object":
+                    # the zero struct, checked as the walk of a decoded object would check it
+                    out[key] = self._object(item, {}, ("k", loc, key), struct)
+                    continue
                 zero = None if self.mode == "apply" else _zero(item)
                 if zero is not None or self.mode == "apply":
                     out[key] = zero
@@ -466,7 +494,7 @@ class TypedDecoder:
         """A value the schema leaves free (``RawExtension``, free-form maps), taken as it is: a
         private copy when decoding, so the result shares nothing mutable with the body (the
         in-process transport hands the registry the caller's own body)."""
-        if self.mode == "decode" and isinstance(value, (dict, list)):
+        if (self.mode == "decode" or self.mode == "checked") and isinstance(value, (dict, list)):
             return orjson.loads(orjson.dumps(value))
         return value
 
@@ -699,9 +727,19 @@ def _smd_expectation(node: SchemaNode, value: Any) -> str:
 
 def _zero_when_missing(node: SchemaNode) -> Mapping[str, Any]:
     """Required fields of ``node``'s model that Go decodes to their zero value when absent and
-    upstream's validation accepts so (a model's ``ZERO_WHEN_MISSING``): filled, not refused."""
-    zeros: Mapping[str, Any] = getattr(node.model, "ZERO_WHEN_MISSING", _NO_ZEROS)
+    upstream's validation accepts so (a model's ``ZERO_WHEN_MISSING``): filled, not refused.
+
+    Kept by node: a pydantic model class answers a missing class attribute through its
+    metaclass's ``__getattr__``, which raises and catches an exception each time. A model's
+    class variable does not change once the schema is compiled from it.
+    """
+    zeros = _zeros_by_node.get(node)
+    if zeros is None:
+        if len(_zeros_by_node) > 100_000:  # schemas compiled again and again (custom resources)
+            _zeros_by_node.clear()
+        zeros = _zeros_by_node[node] = getattr(node.model, "ZERO_WHEN_MISSING", _NO_ZEROS)
     return zeros
 
 
 _NO_ZEROS: Mapping[str, Any] = {}
+_zeros_by_node: dict[SchemaNode, Mapping[str, Any]] = {}

@@ -57,6 +57,7 @@ class UpdateStrategy(Protocol):
         *,
         decoded: bool,
         copied: Collection[str],
+        missing_below: list[str] | None = None,
     ) -> tuple[Obj, list[fe.FieldError]]:
         """The new version of ``current`` that the request's ``obj`` asks for, and its errors
         (none: it may be stored).
@@ -65,7 +66,9 @@ class UpdateStrategy(Protocol):
         of the request decoding (parts equal to the stored version's are the stored decoding),
         so only its required fields are checked; otherwise (a strategy's or a server-side apply
         merge's object) it is decoded in full. ``copied``: top-level parts of ``obj`` that are
-        private byte-for-byte copies of the stored version's.
+        private byte-for-byte copies of the stored version's. ``missing_below``: the decoding
+        was ``checked`` and found these required fields absent below the top level (and filled
+        the required structs there), so only the top level is left to check.
         """
         ...
 
@@ -105,12 +108,15 @@ class MainResourceUpdate:
         *,
         decoded: bool,
         copied: Collection[str],
+        missing_below: list[str] | None = None,
     ) -> tuple[Obj, list[fe.FieldError]]:
         strategy = rt.strategy
         old = current.obj
         old_meta = old["metadata"]
         name = old_meta["name"]
-        missing = _check_changed_types(rt, obj, old, decoded=decoded, copied=copied)
+        missing = _check_changed_types(
+            rt, obj, old, decoded=decoded, copied=copied, below=missing_below
+        )
         new = obj
         new["apiVersion"] = rt.api_version
         new["kind"] = rt.kind
@@ -176,6 +182,7 @@ class StatusUpdate:
         *,
         decoded: bool,
         copied: Collection[str],
+        missing_below: list[str] | None = None,
     ) -> tuple[Obj, list[fe.FieldError]]:
         strategy = rt.strategy
         old = current.obj
@@ -193,7 +200,11 @@ class StatusUpdate:
         meta_changed = _take_status_metadata(
             new["metadata"], request_meta, strategy.status_writes_metadata
         )
-        missing = _check_status_types(rt, new, decoded=decoded)
+        below = missing_below
+        if decoded and missing_below:
+            taken = {*strategy.status_writes_metadata, "managedFields"}
+            below = [path for path in missing_below if _taken_by_status_write(path, taken)]
+        missing = _check_status_types(rt, new, decoded=decoded, below=below)
         self._admission.admit_every_write(
             rt, new, operation="UPDATE", old=old, subresource=ctx.subresource,
             namespace=old["metadata"].get("namespace"), dry_run=ctx.dry_run,
@@ -215,6 +226,16 @@ class StatusUpdate:
 
 def _under_status(field: str) -> bool:
     return field == "status" or field.startswith(("status.", "status["))
+
+
+def _taken_by_status_write(path: str, metadata_fields: Collection[str]) -> bool:
+    """Whether a status write keeps the request's value at ``path`` (a field path of the
+    request): its status, and the ``metadata_fields`` of its metadata. The rest is the stored
+    version's, which lacks no required field."""
+    top, _, rest = path.partition(".")
+    if top.split("[", 1)[0] == "status":
+        return True
+    return top == "metadata" and rest.split(".", 1)[0].split("[", 1)[0] in metadata_fields
 
 
 def _take_status_metadata(meta: Obj, request_meta: Obj, fields: tuple[str, ...]) -> bool:
@@ -252,17 +273,20 @@ def _all_but_status_copied(obj: Obj, old: Obj, copied: Collection[str]) -> bool:
     )
 
 
-def _check_status_types(rt: ResourceType, obj: Obj, *, decoded: bool) -> list[fe.FieldError]:
+def _check_status_types(
+    rt: ResourceType, obj: Obj, *, decoded: bool, below: list[str] | None = None
+) -> list[fe.FieldError]:
     """:func:`check_types` for a status write, over the parts the request supplied.
 
     Everything but ``status`` (and the request's ``metadata.managedFields``) is the stored
     version's, which went through the same final decoding when it was written, so walking it
     again changes nothing; only ``metadata`` and ``status`` are decoded, in place (``decoded``:
-    the request's parts were decoded already, so only their required fields are checked).
+    the request's parts were decoded already, so only their required fields are checked;
+    ``below``: and the decoding checked those below the top level, finding these absent).
     """
     supplied = [key for key in ("metadata", "status") if key in obj]
     part: Obj = {key: obj[key] for key in supplied}
-    missing = check_decoded(rt, part) if decoded else check_types(rt, part)
+    missing = check_decoded(rt, part, below=below) if decoded else check_types(rt, part)
     for key in supplied:  # the decoding drops nulls and may add required parts: carry it over
         if key in part:
             obj[key] = part[key]
@@ -272,14 +296,22 @@ def _check_status_types(rt: ResourceType, obj: Obj, *, decoded: bool) -> list[fe
 
 
 def _check_changed_types(
-    rt: ResourceType, obj: Obj, old: Obj, *, decoded: bool, copied: Collection[str] = ()
+    rt: ResourceType,
+    obj: Obj,
+    old: Obj,
+    *,
+    decoded: bool,
+    copied: Collection[str] = (),
+    below: list[str] | None = None,
 ) -> list[fe.FieldError]:
     """:func:`check_types` for an update, skipping top-level parts byte-identical to ``old``.
 
     The stored version went through the same final decoding when it was written, so a part sent
     back unchanged (the status in a spec update, the spec in a binding) would come out the same.
     ``decoded``: the other parts were decoded already, so only their required fields are checked;
-    the decoding compared every part with ``old`` and named the identical ones in ``copied``.
+    the decoding compared every part with ``old`` and named the identical ones in ``copied``;
+    ``below``: it was ``checked``, and found these absent below the top level of the parts it
+    decoded.
     """
     if decoded:
         same = {key for key in copied if key in obj and key in old}
@@ -289,10 +321,10 @@ def _check_changed_types(
             if key in old and orjson.dumps(value) == orjson.dumps(old[key])
         }
     if not same:
-        return check_decoded(rt, obj) if decoded else check_types(rt, obj, stored=old)
+        return check_decoded(rt, obj, below=below) if decoded else check_types(rt, obj, stored=old)
     part: Obj = {key: value for key, value in obj.items() if key not in same}
     changed = list(part)
-    missing = check_decoded(rt, part) if decoded else check_types(rt, part, stored=old)
+    missing = check_decoded(rt, part, below=below) if decoded else check_types(rt, part, stored=old)
     for key in changed:  # the decoding drops nulls in place: carry that over
         if key not in part:
             del obj[key]

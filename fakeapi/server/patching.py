@@ -65,9 +65,11 @@ def apply_patch_request(
                 key for key, value in patched.items() if base.get(key) is value
             )
     copied: set[str] = set()
+    below: list[str] = []
     new, warnings = decode_patched(
         rt, patched, options, patch_type=kind, patch=patch, name=target.name,
         namespace=target.namespace, stored=current.obj, untouched=untouched, copied=copied,
+        missing=below,
     )
     precondition = (new.get("metadata") or {}).get("resourceVersion") or None
     return registry.write_update(
@@ -80,6 +82,7 @@ def apply_patch_request(
         warnings=warnings,
         decoded=True,
         copied=copied,
+        missing_below=below,
     )
 
 

@@ -99,3 +99,31 @@ def test_a_store_given_no_chain_admits_a_pod_unchanged() -> None:
     spec = registry.create(pods, "default", body, W).obj["spec"]
     # Priority and DefaultTolerationSeconds, run by new_registry's chain, would set these
     assert "priority" not in spec and "tolerations" not in spec
+
+
+class WidgetsElsewhere(Recorder):
+    """A recorder that names the resources it may handle: widgets of another group only."""
+
+    resources = frozenset({("elsewhere.example.com", "widgets")})
+
+
+def test_a_plugin_that_names_its_resources_is_not_asked_about_others() -> None:
+    elsewhere, everywhere = WidgetsElsewhere(), Recorder()
+    registry = GenericStore(
+        resources=ResourceTable([WIDGETS]), clock=FakeClock(),
+        admission=AdmissionChain([elsewhere, everywhere]),
+    )
+    current = _widget(registry)
+    registry.update(WIDGETS, "ns", "a", {**current, "spec": {"size": 2}}, W)
+    assert elsewhere.seen == []
+    assert everywhere.seen == [("CREATE", ""), ("UPDATE", "")]
+
+
+def test_a_plugin_is_asked_about_the_resources_it_names() -> None:
+    mine = WidgetsElsewhere()
+    mine.resources = frozenset({(WIDGETS.group, WIDGETS.plural)})
+    registry = GenericStore(
+        resources=ResourceTable([WIDGETS]), clock=FakeClock(), admission=AdmissionChain([mine])
+    )
+    _widget(registry)
+    assert mine.seen == [("CREATE", "")]

@@ -564,11 +564,11 @@ def test_a_condition_without_a_message_is_accepted_as_upstream_validation_does()
     accepts it missing; drivers write conditions without one."""
     registry = new_registry(clock=FakeClock())
     rules = registry.resources.lookup("resource.k8s.io", "v1", "devicetaintrules")
-    rule = registry.create(rules, None, {
+    rule = deep_copy(registry.create(rules, None, {
         "metadata": {"name": "r"},
         "spec": {"deviceSelector": {"driver": "gpu.example.com"},
                  "taint": {"key": "k", "effect": "None"}},
-    }, W).obj
+    }, W).obj)  # a client's copy: the stored object itself is never changed
     rule["status"] = {"conditions": [{
         "type": "EvictionInProgress", "status": "False", "reason": "NoEffect",
         "lastTransitionTime": "2026-01-01T00:00:00Z",

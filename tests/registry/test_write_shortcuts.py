@@ -1,7 +1,8 @@
 """The write path's shortcuts give exactly what the long way gives.
 
 The registry skips work it can prove redundant: a created object that the decoder produced is
-only checked for required fields instead of walked a second time; field sets keep their FieldsV1
+only checked for required fields instead of walked a second time (and a ``checked`` decoding
+leaves only its top level to check); field sets keep their FieldsV1
 encoding per node; the paths of a whole added sub-tree are one set shared by every sub-tree of
 that shape, a create's comparison of its spec and status and an applied configuration's set
 are memoised per top-level part; a pod spec that
@@ -109,6 +110,29 @@ def test_a_decoded_object_needs_only_its_required_fields_checked(
     long_missing = check_types(rt, long_way)
     short_missing = check_decoded(rt, short_way)
     assert orjson.dumps(short_way) == orjson.dumps(long_way)
+    assert [(e.field, e.message) for e in short_missing] == [
+        (e.field, e.message) for e in long_missing
+    ]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLES), CHANGES)
+# a null list item of a struct with required fields: its zero value is checked below it
+@example(next(s for s in SAMPLES if s[0].kind == "ResourceClaim"), [(403, 1)])
+def test_a_checked_decoding_leaves_only_the_top_level_to_check(
+    kind_sample: tuple[ResourceType, dict[str, Any]], changes: list[tuple[int, int]]
+) -> None:
+    rt, obj = kind_sample
+    body = damaged(obj, changes)
+    try:
+        decoded, _ = decode_object(rt, deep_copy(body), WriteOptions())
+    except StatusError:
+        return
+    below: list[str] = []
+    checked_way, _ = decode_object(rt, deep_copy(body), WriteOptions(), missing=below)
+    long_missing = check_decoded(rt, decoded)
+    short_missing = check_decoded(rt, checked_way, below=below)
+    assert orjson.dumps(checked_way) == orjson.dumps(decoded)
     assert [(e.field, e.message) for e in short_missing] == [
         (e.field, e.message) for e in long_missing
     ]

@@ -4,7 +4,9 @@ As kube-apiserver builds its chain and hands it to the generic registry, the cha
 the server is assembled (:func:`fakeapi.bootstrap.new_registry`) and passed to the store, which
 runs it on creates and on updates of the resource itself; a ``status`` write or a delete is
 admitted only by the plugins that look at every write (NodeRestriction), and costs nothing when
-there are none.
+there are none. A plugin that names the resources it may handle is not asked about others, so a
+write that no plugin can handle (a ResourceClaim, an Event, without NodeRestriction) costs
+nothing either: no attributes are built.
 Upstream's default plugin order puts ``Priority`` before ``DefaultTolerationSeconds``; the chain
 keeps that order, and ``PodGroupProtection`` (which only touches PodGroups) follows them.
 ``ServiceAllocation`` stands in for the allocators of upstream's Service storage (virtual IPs,
@@ -16,7 +18,7 @@ resource table, so a plugin reads the same objects a ``GET`` would.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.auth.user import UserInfo
 from fakeapi.objects import Obj
@@ -55,6 +57,27 @@ class AdmissionChain:
         self.plugins = tuple(plugins)
         #: the plugins that see status writes and deletes too (none: those writes cost nothing)
         self._every_write = tuple(p for p in self.plugins if getattr(p, "every_write", False))
+        #: (group, plural) -> the plugins (all, every-write) that may handle its writes
+        self._candidates: dict[
+            tuple[str, str], tuple[tuple[AdmissionPlugin, ...], tuple[AdmissionPlugin, ...]]
+        ] = {}
+
+    def _for(
+        self, group: str, resource: str
+    ) -> tuple[tuple[AdmissionPlugin, ...], tuple[AdmissionPlugin, ...]]:
+        """The plugins that may handle writes of ``group``/``resource``, and those of them
+        that see every write (what a plugin names as its ``resources`` never changes)."""
+        found = self._candidates.get((group, resource))
+        if found is None:
+            def may_handle(plugin: Any) -> bool:
+                names = getattr(plugin, "resources", None)
+                return names is None or (group, resource) in names
+
+            found = self._candidates[(group, resource)] = (
+                tuple(p for p in self.plugins if may_handle(p)),
+                tuple(p for p in self._every_write if may_handle(p)),
+            )
+        return found
 
     def admit(
         self,
@@ -70,8 +93,9 @@ class AdmissionChain:
         user: UserInfo | None = None,
     ) -> None:
         """Let every plugin that handles this write change ``obj`` or raise a ``StatusError``."""
-        if self.plugins:
-            self._run(self.plugins, Attributes(
+        plugins = self._for(rt.group, rt.plural)[0]
+        if plugins:
+            self._run(plugins, Attributes(
                 group=rt.group, resource=rt.plural, kind=rt.kind, operation=operation, obj=obj,
                 old=old, subresource=subresource, namespace=namespace, dry_run=dry_run,
                 name=name or "Unknown", user=user,
@@ -92,8 +116,9 @@ class AdmissionChain:
     ) -> None:
         """A status write or a delete (``obj`` the stored object), for the plugins that look at
         every write; nothing at all when there are none."""
-        if self._every_write:
-            self._run(self._every_write, Attributes(
+        plugins = self._for(rt.group, rt.plural)[1] if self._every_write else ()
+        if plugins:
+            self._run(plugins, Attributes(
                 group=rt.group, resource=rt.plural, kind=rt.kind, operation=operation, obj=obj,
                 old=old, subresource=subresource, namespace=namespace, dry_run=dry_run,
                 name=name or "Unknown", user=user,

@@ -38,6 +38,7 @@ class DefaultTolerationSeconds:
     """Adds the not-ready and unreachable NoExecute tolerations a pod lacks."""
 
     name = "DefaultTolerationSeconds"
+    resources = frozenset({("", "pods")})
 
     def handles(self, attrs: Attributes) -> bool:
         return attrs.group == "" and attrs.resource == "pods" and not attrs.subresource

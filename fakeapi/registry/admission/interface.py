@@ -58,7 +58,8 @@ class ObjectReader(Protocol):
 class AdmissionPlugin(Protocol):
     """A mutating admission plugin. It sees creates and updates of a resource itself; one whose
     ``every_write`` is true sees status writes and deletes (``DELETE``, ``obj`` the stored
-    object) too, as upstream runs every plugin on them."""
+    object) too, as upstream runs every plugin on them. One that names its ``resources`` (a
+    frozenset of ``(group, plural)``) is not asked about writes of any other resource."""
 
     #: upstream's plugin name (``Priority``, ``DefaultTolerationSeconds``)
     name: str

@@ -20,6 +20,7 @@ class PodGroupProtection:
     """Adds the protection finalizer to a PodGroup being created."""
 
     name = "PodGroupProtection"
+    resources = frozenset({("scheduling.k8s.io", "podgroups")})
 
     def handles(self, attrs: Attributes) -> bool:
         return (

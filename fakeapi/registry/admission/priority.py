@@ -31,6 +31,7 @@ class Priority:
     """Resolves pod priorities from PriorityClasses; keeps one default class."""
 
     name = "Priority"
+    resources = frozenset({("", "pods"), (_GROUP, "priorityclasses")})
 
     def __init__(self, *, reader: ObjectReader) -> None:
         self._reader = reader

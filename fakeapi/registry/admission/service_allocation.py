@@ -36,6 +36,7 @@ class ServiceAllocation:
     """Allocates cluster IPs and node ports of Services on create and update."""
 
     name = "ServiceAllocation"
+    resources = frozenset({("", "services")})
 
     def __init__(self, *, reader: ObjectReader, rng: random.Random | None = None) -> None:
         self._reader = reader
