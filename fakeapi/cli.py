@@ -349,10 +349,16 @@ def _sweep() -> None:
     gc.freeze()
 
 
-def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
-    if phase != "stop" or info["generation"] != 0:
+def _freeze_young(phase: str, info: dict[str, int]) -> None:
+    """At the start of an automatic collection of the young generations, move their objects to
+    the permanent generation unscanned, so that the collection has nothing left to look at; at
+    its end, see whether the periodic sweep is due. An explicit ``gc.collect()`` (the oldest
+    generation) is left alone."""
+    if info["generation"] > 1:
         return
-    gc.freeze()
+    if phase == "start":
+        gc.freeze()
+        return
     now = time.monotonic()
     if now - _last_sweep[0] < SWEEP_SECONDS:
         return
@@ -365,20 +371,21 @@ def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
 
 def tune_collector() -> None:
     """The collector of ``fakeapi sandbox`` and ``serve`` (and of the benches, which call this):
-    :data:`GC_THRESHOLDS`, and what survives a young collection is frozen.
+    :data:`GC_THRESHOLDS`, and the young generations are frozen instead of scanned.
 
     A control plane's young objects nearly all live on (stored objects, informer caches, queued
-    events): the cyclic collector found 5 garbage objects in a whole template bench run of
-    1.1 million. Each older generation's collection scans everything that reached it again (the
-    middle one ~0.5 s per 20 young collections there, a full one over a second per million
-    objects), so the survivors of each young collection go to the permanent generation instead
-    and are scanned once. Cyclic garbage that was still alive at its young collection waits for
-    the sweep: every :data:`SWEEP_SECONDS` a full collection looks at every object once more
-    (about a second per million objects), so a sandbox that runs for days does not keep such
-    garbage for good; reference counting frees everything else as before."""
+    events): the young collections of a whole black-box run (5000 template pods) found no
+    garbage at all in 26 collections that took 0.87 s of the sandbox's 18.5 s of CPU, and each
+    older generation's collection scans everything that reached it again (a full one over a
+    second per million objects). So each automatic young collection first moves the young
+    objects to the permanent generation (``gc.freeze()``, which costs nothing per object) and
+    then finds nothing to scan. Reference counting still frees every object that is not in a
+    cycle, frozen or not; cyclic garbage waits for the sweep: every :data:`SWEEP_SECONDS` a full
+    collection looks at every object (about a second per million objects), so a sandbox that
+    runs for days does not keep such garbage for good."""
     gc.set_threshold(*GC_THRESHOLDS)
-    if _freeze_survivors not in gc.callbacks:
-        gc.callbacks.append(_freeze_survivors)
+    if _freeze_young not in gc.callbacks:
+        gc.callbacks.append(_freeze_young)
 
 
 @contextlib.contextmanager
