@@ -331,9 +331,8 @@ def _stop_on_signal() -> Iterator[asyncio.Event]:
             loop.remove_signal_handler(sig)
 
 
-#: collect the youngest objects every 50 000 allocations rather than 700: every request makes
-#: thousands of short-lived dicts, and collecting them less often is ~5-10% more throughput
-#: (bench/ runs with the same setting) for a few MB held a little longer
+#: a young collection (which only freezes, see :func:`tune_collector`) every 50 000 net
+#: allocations rather than 700: each is a callback and a pass over the generations' lists
 GC_THRESHOLDS = (50_000, 20, 100)
 
 
