@@ -14,7 +14,6 @@ from functools import cached_property
 
 import orjson
 from aiohttp import web
-from aiohttp.typedefs import Middleware
 from prometheus_client import CollectorRegistry
 
 from fakeapi import errors
@@ -70,47 +69,73 @@ def version_info(emulated: KubernetesVersion) -> dict[str, str]:
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def _serving(limits: RequestLimits, filters: RequestFilter | None = None) -> Middleware:
-    """The app's one middleware (each is a coroutine per request): authentication and
-    authorization (``filters``, when the server has them), the request limits, and any
-    :class:`StatusError` rendered as ``kind: Status``."""
+def _serving(
+    limits: RequestLimits, filters: RequestFilter | None = None
+) -> Callable[[Handler], Handler]:
+    """What every route's handler is wrapped in: authentication and authorization
+    (``filters``, when the server has them), the request limits, and any :class:`StatusError`
+    rendered as ``kind: Status``.
 
-    @web.middleware
-    async def serve(request: web.Request, handler: Handler) -> web.StreamResponse:
-        try:
-            if filters is not None:
-                filters(request)
-            held = limits.admit(request)
+    A wrapper per route rather than an aiohttp middleware: an app with a middleware awaits two
+    more coroutines per request (aiohttp adds one of its own) and builds the chain per route
+    and request. A route's handler may be a plain function returning the awaitable that
+    serves (the resource catch-alls are), so a request passes through one coroutine here and
+    the handler's own. The router's own 404 and 405 never happen: the last route,
+    :func:`_unmatched`, takes every request no other route took."""
+
+    def served(handler: Handler) -> Handler:
+        async def serve(request: web.Request) -> web.StreamResponse:
             try:
-                return await handler(request)
-            finally:
-                limits.release(held)
-        except errors.StatusError as exc:
-            return status_response(exc)
-        except web.HTTPNotFound:
-            return status_response(
-                errors.StatusError(
-                    404, "NotFound", "the server could not find the requested resource", {}
+                if filters is not None:
+                    filters(request)
+                held = limits.admit(request)
+                try:
+                    return await handler(request)
+                finally:
+                    limits.release(held)
+            except errors.StatusError as exc:
+                return status_response(exc)
+            except web.HTTPNotFound:
+                return status_response(
+                    errors.StatusError(
+                        404, "NotFound", "the server could not find the requested resource", {}
+                    )
                 )
-            )
-        except web.HTTPMethodNotAllowed as exc:
-            return status_response(
-                errors.method_not_allowed(
-                    "the server does not allow this method on the requested resource "
-                    f"({exc.method})"
+            except web.HTTPMethodNotAllowed as exc:
+                return status_response(
+                    errors.method_not_allowed(
+                        "the server does not allow this method on the requested resource "
+                        f"({exc.method})"
+                    )
                 )
-            )
-        except web.HTTPRequestEntityTooLarge:
-            return status_response(
-                errors.request_entity_too_large("Request entity too large: limit is 3145728")
-            )
-        except web.HTTPException:
-            raise
-        except Exception as exc:  # a bug: never crash the server, say so like upstream
-            log.exception("internal error serving %s %s", request.method, request.path)
-            return status_response(errors.internal_error(repr(exc)))
+            except web.HTTPRequestEntityTooLarge:
+                return status_response(
+                    errors.request_entity_too_large("Request entity too large: limit is 3145728")
+                )
+            except web.HTTPException:
+                raise
+            except Exception as exc:  # a bug: never crash the server, say so like upstream
+                log.exception("internal error serving %s %s", request.method, request.path)
+                return status_response(errors.internal_error(repr(exc)))
 
-    return serve
+        return serve
+
+    return served
+
+
+def _unmatched(router: web.UrlDispatcher) -> Handler:
+    """The handler of the last route, ``/{path}`` for every method: 405 when another route has
+    the path for other methods, 404 otherwise, as aiohttp's router would decide."""
+
+    async def unmatched(request: web.Request) -> web.StreamResponse:
+        for resource in router.resources():
+            if resource is not request.match_info.route.resource:
+                _, allowed = await resource.resolve(request)
+                if allowed:
+                    raise web.HTTPMethodNotAllowed(request.method, allowed)
+        raise web.HTTPNotFound()
+
+    return unmatched
 
 
 class _Documents:
@@ -205,11 +230,10 @@ def create_app(
         if registry.authorizer is None:  # authentication alone: kube-apiserver's default mode
             registry.authorizer = AuthorizerChain([(ALWAYS_ALLOW, AlwaysAllow())])
         filters = request_filter(authenticator=authenticator, authorizer=registry.authorizer)
-    app = web.Application(
-        middlewares=[_serving(limits, filters)], client_max_size=4 * 1024 * 1024
-    )
+    app = web.Application(client_max_size=4 * 1024 * 1024)
     app[REGISTRY] = registry
-    add_metrics_route(app, metrics if metrics is not None else CollectorRegistry())
+    served = _serving(limits, filters)
+    add_metrics_route(app, metrics if metrics is not None else CollectorRegistry(), served=served)
     current = [_Documents(registry)]
 
     def documents() -> _Documents:
@@ -270,13 +294,17 @@ def create_app(
         return json_bytes_response(body)
 
     router = app.router
+
+    def add(method: str, path: str, handler: Handler) -> None:
+        router.add_route(method, path, served(handler))
+
     for endpoint in _HEALTH_CHECKS:
-        router.add_get(f"/{endpoint}", _health(endpoint))
-        router.add_get(f"/{endpoint}/{{check:.+}}", _health(endpoint))
-    router.add_get("/version", version)
-    router.add_get("/version/", version)
-    router.add_get("/api", api_root)
-    router.add_get("/api/", api_root)
+        add("GET", f"/{endpoint}", _health(endpoint))
+        add("GET", f"/{endpoint}/{{check:.+}}", _health(endpoint))
+    add("GET", "/version", version)
+    add("GET", "/version/", version)
+    add("GET", "/api", api_root)
+    add("GET", "/api/", api_root)
 
     def core_path(request: web.Request, tail: str) -> Awaitable[web.StreamResponse]:
         return handlers._dispatch(request, "", "v1", tail)
@@ -284,23 +312,25 @@ def create_app(
     # aiohttp tries the routes under one prefix (/api/v1, /apis) in the order they were added:
     # the catch-alls, which every resource request matches, first; a discovery path has no tail,
     # so it falls through to its own route. The pod stream paths are the core catch-all's.
-    router.add_route("*", "/api/v1/{tail:.+}",
-                     core_with_streams(registry=registry, config=streams, fallback=core_path))
-    router.add_route("*", "/apis/{group}/{version}/{tail:.+}", handlers.grouped)
-    router.add_get("/api/v1", core_resources)
-    router.add_get("/api/v1/", core_resources)
-    router.add_get("/apis", apis_root)
-    router.add_get("/apis/", apis_root)
-    router.add_get("/apis/{group}", group)
-    router.add_get("/apis/{group}/", group)
-    router.add_get("/apis/{group}/{version}", group_version)
-    router.add_get("/apis/{group}/{version}/", group_version)
-    router.add_get("/openapi/v3", openapi_v3_index)
-    router.add_get("/openapi/v3/", openapi_v3_index)
-    router.add_get("/openapi/v3/{path:.+}", openapi_v3_doc)
+    add("*", "/api/v1/{tail:.+}",
+        core_with_streams(registry=registry, config=streams, fallback=core_path))
+    add("*", "/apis/{group}/{version}/{tail:.+}", handlers.grouped)
+    add("GET", "/api/v1", core_resources)
+    add("GET", "/api/v1/", core_resources)
+    add("GET", "/apis", apis_root)
+    add("GET", "/apis/", apis_root)
+    add("GET", "/apis/{group}", group)
+    add("GET", "/apis/{group}/", group)
+    add("GET", "/apis/{group}/{version}", group_version)
+    add("GET", "/apis/{group}/{version}/", group_version)
+    add("GET", "/openapi/v3", openapi_v3_index)
+    add("GET", "/openapi/v3/", openapi_v3_index)
+    add("GET", "/openapi/v3/{path:.+}", openapi_v3_doc)
 
     async def openapi_v2(request: web.Request) -> web.Response:
         return await documents().swagger.handle(request)
 
-    router.add_get("/openapi/v2", openapi_v2)
+    add("GET", "/openapi/v2", openapi_v2)
+    # last: the router indexes it under "/", which it looks at after every longer prefix
+    add("*", "/{path:.*}", _unmatched(router))
     return app

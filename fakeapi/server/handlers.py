@@ -87,12 +87,14 @@ class ResourceHandlers:
         self._resolved_generation = self.resources.generation
         self.watch_settings = watch or WatchSettings()
 
-    async def core(self, request: web.Request) -> web.StreamResponse:
-        return await self._dispatch(request, "", "v1", request.match_info["tail"])
+    # the route handlers are plain functions returning the coroutine that serves: one
+    # coroutine less per request
+    def core(self, request: web.Request) -> Awaitable[web.StreamResponse]:
+        return self._dispatch(request, "", "v1", request.match_info["tail"])
 
-    async def grouped(self, request: web.Request) -> web.StreamResponse:
+    def grouped(self, request: web.Request) -> Awaitable[web.StreamResponse]:
         info = request.match_info
-        return await self._dispatch(request, info["group"], info["version"], info["tail"])
+        return self._dispatch(request, info["group"], info["version"], info["tail"])
 
     def _dispatch(
         self, request: web.Request, group: str, version: str, tail: str

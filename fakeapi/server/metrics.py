@@ -9,7 +9,7 @@ process, and each must count only its own work.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -18,6 +18,7 @@ from prometheus_client.metrics_core import Metric
 __all__ = ["METRICS", "add_metrics_route"]
 
 METRICS = web.AppKey("metrics", CollectorRegistry)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class _WithoutCreated:
@@ -35,8 +36,14 @@ class _WithoutCreated:
             yield family
 
 
-def add_metrics_route(app: web.Application, registry: CollectorRegistry) -> None:
-    """Serve ``registry`` at ``/metrics`` (collected at request time)."""
+def add_metrics_route(
+    app: web.Application,
+    registry: CollectorRegistry,
+    *,
+    served: Callable[[Handler], Handler] = lambda handler: handler,
+) -> None:
+    """Serve ``registry`` at ``/metrics`` (collected at request time), its handler wrapped in
+    ``served`` (the app's wrapper of every route)."""
     app[METRICS] = registry
     view = _WithoutCreated(registry)
 
@@ -44,4 +51,4 @@ def add_metrics_route(app: web.Application, registry: CollectorRegistry) -> None
         body = generate_latest(view)  # type: ignore[arg-type]
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
-    app.router.add_get("/metrics", metrics)
+    app.router.add_get("/metrics", served(metrics))

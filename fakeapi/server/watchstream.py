@@ -31,6 +31,14 @@ def _frame(etype: str, raw: bytes) -> bytes:
     return b'{"type":"' + etype.encode() + b'","object":' + raw + b"}\n"
 
 
+#: what comes before and after an object's bytes in a frame of each event type
+_HEADS = {
+    etype: b'{"type":"' + etype.encode() + b'","object":'
+    for etype in ("ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR")
+}
+_TAIL = b"}\n"
+
+
 async def error_stream(request: web.Request, error: errors.StatusError) -> web.StreamResponse:
     """A watch that fails before it starts (410 Expired, 504 too large a resourceVersion): 200
     with one ERROR event."""
@@ -82,16 +90,25 @@ async def stream_watch(
         nonlocal first_table
         etype, obj, raw = delivery
         if etype == "BOOKMARK":
-            if not allow_bookmarks:
-                return b""
             return _frame(etype, raw)
         if view == "Table":
             body = render_table(rt, [obj], now=now(), include=include, columns=first_table)
             first_table = False
             return _frame(etype, orjson.dumps(body))
-        if view:  # metadata only (PartialObjectMetadata)
-            return _frame(etype, orjson.dumps(partial_object(obj)))
-        return _frame(etype, raw)
+        # metadata only (PartialObjectMetadata)
+        return _frame(etype, orjson.dumps(partial_object(obj)))
+
+    def batch(deliveries: list[Delivery]) -> bytes:
+        """The frames of a drained queue, as one chunk. The stored objects' own bytes (no
+        view) are joined between constant frame heads and tails: one copy of each object."""
+        if view:
+            return b"".join(encode(d) for d in deliveries if d[0] != "BOOKMARK" or allow_bookmarks)
+        parts: list[bytes] = []
+        for etype, _, raw in deliveries:
+            if etype == "BOOKMARK" and not allow_bookmarks:
+                continue
+            parts += (_HEADS[etype], raw, _TAIL)
+        return b"".join(parts)
 
     try:
         await response.prepare(request)
@@ -102,7 +119,7 @@ async def stream_watch(
                 break
             await watcher.wait(max(0.0, min(remaining, bookmark_due - moment)))
             if watcher.queue:
-                chunk = b"".join(encode(d) for d in watcher.drain())
+                chunk = batch(watcher.drain())
                 if chunk:
                     await response.write(chunk)
             if watcher.closed:

@@ -65,6 +65,10 @@ BAD_PATHS = [
     "/openapi/v3/apis/nope/v1",
     "/api/v1/namespaces/default/pods/%00",
     "/api/v1/namespaces/default/pods/" + "a" * 5000,
+    # paths no route serves at all (the router's own 404)
+    "/nope",
+    "/version/extra",
+    "/openapi/v4",
 ]
 
 
@@ -104,6 +108,12 @@ async def test_streams_to_running_containers_are_refused_saying_why(
         ("POST", "/api/v1/pods"),
         ("DELETE", f"{PODS}/keep/status"),
         ("POST", f"{PODS}/keep/status"),
+        # paths whose routes serve GET only (the router's own 405)
+        ("POST", "/version"),
+        ("DELETE", "/api"),
+        ("PUT", "/apis/resource.k8s.io"),
+        ("POST", "/healthz/ping"),
+        ("POST", "/openapi/v3"),
     ],
 )
 async def test_wrong_methods_are_405_status(
