@@ -108,16 +108,21 @@ def _newer(new: Obj, old: Obj) -> bool:
 
 
 def _newer_version(version: str, old: Obj) -> bool:
-    """Whether ``version`` is later than ``old``'s.
+    """Whether ``version`` is later than ``old``'s."""
+    return _later(version, _rv(old))
+
+
+def _later(version: str, than: str) -> bool:
+    """Whether resourceVersion ``version`` comes after ``than``.
 
     resourceVersions are opaque to clients in general, but every server this client talks to
     (fakeapi, etcd-backed kube-apiservers) hands out increasing integers; anything else is
     treated as newer, which is what an informer without read-your-writes would do.
     """
     try:
-        return int(version) > int(_rv(old))
+        return int(version) > int(than)
     except ValueError:
-        return version != _rv(old)
+        return version != than
 
 
 def _rv(obj: Obj) -> str:
@@ -337,11 +342,18 @@ class Informer:
     def observe(self, obj: Obj) -> None:
         """Take ``obj``, just written by this process, into the cache ahead of its watch event.
 
-        Ignored before the first sync (the list will bring it) and when the cache already holds
-        this or a later version. The object must not be modified afterwards.
+        Ignored before the first sync (the list will bring it), when the cache already holds
+        this or a later version, and when the watch has already brought the informer past this
+        version: a reply read after the event of a later write (a deletion, say: over HTTP the
+        watch can overtake a reply) must not bring back what that write changed. The object
+        must not be modified afterwards.
         """
-        if self._synced.is_set():
-            self._upsert(object_key(obj), obj if self.transform is None else self.transform(obj))
+        if not self._synced.is_set():
+            return
+        seen = self.last_resource_version
+        if seen and not _later(_rv(obj), seen):
+            return  # the watch has delivered this version, or a later state, already
+        self._upsert(object_key(obj), obj if self.transform is None else self.transform(obj))
 
     def observe_deleted(self, obj: Obj) -> None:
         """``obj`` was just deleted by this process: drop it from the cache ahead of the watch."""

@@ -203,6 +203,25 @@ class TestReadYourWrites:
         assert deletes == ["web"]
         await factory.stop()
 
+    async def test_a_reply_the_watch_overtook_does_not_bring_back_a_deleted_object(
+        self, client: Client, eventually: Eventually
+    ) -> None:
+        # over HTTP the watch can deliver another client's deletion before this client has
+        # read the reply to its own earlier write: that reply must not revive the object
+        factory = InformerFactory(client)
+        pods = factory.informer(PODS)
+        factory.start()
+        await factory.wait_for_sync(timeout=5)
+        other = Client(client.transport, field_manager="someone-else")
+        created = await other.create(PODS, body=pod("web"), namespace="default")
+        await other.delete(PODS, name="web", namespace="default", grace_period_seconds=0)
+        listed = await client.list(PODS)
+        await eventually(lambda: pods.last_resource_version == listed.resource_version)
+        assert "default/web" not in pods
+        pods.observe(created)  # the late reply of a write made before the deletion
+        assert "default/web" not in pods
+        await factory.stop()
+
 
 class TestErrorPredicates:
     async def test_predicates_read_the_servers_answers(self, client: Client) -> None:
