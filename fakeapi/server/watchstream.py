@@ -110,14 +110,27 @@ async def stream_watch(
             parts += (_HEADS[etype], raw, _TAIL)
         return b"".join(parts)
 
+    # one timer at a time wakes the stream for its next bookmark or its deadline (None once
+    # it has rung: a loop that wakes a little before its time arms it again)
+    timer: asyncio.TimerHandle | None = None
+
+    def ring() -> None:
+        nonlocal timer
+        timer = None
+        watcher.wake()
+
     try:
         await response.prepare(request)
         while True:
             moment = loop.time()
-            remaining = deadline - moment
-            if remaining <= 0:
+            if moment >= deadline:
                 break
-            await watcher.wait(max(0.0, min(remaining, bookmark_due - moment)))
+            due = min(deadline, bookmark_due)
+            if timer is None or timer.when() != due:
+                if timer is not None:
+                    timer.cancel()
+                timer = loop.call_at(due, ring)
+            await watcher.wait()
             if watcher.queue:
                 chunk = batch(watcher.drain())
                 if chunk:
@@ -132,5 +145,7 @@ async def stream_watch(
     except ConnectionResetError:  # the client went away mid-stream: nobody is left to tell
         pass
     finally:
+        if timer is not None:
+            timer.cancel()
         watcher.close()
     return response

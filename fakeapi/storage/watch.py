@@ -58,7 +58,7 @@ class Watcher:
     __slots__ = (
         "_convert",
         "_detach",
-        "_wakeup",
+        "_waiters",
         "closed",
         "max_queue",
         "overflowed",
@@ -82,7 +82,8 @@ class Watcher:
         self.queue: deque[Delivery] = deque()
         self.closed = False
         self.overflowed = False
-        self._wakeup = asyncio.Event()
+        #: the futures of the coroutines in :meth:`wait`
+        self._waiters: list[asyncio.Future[bool]] = []
         self._detach = detach
         #: reshapes events of a resource served from another resource's table
         self._convert = convert
@@ -126,28 +127,49 @@ class Watcher:
         if size > self.max_queue:
             self.overflowed = True
             self.close()
-        elif size == 1:  # the reader is woken once per batch: drain() empties and re-arms
-            self._wakeup.set()
+        elif size == 1 and self._waiters:  # the reader is woken once per batch
+            self.wake()
 
     def drain(self) -> list[Delivery]:
         """Everything queued so far, oldest first."""
         items = list(self.queue)
         self.queue.clear()
-        self._wakeup.clear()
         return items
 
+    def wake(self) -> None:
+        """Let :meth:`wait` return now, with or without something queued (a reader's timer
+        calls this to look at its clock)."""
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(True)
+
     async def wait(self, timeout: float | None = None) -> bool:
-        """Wait until something is queued or the watcher closes; False on timeout."""
+        """Wait until something is queued, the watcher closes or :meth:`wake` is called; False
+        on timeout.
+
+        A future per wait, and a timer only with a ``timeout``: ``asyncio.wait_for`` would wrap
+        each wait in a task of its own, and a watch stream waits once per batch it writes.
+        """
         if self.queue or self.closed:
             return True
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._waiters.append(waiter)
+        timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
         try:
-            await asyncio.wait_for(self._wakeup.wait(), timeout)
-        except TimeoutError:
-            return False
-        return True
+            return await waiter
+        finally:
+            self._waiters.remove(waiter)
+            if timer is not None:
+                timer.cancel()
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
             self._detach(self)
-            self._wakeup.set()
+            self.wake()
+
+
+def _expire(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)
