@@ -28,6 +28,18 @@ async def _gang(cluster: Cluster, *, min_count: int) -> None:
     })
 
 
+async def _gated_member(cluster: Cluster, eventually: Eventually, *, min_count: int) -> Any:
+    """Start the scheduler with member-0 of a gang that waits for ``min_count`` pods, and
+    return it once PreEnqueue keeps the pod out."""
+    await cluster.node("node-1", cpu="4")
+    await _gang(cluster, min_count=min_count)
+    await cluster.pod("member-0", cpu="1", schedulingGroup={"podGroupName": "gang"})
+    scheduler = await cluster.start_scheduler()
+    uid = (await cluster.get_pod("member-0"))["metadata"]["uid"]
+    await eventually(lambda: scheduler.queue.where(uid) == "gated")
+    return scheduler
+
+
 def _pod_scheduled(pod: dict[str, Any]) -> dict[str, Any] | None:
     return next((c for c in pod["status"].get("conditions") or []
                  if c["type"] == "PodScheduled"), None)
@@ -36,12 +48,7 @@ def _pod_scheduled(pod: dict[str, Any]) -> dict[str, Any] | None:
 async def test_a_gang_member_waiting_for_its_group_shows_it_in_condition_and_event(
     cluster: Cluster, eventually: Eventually
 ) -> None:
-    await cluster.node("node-1", cpu="4")
-    await _gang(cluster, min_count=3)
-    await cluster.pod("member-0", cpu="1", schedulingGroup={"podGroupName": "gang"})
-    scheduler = await cluster.start_scheduler()
-    uid = (await cluster.get_pod("member-0"))["metadata"]["uid"]
-    await eventually(lambda: scheduler.queue.where(uid) == "gated")
+    await _gated_member(cluster, eventually, min_count=3)
     assert _pod_scheduled(await cluster.get_pod("member-0")) is None  # not before the delay
 
     await advance(cluster.clock, PRE_ENQUEUE_STATUS_DELAY - 1)
@@ -62,12 +69,8 @@ async def test_a_gang_member_waiting_for_its_group_shows_it_in_condition_and_eve
 async def test_a_rejection_that_ends_within_the_delay_is_not_reported(
     cluster: Cluster, eventually: Eventually
 ) -> None:
-    await cluster.node("node-1", cpu="4")
-    await _gang(cluster, min_count=2)
-    await cluster.pod("member-0", cpu="1", schedulingGroup={"podGroupName": "gang"})
-    scheduler = await cluster.start_scheduler()
+    scheduler = await _gated_member(cluster, eventually, min_count=2)
     uid = (await cluster.get_pod("member-0"))["metadata"]["uid"]
-    await eventually(lambda: scheduler.queue.where(uid) == "gated")
     await cluster.pod("member-1", cpu="1", schedulingGroup={"podGroupName": "gang"})
     await eventually(lambda: scheduler.queue.where(uid) != "gated")
     await advance(cluster.clock, PRE_ENQUEUE_STATUS_DELAY)
@@ -82,12 +85,7 @@ async def test_a_rejection_that_ends_within_the_delay_is_not_reported(
 
 async def test_the_gate_off_reports_nothing(cluster: Cluster, eventually: Eventually) -> None:
     cluster.feature_gates["SchedulerPreEnqueuePodStatus"] = False
-    await cluster.node("node-1", cpu="4")
-    await _gang(cluster, min_count=3)
-    await cluster.pod("member-0", cpu="1", schedulingGroup={"podGroupName": "gang"})
-    scheduler = await cluster.start_scheduler()
-    uid = (await cluster.get_pod("member-0"))["metadata"]["uid"]
-    await eventually(lambda: scheduler.queue.where(uid) == "gated")
+    await _gated_member(cluster, eventually, min_count=3)
     await advance(cluster.clock, PRE_ENQUEUE_STATUS_DELAY)
     assert await cluster.events_about("member-0", reason="NotReadyForScheduling") == []
     assert _pod_scheduled(await cluster.get_pod("member-0")) is None
@@ -98,12 +96,7 @@ async def test_a_report_is_not_written_over_a_pod_version_the_scheduler_has_not_
 ) -> None:
     # a lagging informer (a busy machine): the pod changed after the verdict was judged, so the
     # verdict may be stale (a claim's status, say, has arrived) and the report is dropped
-    await cluster.node("node-1", cpu="4")
-    await _gang(cluster, min_count=3)
-    await cluster.pod("member-0", cpu="1", schedulingGroup={"podGroupName": "gang"})
-    scheduler = await cluster.start_scheduler()
-    uid = (await cluster.get_pod("member-0"))["metadata"]["uid"]
-    await eventually(lambda: scheduler.queue.where(uid) == "gated")
+    scheduler = await _gated_member(cluster, eventually, min_count=3)
     await scheduler.pods.stop()
     pod = await cluster.get_pod("member-0")
     pod["metadata"]["labels"] = {"changed": "after-the-verdict"}
