@@ -311,9 +311,15 @@ class FieldSet:
         return FieldSet(self.members - other.members, children)
 
     def recursive_difference(self, other: FieldSet) -> FieldSet:
-        """Paths of ``self`` that neither are in ``other`` nor lie under a path of ``other``."""
-        if other.is_empty():
-            return self
+        """Paths of ``self`` that neither are in ``other`` nor lie under a path of ``other``
+        (``self`` itself when that is all of it, as the other operations return an operand)."""
+        removed = other.members
+        if (
+            removed.isdisjoint(self.members)
+            and removed.isdisjoint(self.children)
+            and other.children.keys().isdisjoint(self.children)
+        ):
+            return self  # the usual case: a write's reset fields hold nothing it changed
         children: dict[str, FieldSet] = {}
         for element, sub in self.children.items():
             if element in other.members:

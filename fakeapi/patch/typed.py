@@ -267,11 +267,12 @@ class Comparison:
     def exclude(self, ignored: FieldSet | None) -> Comparison:
         if ignored is None or ignored.is_empty():
             return self
-        return Comparison(
-            self.added.recursive_difference(ignored),
-            self.modified.recursive_difference(ignored),
-            self.removed.recursive_difference(ignored),
-        )
+        added = self.added.recursive_difference(ignored)
+        modified = self.modified.recursive_difference(ignored)
+        removed = self.removed.recursive_difference(ignored)
+        if added is self.added and modified is self.modified and removed is self.removed:
+            return self
+        return Comparison(added, modified, removed)
 
 
 def compare(old: Any, new: Any, node: SchemaNode) -> Comparison:

@@ -29,6 +29,20 @@ def test_difference_without_common_paths_is_the_set_itself() -> None:
     assert owned.difference(FieldSet.from_paths(SPEC_IMAGE)).is_empty()
 
 
+def test_recursive_difference_touching_nothing_is_the_set_itself() -> None:
+    owned = FieldSet.from_paths(SPEC_IMAGE, ("f:metadata", "f:labels"))
+    # a status write's reset fields (the spec) hold nothing of a status owner's set
+    status_owner = FieldSet.from_paths(STATUS_PHASE)
+    assert status_owner.recursive_difference(FieldSet.from_paths(("f:spec",))) is status_owner
+    # paths below one of the set's leaves are not the leaf: nothing goes
+    labels = FieldSet.from_paths(("f:labels",))
+    assert labels.recursive_difference(FieldSet.from_paths(("f:labels", "f:app"))) is labels
+    rest = owned.recursive_difference(FieldSet.from_paths(("f:spec",)))
+    assert rest is not owned
+    assert set(rest.paths()) == {("f:metadata", "f:labels")}
+    assert set(owned.paths()) == {SPEC_IMAGE, ("f:metadata", "f:labels")}
+
+
 def test_equal_fields_v1_decode_to_equal_sets_that_encode_back_identically() -> None:
     encoded = FieldSet.from_paths(SPEC_IMAGE, STATUS_PHASE).to_fields_v1()
     first = FieldSet.from_fields_v1(encoded)
