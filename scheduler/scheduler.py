@@ -489,6 +489,15 @@ class Scheduler:
         reports = self._gated_reports
         try:
             while reports:
+                # Rejections of pods the queue has let go of (bound, deleted) are dropped
+                # before their time, so that the sweeper sleeps until the next one that may
+                # still be reported, not once per pod. This is exact: such a pod never comes
+                # back as the same QueuedPodInfo (one the queue takes again is a new one,
+                # reported on its own), so its report would be dropped when due anyway.
+                while reports and self.queue.where(reports[0][1].uid) is None:
+                    reports.popleft()
+                if not reports:
+                    break
                 wait = reports[0][0] - self.clock.monotonic()
                 if wait > 0:
                     await self.clock.sleep(wait)
