@@ -491,9 +491,10 @@ class Scheduler:
             while reports:
                 # Rejections of pods the queue has let go of (bound, deleted) are dropped
                 # before their time, so that the sweeper sleeps until the next one that may
-                # still be reported, not once per pod. This is exact: such a pod never comes
-                # back as the same QueuedPodInfo (one the queue takes again is a new one,
-                # reported on its own), so its report would be dropped when due anyway.
+                # still be reported, not once per pod. Such a pod never comes back as the same
+                # QueuedPodInfo: it is bound or gone for good, or, in the one exception (a pod
+                # the queue takes again after dropping it), a new QueuedPodInfo is gated and
+                # reported on its own, so dropping the old one only saves a duplicate report.
                 while reports and self.queue.where(reports[0][1].uid) is None:
                     reports.popleft()
                 if not reports:
