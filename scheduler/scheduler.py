@@ -29,9 +29,10 @@ The :class:`Scheduler` is also the framework handle plugins receive.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Coroutine, Mapping, Sequence
 from random import Random
 from typing import Any
 
@@ -200,7 +201,15 @@ class Scheduler:
         self.metrics.count_pending(self.queue.pending_counts)
         self._next_start_node = 0
         self._binding_tasks: set[asyncio.Task[None]] = set()
-        #: KEP-5501 reports waiting for their delay
+        #: KEP-5501: rejections waiting for their delay, oldest first (so also soonest due: the
+        #: delay is one constant), as (due, pod, plugin, message); one sweeper task waits for
+        #: the head, rather than a task and a timer per gated pod (every template pod is gated
+        #: until its claim exists, almost always for far less than the delay)
+        self._gated_reports: collections.deque[tuple[float, QueuedPodInfo, str, str]] = (
+            collections.deque()
+        )
+        self._gated_sweeper: asyncio.Task[None] | None = None
+        #: the sweeper and the reports it found due, while they write
         self._report_tasks: set[asyncio.Task[None]] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
@@ -463,16 +472,53 @@ class Scheduler:
         if message == qpi.pre_enqueue_message:
             return
         qpi.pre_enqueue_message = message
-        task = asyncio.get_running_loop().create_task(
-            self._report_gated(qpi, status.plugin, message), name=f"gated {qpi.info.key}"
-        )
+        due = self.clock.monotonic() + PRE_ENQUEUE_STATUS_DELAY
+        self._gated_reports.append((due, qpi, status.plugin, message))
+        if self._gated_sweeper is None:
+            self._gated_sweeper = self._report_task(self._sweep_gated(), "gated pod reports")
+
+    def _report_task(self, report: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(report, name=name)
         self._report_tasks.add(task)
         task.add_done_callback(self._report_tasks.discard)
+        return task
+
+    async def _sweep_gated(self) -> None:
+        """Until no rejection waits: sleep until the oldest is due, then report every due one
+        that still holds (each in its own task: a report writes to the API)."""
+        reports = self._gated_reports
+        try:
+            while reports:
+                # Rejections of pods the queue has let go of (bound, deleted) are dropped
+                # before their time, so that the sweeper sleeps until the next one that may
+                # still be reported, not once per pod. Such a pod never comes back as the same
+                # QueuedPodInfo: it is bound or gone for good, or, in the one exception (a pod
+                # the queue takes again after dropping it), a new QueuedPodInfo is gated and
+                # reported on its own, so dropping the old one only saves a duplicate report.
+                while reports and self.queue.where(reports[0][1].uid) is None:
+                    reports.popleft()
+                if not reports:
+                    break
+                wait = reports[0][0] - self.clock.monotonic()
+                if wait > 0:
+                    await self.clock.sleep(wait)
+                now = self.clock.monotonic()
+                while reports and reports[0][0] <= now:
+                    _, qpi, plugin, message = reports.popleft()
+                    if self._still_gated(qpi, message):
+                        self._report_task(
+                            self._report_gated(qpi, plugin, message), f"gated {qpi.info.key}"
+                        )
+        finally:
+            self._gated_sweeper = None
+
+    def _still_gated(self, qpi: QueuedPodInfo, message: str) -> bool:
+        """Not let in, gone, or rejected for another reason since the rejection was seen."""
+        return self.queue.where(qpi.uid) == "gated" and qpi.pre_enqueue_message == message
 
     async def _report_gated(self, qpi: QueuedPodInfo, plugin: str, message: str) -> None:
-        await self.clock.sleep(PRE_ENQUEUE_STATUS_DELAY)
-        if self.queue.where(qpi.uid) != "gated" or qpi.pre_enqueue_message != message:
-            return  # let in, gone, or rejected for another reason meanwhile
+        if not self._still_gated(qpi, message):
+            return  # changed between the sweep and this task's first step
         current = self.pods.get(qpi.info.key)
         if current is None or meta(current).get("uid") != qpi.uid:
             return

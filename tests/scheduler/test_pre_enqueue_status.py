@@ -106,3 +106,32 @@ async def test_a_report_is_not_written_over_a_pod_version_the_scheduler_has_not_
     await eventually(lambda: not scheduler._report_tasks)
     assert _pod_scheduled(await cluster.get_pod("member-0")) is None
     assert await cluster.events_about("member-0", reason="NotReadyForScheduling") == []
+
+
+async def test_pods_rejected_at_different_times_are_each_reported_after_their_own_delay(
+    cluster: Cluster, eventually: Eventually
+) -> None:
+    await cluster.node("node-1", cpu="4")
+    await _gang(cluster, min_count=3)
+    await cluster.pod("member-0", cpu="1", schedulingGroup={"podGroupName": "gang"})
+    scheduler = await cluster.start_scheduler()
+    uids = [(await cluster.get_pod("member-0"))["metadata"]["uid"]]
+    await eventually(lambda: scheduler.queue.where(uids[0]) == "gated")
+    await advance(cluster.clock, 2)
+    await cluster.pod("member-1", cpu="1", schedulingGroup={"podGroupName": "gang"})
+    uids.append((await cluster.get_pod("member-1"))["metadata"]["uid"])
+    await eventually(lambda: scheduler.queue.where(uids[1]) == "gated")
+
+    async def reported(name: str) -> dict[str, Any] | None:
+        return _pod_scheduled(await cluster.get_pod(name))
+
+    await advance(cluster.clock, PRE_ENQUEUE_STATUS_DELAY - 2)
+    condition = await eventually(lambda: reported("member-0"))
+    assert (condition["reason"], condition["message"]) == ("NotReadyForScheduling", GANG_WAITING)
+    await eventually(lambda: scheduler._report_tasks == {scheduler._gated_sweeper})
+    assert await reported("member-1") is None  # two seconds of its delay are left
+
+    await advance(cluster.clock, 2)
+    condition = await eventually(lambda: reported("member-1"))
+    assert (condition["reason"], condition["message"]) == ("NotReadyForScheduling", GANG_WAITING)
+    assert len(await cluster.events_about("member-0", reason="NotReadyForScheduling")) == 1
