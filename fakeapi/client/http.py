@@ -29,6 +29,7 @@ from fakeapi.client.rest import (
     RestTransport,
     object_list,
     parse_warning_header,
+    request_headers,
     status_error,
     watch_event,
 )
@@ -78,12 +79,8 @@ class HttpTransport(RestTransport):
         self.base_url = base_url.rstrip("/")
         self._timeout = timeout
         self._owns_client = http_client is None
-        all_headers = {"Accept": JSON, "User-Agent": USER_AGENT}
-        if token:
-            all_headers["Authorization"] = f"Bearer {token}"
-        all_headers.update(headers or {})
         self._http = http_client or httpx.AsyncClient(verify=verify, timeout=timeout)
-        self._headers = all_headers
+        self._headers = request_headers(token, headers)
 
     async def _exchange(
         self,

@@ -48,12 +48,24 @@ __all__ = [
     "RestTransport",
     "object_list",
     "parse_warning_header",
+    "request_headers",
     "status_error",
     "watch_event",
 ]
 
 JSON = "application/json"
 USER_AGENT = "fakeapi-client/0.1"
+
+
+def request_headers(token: str | None, extra: Mapping[str, str] | None) -> dict[str, str]:
+    """The headers every request of an HTTP transport carries: JSON, the user agent, the
+    bearer token when there is one, then the caller's own."""
+    headers = {"Accept": JSON, "User-Agent": USER_AGENT}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    headers.update(extra or {})
+    return headers
+
 #: reasons client-go infers from a code when the body is not a Status
 _REASONS: Mapping[int, str] = {
     400: "BadRequest",

@@ -26,7 +26,7 @@ import aiohttp
 import orjson
 
 from fakeapi.client.resource import Resource
-from fakeapi.client.rest import JSON, USER_AGENT, Answer, RestTransport, watch_event
+from fakeapi.client.rest import JSON, Answer, RestTransport, request_headers, watch_event
 from fakeapi.client.transport import WatchEvent, WatchParams
 
 __all__ = ["SessionTransport"]
@@ -50,10 +50,7 @@ class SessionTransport(RestTransport):
         timeout: float = 30.0,
     ) -> None:
         self.base_url = base_url.rstrip("/")
-        self._headers = {"Accept": JSON, "User-Agent": USER_AGENT}
-        if token:
-            self._headers["Authorization"] = f"Bearer {token}"
-        self._headers.update(headers or {})
+        self._headers = request_headers(token, headers)
         self._ssl: ssl.SSLContext | bool = (
             ssl.create_default_context(cafile=verify) if isinstance(verify, str) else verify
         )

@@ -95,10 +95,9 @@ class AdmissionChain:
         """Let every plugin that handles this write change ``obj`` or raise a ``StatusError``."""
         plugins = self._for(rt.group, rt.plural)[0]
         if plugins:
-            self._run(plugins, Attributes(
-                group=rt.group, resource=rt.plural, kind=rt.kind, operation=operation, obj=obj,
-                old=old, subresource=subresource, namespace=namespace, dry_run=dry_run,
-                name=name or "Unknown", user=user,
+            self._run(plugins, _attributes(
+                rt, obj, operation=operation, old=old, subresource=subresource,
+                namespace=namespace, dry_run=dry_run, name=name, user=user,
             ))
 
     def admit_every_write(
@@ -118,10 +117,9 @@ class AdmissionChain:
         every write; nothing at all when there are none."""
         plugins = self._for(rt.group, rt.plural)[1] if self._every_write else ()
         if plugins:
-            self._run(plugins, Attributes(
-                group=rt.group, resource=rt.plural, kind=rt.kind, operation=operation, obj=obj,
-                old=old, subresource=subresource, namespace=namespace, dry_run=dry_run,
-                name=name or "Unknown", user=user,
+            self._run(plugins, _attributes(
+                rt, obj, operation=operation, old=old, subresource=subresource,
+                namespace=namespace, dry_run=dry_run, name=name, user=user,
             ))
 
     @staticmethod
@@ -145,3 +143,22 @@ def default_admission(
         PodGroupProtection(),
         ServiceAllocation(reader=reader),
     ])
+
+
+def _attributes(
+    rt: ResourceType,
+    obj: Obj,
+    *,
+    operation: Operation,
+    old: Obj | None,
+    subresource: str,
+    namespace: str | None,
+    dry_run: bool,
+    name: str,
+    user: UserInfo | None,
+) -> Attributes:
+    return Attributes(
+        group=rt.group, resource=rt.plural, kind=rt.kind, operation=operation, obj=obj, old=old,
+        subresource=subresource, namespace=namespace, dry_run=dry_run, name=name or "Unknown",
+        user=user,
+    )
