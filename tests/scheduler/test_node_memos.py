@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from fakeapi.client import NODES, RESOURCE_SLICES
 from fakeapi.scheduler.cache import Cache
 from fakeapi.scheduler.framework import Code, CycleState, NodeInfo
 from fakeapi.scheduler.framework.cycle_state import pod_info_of
@@ -26,7 +27,7 @@ from fakeapi.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from fakeapi.scheduler.plugins.taint_toleration import TaintToleration
 from fakeapi.scheduler.scheduler import best_score_index
 
-from .conftest import Cluster
+from .conftest import DRIVER, Cluster
 
 NO_SCHEDULE = {"key": "k", "value": "v", "effect": "NoSchedule"}
 PREFER_NO = {"key": "k", "value": "v", "effect": "PreferNoSchedule"}
@@ -180,6 +181,45 @@ async def test_reserve_takes_the_allocation_filter_found_in_its_memo(
     claim = await cluster.get_claim("second")
     [result] = claim["status"]["allocation"]["devices"]["results"]
     assert (result["pool"], result["device"]) == (second_node, "gpu-0")
+
+
+async def test_filter_asks_again_for_a_node_whose_labels_changed(
+    cluster: Cluster, eventually: Callable[..., Any]
+) -> None:
+    """A node that could not allocate is remembered so; once relabelled into a slice's node
+    selector, that answer is gone and the next pod goes there."""
+    await cluster.node("node-1", labels={"gpu": "yes"})
+    await cluster.node("node-2")
+    await cluster.client.create(
+        RESOURCE_SLICES,
+        body={
+            "metadata": {"name": "shared"},
+            "spec": {
+                "driver": DRIVER,
+                "pool": {"name": "shared", "generation": 1, "resourceSliceCount": 1},
+                "nodeSelector": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "gpu", "operator": "In", "values": ["yes"]}]}
+                ]},
+                "devices": [{"name": "gpu-0"}, {"name": "gpu-1"}],
+            },
+        },
+    )
+    await cluster.device_class()
+    await cluster.claim("first")
+    await cluster.pod("first", claims=[{"name": "gpu", "resourceClaimName": "first"}])
+    scheduler = await cluster.start_scheduler()
+    assert await eventually(lambda: cluster.node_of("first")) == "node-1"
+    hits = scheduler.framework.plugins_by_name[DRA].memo_hits
+    await cluster.client.patch(NODES, name="node-2", patch={"metadata": {"labels": {"gpu": "yes"}}})
+    await cluster.client.patch(NODES, name="node-1", patch={"spec": {"unschedulable": True}})
+    cordoned, relabelled = scheduler.cache.node("node-1"), scheduler.cache.node("node-2")
+    assert cordoned is not None and relabelled is not None
+    await eventually(lambda: cordoned.unschedulable and relabelled.labels.get("gpu"))
+    await cluster.claim("second")
+    await cluster.pod("second", claims=[{"name": "gpu", "resourceClaimName": "second"}])
+    assert await eventually(lambda: cluster.node_of("second")) == "node-2"
+    # node-1 (cordoned) is never asked, node-2 was asked again: nothing came from the memo
+    assert scheduler.framework.plugins_by_name[DRA].memo_hits == hits
 
 
 @pytest.mark.parametrize(
