@@ -275,21 +275,26 @@ _generations = itertools.count(1)
 class NodeTraits:
     """The nodes of one scheduler cache that have a trait some plugin checks before doing any
     work, by name: taints (TaintToleration's Filter), PreferNoSchedule taints (its Score),
-    ``spec.unschedulable`` (NodeUnschedulable), ``status.images`` (ImageLocality).
+    ``spec.unschedulable`` (NodeUnschedulable), ``status.images`` (ImageLocality), and no room
+    for one more pod (``full``: NodeResourcesFit's ``Too many pods``).
 
     Every :class:`NodeInfo` of a cache shares the cache's one instance (:attr:`NodeInfo.traits`)
-    and keeps it current whenever its node changes, so that :meth:`any_has` answers "none of
-    these nodes has it" without a walk over them when no node of the cluster has the trait,
-    which is the usual case.
+    and keeps it current whenever its node or its pods change, so that :meth:`any_has` answers
+    "none of these nodes has it" without a walk over them when no node of the cluster has the
+    trait, which is the usual case.
     """
 
-    __slots__ = ("images", "prefer_no_schedule_taints", "taints", "unschedulable")
+    __slots__ = ("full", "images", "prefer_no_schedule_taints", "taints", "unschedulable")
+
+    #: the traits that come from the Node object (``full`` comes from its pods too)
+    NODE_TRAITS = ("images", "prefer_no_schedule_taints", "taints", "unschedulable")
 
     def __init__(self) -> None:
         self.taints: dict[str, NodeInfo] = {}
         self.prefer_no_schedule_taints: dict[str, NodeInfo] = {}
         self.unschedulable: dict[str, NodeInfo] = {}
         self.images: dict[str, NodeInfo] = {}
+        self.full: dict[str, NodeInfo] = {}
 
     def update(self, node: NodeInfo) -> None:
         """The node's traits as they are now (it was added or changed)."""
@@ -299,6 +304,13 @@ class NodeTraits:
                 nodes[node.name] = node
             elif nodes.get(node.name) is node:
                 del nodes[node.name]
+
+    def update_full(self, node: NodeInfo) -> None:
+        """The node's ``full`` trait as it is now (a pod came or went)."""
+        if node.full:
+            self.full[node.name] = node
+        elif self.full.get(node.name) is node:
+            del self.full[node.name]
 
     def forget(self, node: NodeInfo) -> None:
         """The node left the cache."""
@@ -323,6 +335,7 @@ class NodeInfo:
     __slots__ = (
         "affinity_nodes",
         "allocatable",
+        "full",
         "generation",
         "images",
         "labels",
@@ -374,6 +387,8 @@ class NodeInfo:
         self.unschedulable = bool(spec.get("unschedulable"))
         status = node.get("status") or {}
         self.allocatable = Resource.from_list(status.get("allocatable"))
+        #: no room for one more pod (``Too many pods``)
+        self.full = self.requested.pods >= self.allocatable.pods
         #: image name → size in bytes, from ``status.images`` (ImageLocality)
         self.images: dict[str, int] = {
             name: int(image.get("sizeBytes") or 0)
@@ -392,8 +407,17 @@ class NodeInfo:
         self.requested.add(info.requests)
         self.non_zero_requested.add(info.non_zero)
         self.generation = next(_generations)
+        self._count_pods()
         if info.affinity is not None:
             self._add_affinity(info)
+
+    def _count_pods(self) -> None:
+        """Keep ``full`` (and the cache's index of it) current after a pod came or went."""
+        full = self.requested.pods >= self.allocatable.pods
+        if full is not self.full:
+            self.full = full
+            if self.traits is not None:
+                self.traits.update_full(self)
 
     def _add_affinity(self, info: PodInfo) -> None:
         assert info.affinity is not None
@@ -439,6 +463,7 @@ class NodeInfo:
         self.requested.sub(info.requests)
         self.non_zero_requested.sub(info.non_zero)
         self.generation = next(_generations)
+        self._count_pods()
         if info.affinity is not None:
             self._remove_affinity(uid)
         return True

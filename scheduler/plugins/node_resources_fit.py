@@ -30,7 +30,7 @@ from fakeapi.scheduler.framework.events import (
 )
 from fakeapi.scheduler.framework.interface import MAX_NODE_SCORE, Handle, PreFilterResult
 from fakeapi.scheduler.framework.status import Status, unschedulable
-from fakeapi.scheduler.framework.types import NodeInfo, PodInfo
+from fakeapi.scheduler.framework.types import NodeInfo, NodeTraits, PodInfo
 from fakeapi.scheduler.plugins.dynamic_resources.extended import DeviceClassResolver
 
 __all__ = ["NAME", "NodeResourcesFit"]
@@ -95,12 +95,9 @@ class NodeResourcesFit:
         if wanted.scalar or wanted.ephemeral_storage:
             return [self.filter(state, pod, node) for node in nodes]
         if not cpu and not memory:  # only the pod count to check (most pods of DRA workloads)
-            return [
-                None
-                if node.requested.pods + 1 <= node.allocatable.pods
-                else self.filter(state, pod, node)
-                for node in nodes
-            ]
+            if not NodeTraits.any_has(nodes, "full"):
+                return [None] * len(nodes)
+            return [self.filter(state, pod, node) if node.full else None for node in nodes]
         return [
             None
             if node.requested.pods + 1 <= node.allocatable.pods

@@ -60,7 +60,7 @@ def test_the_cache_indexes_the_nodes_with_taints_images_and_cordons() -> None:
                            images=[{"names": ["app:latest"], "sizeBytes": 1}]))
     assert set(traits.taints) == set(traits.prefer_no_schedule_taints) == {"n2"}
     assert set(traits.unschedulable) == set(traits.images) == {"n2"}
-    for trait in NodeTraits.__slots__:
+    for trait in NodeTraits.NODE_TRAITS:
         assert NodeTraits.any_has(nodes, trait)
         assert not NodeTraits.any_has(nodes[:1], trait)  # the walk still decides which
     cache.update_node(node("n2", taints=[NO_SCHEDULE]))
@@ -90,6 +90,29 @@ def test_filters_and_scores_follow_a_node_update_through_the_index() -> None:
     assert tainted is not None and tainted.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
     assert cordoned is not None and cordoned.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
     assert taints.pre_score(CycleState(), pod(), cache.nodes) is None
+
+
+def test_the_cache_indexes_the_nodes_without_room_for_one_more_pod() -> None:
+    cache = Cache()
+    small = node("small")
+    small["status"]["allocatable"]["pods"] = "2"
+    cache.add_node(small)
+    cache.add_node(node("big"))
+    state, fit, first = CycleState(), NodeResourcesFit(), pod("first")
+    fit.pre_filter(state, first, cache.nodes)
+    assert not cache.traits.full and fit.filter_nodes(state, first, cache.nodes) == [None, None]
+    cache.assume_pod(PodInfo(pod("one")), "small")
+    assert not cache.traits.full
+    cache.assume_pod(PodInfo(pod("two")), "small")
+    assert set(cache.traits.full) == {"small"}
+    [full, room] = fit.filter_nodes(state, first, cache.nodes)
+    assert full is not None and full.reasons == ("Too many pods",) and room is None
+    cache.forget_pod("uid-two")
+    assert not cache.traits.full and fit.filter_nodes(state, first, cache.nodes) == [None, None]
+    cache.assume_pod(PodInfo(pod("two")), "small")
+    small["status"]["allocatable"]["pods"] = "3"  # the node grew
+    cache.update_node(small)
+    assert not cache.traits.full
 
 
 class _Handle:
