@@ -15,9 +15,9 @@ cycle changes one node, the next pod of the same size scores the others from mem
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Sequence
-from typing import cast
 
 from fakeapi.client import DEVICE_CLASSES
 from fakeapi.features import enabled
@@ -45,6 +45,8 @@ _SCORES_KEPT = 65536
 _SIZES_KEPT = 64
 #: a NodeInfo's generation (``map`` over hundreds of nodes without a Python frame per node)
 _generation = operator.attrgetter("generation")
+#: a score not remembered (scores are never negative)
+_UNKNOWN = -1
 
 
 class NodeResourcesFit:
@@ -144,20 +146,20 @@ class NodeResourcesFit:
                 self._scores.clear()
             known = self._scores[(cpu, memory)] = {}
         generations = list(map(_generation, nodes))
-        scores: list[int | None] = list(map(known.get, generations))
-        if None in scores:
-            for position, score in enumerate(scores):
-                if score is None:
-                    node = nodes[position]
-                    known[generations[position]] = scores[position] = (
-                        _least_allocated(
-                            node.allocatable.milli_cpu, node.non_zero_requested.milli_cpu + cpu
-                        )
-                        + _least_allocated(
-                            node.allocatable.memory, node.non_zero_requested.memory + memory
-                        )
-                    ) // 2
-        return cast("list[int]", scores), None
+        scores = list(map(known.get, generations, itertools.repeat(_UNKNOWN)))
+        # the few nodes not remembered (those changed since the last pod), found by C-level
+        # scans rather than a walk over every node
+        position = -1
+        for _ in range(scores.count(_UNKNOWN)):
+            position = scores.index(_UNKNOWN, position + 1)
+            node = nodes[position]
+            known[generations[position]] = scores[position] = (
+                _least_allocated(
+                    node.allocatable.milli_cpu, node.non_zero_requested.milli_cpu + cpu
+                )
+                + _least_allocated(node.allocatable.memory, node.non_zero_requested.memory + memory)
+            ) // 2
+        return scores, None
 
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
         scores, status = self.score_nodes(state, pod, (node,))
