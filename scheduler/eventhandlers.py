@@ -32,6 +32,7 @@ from fakeapi.scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     EventResource,
+    cluster_event,
     node_update_actions,
     pod_update_actions,
 )
@@ -40,6 +41,12 @@ from fakeapi.scheduler.queue import SchedulingQueue
 
 __all__ = ["EventHandlers", "responsible_for"]
 
+# the events of every pod and node, made once (the queue looks each up several times)
+_ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
+_ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
+_UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
+_NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
+_NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE)
 
 
 def responsible_for(scheduler_name: str, pod: Obj) -> bool:
@@ -102,13 +109,11 @@ class EventHandlers:
     def _pod_added(self, pod: Obj) -> None:
         if (pod.get("spec") or {}).get("nodeName"):
             self.cache.add_pod(pod)
-            self.queue.on_event(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), None, pod)
+            self.queue.on_event(_ASSIGNED_POD_ADD, None, pod)
         elif self._responsible(pod):
             self.framework.nominator.observe(pod)
             self.queue.add(pod)
-            self.queue.on_event(
-                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD), None, pod
-            )
+            self.queue.on_event(_UNSCHEDULED_POD_ADD, None, pod)
 
     def _pod_updated(self, old: Obj, new: Obj) -> None:
         if self.framework.nominator or (new.get("status") or {}).get("nominatedNodeName"):
@@ -120,9 +125,7 @@ class EventHandlers:
                 self.queue.delete(new)
             if (new.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 self.cache.remove_pod(new)
-                self.queue.on_event(
-                    ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), old, None
-                )
+                self.queue.on_event(_ASSIGNED_POD_DELETE, old, None)
                 return
             if not self.cache.is_assumed_or_bound(uid) or self.cache.is_assumed(uid):
                 self.cache.add_pod(new)
@@ -131,13 +134,13 @@ class EventHandlers:
             ) != _placement_meta(new):
                 self.cache.update_pod(old, new)
             if not was_bound:
-                self.queue.on_event(
-                    ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), None, new
-                )
+                self.queue.on_event(_ASSIGNED_POD_ADD, None, new)
             else:
                 actions = pod_update_actions(old, new)
                 self.queue.on_event(
-                    ClusterEvent(EventResource.ASSIGNED_POD, actions, "AssignedPodUpdate"), old, new
+                    cluster_event(EventResource.ASSIGNED_POD, actions, "AssignedPodUpdate"),
+                    old,
+                    new,
                 )
             return
         if self.cache.is_assumed(meta(new).get("uid", "")):
@@ -156,24 +159,22 @@ class EventHandlers:
         if (pod.get("spec") or {}).get("nodeName") or self.cache.is_assumed_or_bound(uid):
             if not self.cache.is_assumed(uid):
                 self.cache.remove_pod(pod)
-            self.queue.on_event(
-                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), pod, None
-            )
+            self.queue.on_event(_ASSIGNED_POD_DELETE, pod, None)
         self.queue.delete(pod)
 
     def _node_added(self, node: Obj) -> None:
         self.cache.add_node(node)
-        self.queue.on_event(ClusterEvent(EventResource.NODE, ActionType.ADD), None, node)
+        self.queue.on_event(_NODE_ADD, None, node)
 
     def _node_updated(self, old: Obj, new: Obj) -> None:
         self.cache.update_node(new)
         actions = node_update_actions(old, new)
         if actions:
-            self.queue.on_event(ClusterEvent(EventResource.NODE, actions), old, new)
+            self.queue.on_event(cluster_event(EventResource.NODE, actions), old, new)
 
     def _node_deleted(self, node: Obj) -> None:
         self.cache.remove_node(node)
-        self.queue.on_event(ClusterEvent(EventResource.NODE, ActionType.DELETE), node, None)
+        self.queue.on_event(_NODE_DELETE, node, None)
 
 
 def _placement_meta(pod: Obj) -> tuple[Any, Any]:

@@ -46,6 +46,7 @@ from fakeapi.scheduler.framework.events import (
     EventIndex,
     EventResource,
     QueueingHint,
+    cluster_event,
     pod_update_actions,
 )
 from fakeapi.scheduler.framework.runtime import Framework
@@ -264,7 +265,7 @@ class SchedulingQueue:
             return
         if uid in self._in_flight_pods:
             self._in_flight_pods[uid].info = info
-        event = ClusterEvent(
+        event = cluster_event(
             EventResource.UNSCHEDULED_POD, pod_update_actions(old, new), "UnscheduledPodUpdate"
         )
         if uid in self._in_flight:

@@ -15,11 +15,12 @@ not wake every pod waiting for a label.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, IntFlag, StrEnum
 
-from fakeapi.objects import Obj, dig
+from fakeapi.objects import Obj
 
 __all__ = [
     "ActionType",
@@ -30,6 +31,7 @@ __all__ = [
     "HintFn",
     "QueueingHint",
     "UNSCHEDULABLE_TIMEOUT",
+    "cluster_event",
     "node_update_actions",
     "pod_update_actions",
 ]
@@ -97,6 +99,15 @@ class ClusterEvent:
     resource: EventResource
     action: ActionType
     label: str = ""
+    #: worked out once: events key the queue's lookups, several per informer event, and the
+    #: enums' own hashes are Python calls
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((str(self.resource), int(self.action), self.label)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def matches(self, incoming: ClusterEvent) -> bool:
         """Whether this registration covers ``incoming`` (same resource or wildcard, any shared
@@ -148,35 +159,54 @@ class ClusterEventWithHint:
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "UnschedulableTimeout")
 
 
+@functools.cache
+def cluster_event(resource: EventResource, action: ActionType, label: str = "") -> ClusterEvent:
+    """The one :class:`ClusterEvent` of these values (kinds of update arrive with every pod: made
+    once each, so the queue's lookups by event meet the very same key)."""
+    return ClusterEvent(resource, action, label)
+
+
+def _parts(obj: Obj) -> tuple[Obj, Obj, Obj]:
+    """The object's metadata, spec and status (empty when missing)."""
+    return obj.get("metadata") or {}, obj.get("spec") or {}, obj.get("status") or {}
+
+
+# Both classifiers run for every update of a node or pod: they read the objects' sections once
+# and or the bits as plain ints, making one ActionType at the end (each enum operation, like
+# each ``isinstance`` check against an ABC, is a Python call).
+
+
 def node_update_actions(old: Obj, new: Obj) -> ActionType:
     """Which parts of a node changed (upstream ``NodeSchedulingPropertiesChange``)."""
-    actions = ActionType(0)
-    if dig(old, "metadata", "labels") != dig(new, "metadata", "labels"):
-        actions |= ActionType.UPDATE_NODE_LABEL
-    if dig(old, "spec", "taints") != dig(new, "spec", "taints") or dig(
-        old, "spec", "unschedulable"
-    ) != dig(new, "spec", "unschedulable"):
-        actions |= ActionType.UPDATE_NODE_TAINT
-    if dig(old, "status", "allocatable") != dig(new, "status", "allocatable"):
-        actions |= ActionType.UPDATE_NODE_ALLOCATABLE
-    if dig(old, "status", "conditions") != dig(new, "status", "conditions"):
-        actions |= ActionType.UPDATE_NODE_CONDITION
-    if dig(old, "metadata", "annotations") != dig(new, "metadata", "annotations"):
-        actions |= ActionType.UPDATE_NODE_ANNOTATION
-    return actions
+    (old_meta, old_spec, old_status), (new_meta, new_spec, new_status) = _parts(old), _parts(new)
+    bits = 0
+    if old_meta.get("labels") != new_meta.get("labels"):
+        bits |= ActionType.UPDATE_NODE_LABEL.value
+    if old_spec.get("taints") != new_spec.get("taints") or old_spec.get(
+        "unschedulable"
+    ) != new_spec.get("unschedulable"):
+        bits |= ActionType.UPDATE_NODE_TAINT.value
+    if old_status.get("allocatable") != new_status.get("allocatable"):
+        bits |= ActionType.UPDATE_NODE_ALLOCATABLE.value
+    if old_status.get("conditions") != new_status.get("conditions"):
+        bits |= ActionType.UPDATE_NODE_CONDITION.value
+    if old_meta.get("annotations") != new_meta.get("annotations"):
+        bits |= ActionType.UPDATE_NODE_ANNOTATION.value
+    return ActionType(bits)
 
 
 def pod_update_actions(old: Obj, new: Obj) -> ActionType:
     """Which scheduling-relevant parts of a pod changed (``PodSchedulingPropertiesChange``)."""
-    actions = ActionType(0)
-    if dig(old, "metadata", "labels") != dig(new, "metadata", "labels"):
-        actions |= ActionType.UPDATE_POD_LABEL
-    if dig(old, "spec", "tolerations") != dig(new, "spec", "tolerations"):
-        actions |= ActionType.UPDATE_POD_TOLERATIONS
-    if dig(old, "spec", "schedulingGates") and not dig(new, "spec", "schedulingGates"):
-        actions |= ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED
-    if dig(old, "status", "resourceClaimStatuses") != dig(new, "status", "resourceClaimStatuses"):
-        actions |= ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM
-    if dig(old, "spec", "containers") != dig(new, "spec", "containers"):
-        actions |= ActionType.UPDATE_POD_SCALE_DOWN
-    return actions or ActionType.UPDATE_OTHER
+    (old_meta, old_spec, old_status), (new_meta, new_spec, new_status) = _parts(old), _parts(new)
+    bits = 0
+    if old_meta.get("labels") != new_meta.get("labels"):
+        bits |= ActionType.UPDATE_POD_LABEL.value
+    if old_spec.get("tolerations") != new_spec.get("tolerations"):
+        bits |= ActionType.UPDATE_POD_TOLERATIONS.value
+    if old_spec.get("schedulingGates") and not new_spec.get("schedulingGates"):
+        bits |= ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED.value
+    if old_status.get("resourceClaimStatuses") != new_status.get("resourceClaimStatuses"):
+        bits |= ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM.value
+    if old_spec.get("containers") != new_spec.get("containers"):
+        bits |= ActionType.UPDATE_POD_SCALE_DOWN.value
+    return ActionType(bits or ActionType.UPDATE_OTHER.value)
