@@ -255,7 +255,8 @@ def test_go_durations() -> None:
 
 
 class RejectsLabelledA:
-    """Answers for many nodes at once: rejects nodes labelled ``a``."""
+    """Answers for many nodes at once: rejects nodes labelled ``a``, lets those labelled ``s``
+    through with a SUCCESS status rather than None, and fails those labelled ``e``."""
 
     name = "RejectsLabelledA"
 
@@ -263,7 +264,11 @@ class RejectsLabelledA:
         pass
 
     def filter(self, state: CycleState, pod: Obj, node: NodeInfo) -> Status | None:
-        return unresolvable("labelled a") if node.labels.get("a") else None
+        if node.labels.get("e"):
+            return Status(Code.ERROR, ("broken on e",))
+        if node.labels.get("a"):
+            return unresolvable("labelled a")
+        return Status(Code.SUCCESS) if node.labels.get("s") else None
 
     def filter_nodes(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
@@ -310,20 +315,23 @@ def one_node_at_a_time(
 
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(
-    flags=st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=150),
+    flags=st.lists(
+        st.tuples(st.booleans(), st.booleans(), st.booleans()), min_size=1, max_size=150
+    ),
     start_at=st.floats(min_value=0, max_value=1, exclude_max=True),
     wanted=st.one_of(
         st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=160)
     ),
 )
-@example(flags=[(i % 2 == 1, False) for i in range(40)], start_at=0.0, wanted=1)
+@example(flags=[(i % 2 == 1, False, False) for i in range(40)], start_at=0.0, wanted=1)
+@example(flags=[(i % 3 == 1, False, i % 3 == 2) for i in range(90)], start_at=0.5, wanted=40)
 def test_filtering_in_chunks_answers_as_filtering_one_node_at_a_time(
-    flags: list[tuple[bool, bool]], start_at: float, wanted: int
+    flags: list[tuple[bool, bool, bool]], start_at: float, wanted: int
 ) -> None:
     fw = framework(RejectsLabelledA, RejectsLabelledB)
     all_nodes = [
-        NodeInfo({"metadata": {"name": f"n{i}", "labels": labels(a=a, b=b)}})
-        for i, (a, b) in enumerate(flags)
+        NodeInfo({"metadata": {"name": f"n{i}", "labels": labels(a=a, b=b, s=success)}})
+        for i, (a, b, success) in enumerate(flags)
     ]
     start = int(start_at * len(all_nodes))
     statuses: dict[str, Status] = {}
@@ -338,3 +346,20 @@ def test_filtering_in_chunks_answers_as_filtering_one_node_at_a_time(
         processed,
         {k: (v.plugin, v.reasons) for k, v in statuses.items()},
     ) == one_node_at_a_time(fw, all_nodes, start=start, wanted=wanted)
+
+
+def test_a_filter_error_stops_at_its_node_with_the_rejections_before_it() -> None:
+    fw = framework(RejectsLabelledA)
+    all_nodes = [
+        NodeInfo({"metadata": {"name": name, "labels": labels(a=a, e=e)}})
+        for name, a, e in [("n0", True, False), ("n1", False, False), ("n2", True, False),
+                           ("n3", False, True), ("n4", True, False)]
+    ]
+    statuses: dict[str, Status] = {}
+    feasible, processed, error = fw.find_feasible(
+        CycleState(), POD, all_nodes, start=1, wanted=5, statuses=statuses
+    )
+    assert feasible == [] and processed == 3
+    assert error is not None and error.code is Code.ERROR and error.plugin == "RejectsLabelledA"
+    assert error.message == 'running "RejectsLabelledA" filter plugin: broken on e'
+    assert set(statuses) == {"n2"}
