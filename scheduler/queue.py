@@ -395,10 +395,12 @@ class SchedulingQueue:
         if event is UNSCHEDULABLE_TIMEOUT:
             candidates = list(self._unschedulable.values())
         else:
+            near = self._candidates(event, old, new)
+            if not near:
+                return  # the usual answer: no waiting pod can be helped by this event
             filings = self._filings
             candidates = [
-                self._unschedulable[uid]
-                for uid in sorted(self._candidates(event, old, new), key=lambda u: filings[u].seq)
+                self._unschedulable[uid] for uid in sorted(near, key=lambda u: filings[u].seq)
             ]
         moved = [
             qpi
@@ -450,11 +452,12 @@ class SchedulingQueue:
                 if index is None or event_keys is None:
                     found |= rejected
                     break
-                near = set(self._any_key[index.name])
+                found |= rejected & self._any_key[index.name]
                 by_key = self._by_key[index.name]
                 for key in event_keys:
-                    near |= by_key.get(key, set())
-                found |= near & rejected
+                    filed = by_key.get(key)
+                    if filed:
+                        found |= rejected & filed
         return found
 
     def _plugins_matching(self, event: ClusterEvent) -> _PluginRegistrations:
