@@ -335,6 +335,8 @@ class NodeInfo:
     __slots__ = (
         "affinity_nodes",
         "allocatable",
+        "fit_score",
+        "fit_score_size",
         "full",
         "generation",
         "images",
@@ -372,6 +374,12 @@ class NodeInfo:
         self.non_zero_requested = Resource()
         #: changes with every change of the node or its pods; unique among all NodeInfos
         self.generation = 0
+        #: NodeResourcesFit's score of this state of the node for a pod of ``fit_score_size``
+        #: (None: not worked out since the last change). Kept here, beside what it is worked out
+        #: from, because Score reads it for hundreds of nodes per pod: a small int in a slot of
+        #: an object the cycle reads anyway costs no memory access of its own
+        self.fit_score = 0
+        self.fit_score_size: object = None
         self.set_node(node)
 
     def set_node(self, node: Obj) -> None:
@@ -395,7 +403,7 @@ class NodeInfo:
             for image in status.get("images") or ()
             for name in image.get("names") or ()
         }
-        self.generation = next(_generations)
+        self._changed()
         if self.traits is not None:
             self.traits.update(self)
 
@@ -406,10 +414,15 @@ class NodeInfo:
         self.pods[info.uid] = info
         self.requested.add(info.requests)
         self.non_zero_requested.add(info.non_zero)
-        self.generation = next(_generations)
+        self._changed()
         self._count_pods()
         if info.affinity is not None:
             self._add_affinity(info)
+
+    def _changed(self) -> None:
+        """A new state of the node: a new generation, and no score worked out for it yet."""
+        self.generation = next(_generations)
+        self.fit_score_size = None
 
     def _count_pods(self) -> None:
         """Keep ``full`` (and the cache's index of it) current after a pod came or went."""
@@ -462,7 +475,7 @@ class NodeInfo:
             return False
         self.requested.sub(info.requests)
         self.non_zero_requested.sub(info.non_zero)
-        self.generation = next(_generations)
+        self._changed()
         self._count_pods()
         if info.affinity is not None:
             self._remove_affinity(uid)

@@ -8,9 +8,9 @@ the node does not advertise but a DeviceClass maps (DRAExtendedResource) is left
 DynamicResources plugin, which allocates it from the node's ResourceSlices.
 Scoring is ``LeastAllocated`` with cpu and memory weighted 1: the share left free after placing
 the pod, using the non-zero requests (100m / 200Mi for containers that request nothing). A node's
-score is remembered under its generation (one number per state of a node: a pod placed or
-removed, new allocatable make a new one) and the pod's non-zero cpu and memory: a scheduling
-cycle changes one node, the next pod of the same size scores the others from memory.
+score is remembered on its NodeInfo for one pod size (the pod's non-zero cpu and memory) until
+the node's next change (a pod placed or removed, new allocatable): a scheduling cycle changes
+one node, the next pod of the same size scores the others from memory.
 """
 
 from __future__ import annotations
@@ -38,23 +38,22 @@ __all__ = ["NAME", "NodeResourcesFit"]
 
 NAME = "NodeResourcesFit"
 _STATE = NAME
-#: remembered node scores of one pod size beyond which they start afresh (the generations of
-#: nodes that changed since)
-_SCORES_KEPT = 65536
-#: pod sizes (non-zero cpu and memory) whose node scores are remembered at once
+#: pod sizes (non-zero cpu and memory) kept as one object each at once (beyond, they start
+#: afresh: a node's score for a size made before is then worked out again)
 _SIZES_KEPT = 64
-#: a NodeInfo's generation (``map`` over hundreds of nodes without a Python frame per node)
-_generation = operator.attrgetter("generation")
-#: a score not remembered (scores are never negative)
-_UNKNOWN = -1
+#: a NodeInfo's remembered score and the pod size it is for (``map`` over hundreds of nodes
+#: without a Python frame per node)
+_fit_score = operator.attrgetter("fit_score")
+_fit_score_size = operator.attrgetter("fit_score_size")
 
 
 class NodeResourcesFit:
     name = NAME
 
     def __init__(self, handle: Handle | None = None) -> None:
-        #: by the pod's non-zero cpu and memory, then by the node's generation: the node's score
-        self._scores: dict[tuple[int, int], dict[int, int]] = {}
+        #: the pod sizes (non-zero cpu and memory) whose scores the nodes remember, one object
+        #: each
+        self._sizes: dict[tuple[int, int], tuple[int, int]] = {}
         #: the DeviceClasses that map extended resources (None: DRAExtendedResource off)
         self.resolver = (
             DeviceClassResolver(handle.informer(DEVICE_CLASSES))
@@ -140,25 +139,25 @@ class NodeResourcesFit:
     ) -> tuple[list[int], Status | None]:
         info: PodInfo = state.read(_STATE)
         cpu, memory = info.non_zero.milli_cpu, info.non_zero.memory
-        known = self._scores.get((cpu, memory))
-        if known is None or len(known) > _SCORES_KEPT:
-            if len(self._scores) >= _SIZES_KEPT:
-                self._scores.clear()
-            known = self._scores[(cpu, memory)] = {}
-        generations = list(map(_generation, nodes))
-        scores = list(map(known.get, generations, itertools.repeat(_UNKNOWN)))
-        # the few nodes not remembered (those changed since the last pod), found by C-level
-        # scans rather than a walk over every node
+        # one object per pod size, so that the nodes' sizes are compared by identity
+        if len(self._sizes) >= _SIZES_KEPT and (cpu, memory) not in self._sizes:
+            self._sizes.clear()
+        size = self._sizes.setdefault((cpu, memory), (cpu, memory))
+        scores = list(map(_fit_score, nodes))
+        fresh = list(map(operator.is_, map(_fit_score_size, nodes), itertools.repeat(size)))
+        # the few nodes without a score for this size (those changed since the last pod), found
+        # by C-level scans rather than a walk over every node
         position = -1
-        for _ in range(scores.count(_UNKNOWN)):
-            position = scores.index(_UNKNOWN, position + 1)
+        for _ in range(fresh.count(False)):
+            position = fresh.index(False, position + 1)
             node = nodes[position]
-            known[generations[position]] = scores[position] = (
+            node.fit_score = scores[position] = (
                 _least_allocated(
                     node.allocatable.milli_cpu, node.non_zero_requested.milli_cpu + cpu
                 )
                 + _least_allocated(node.allocatable.memory, node.non_zero_requested.memory + memory)
             ) // 2
+            node.fit_score_size = size
         return scores, None
 
     def score(self, state: CycleState, pod: Obj, node: NodeInfo) -> tuple[int, Status | None]:
