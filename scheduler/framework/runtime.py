@@ -14,9 +14,7 @@ fails one attempt, never the scheduler.
 
 from __future__ import annotations
 
-import itertools
 import logging
-import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -100,40 +98,6 @@ def _score_nodes(plugin: ScorePlugin) -> _ScoreNodes:
         return values, None
 
     return per_node
-
-
-def _sift(
-    name: str,
-    nodes: Sequence[NodeInfo],
-    answers: Sequence[Status | None],
-    statuses: dict[str, Status],
-) -> tuple[list[NodeInfo], tuple[NodeInfo, Status] | None]:
-    """The nodes a Filter plugin let through, in order, and its rejections recorded in
-    ``statuses`` (under the plugin's name); or the first node it failed with an error.
-
-    Most answers are None: the passed nodes are picked by C-level scans, and only the nodes
-    with a status are looked at one by one (a plugin's SUCCESS status, which passes, sends the
-    walk back over every node to keep their order).
-    """
-    fits = list(map(operator.is_, answers, itertools.repeat(None)))
-    passed = list(itertools.compress(nodes, fits))
-    last: Status | None = None  # plugins often give many nodes one status
-    rejected = itertools.compress(zip(nodes, answers, strict=True), map(operator.not_, fits))
-    for node, status in rejected:
-        assert status is not None
-        if status is last:
-            statuses[node.name] = status
-        elif status.code is Code.SUCCESS:
-            passed = [
-                node
-                for node, status in zip(nodes, answers, strict=True)
-                if status is None or status.code is Code.SUCCESS
-            ]
-        elif not status.rejected:
-            return passed, (node, status)
-        else:
-            statuses[node.name] = last = status.with_plugin(name)
-    return passed, None
 
 
 #: upstream's defaultEnqueueExtension: a plugin that may reject pods but says nothing of the
@@ -315,19 +279,26 @@ class Framework:
                     answers = batch(state, pod, remaining)
                     if not any(answers):
                         continue  # every node passed (the usual answer)
-                    passed, failed = _sift(name, remaining, answers, statuses)
-                    if failed is not None:
-                        node, status = failed
-                        return (
-                            feasible,
-                            position + chunk.index(node) + 1,
-                            Status(
-                                Code.ERROR,
-                                (f'running "{name}" filter plugin: {status.message}',),
-                                plugin=name,
-                                error=status.error,
-                            ),
-                        )
+                    passed: list[NodeInfo] = []
+                    last: Status | None = None  # plugins often give many nodes one status
+                    for node, status in zip(remaining, answers, strict=True):
+                        if status is None or status.code is Code.SUCCESS:
+                            passed.append(node)
+                        elif status is last:
+                            statuses[node.name] = status
+                        elif not status.rejected:
+                            return (
+                                feasible,
+                                position + chunk.index(node) + 1,
+                                Status(
+                                    Code.ERROR,
+                                    (f'running "{name}" filter plugin: {status.message}',),
+                                    plugin=name,
+                                    error=status.error,
+                                ),
+                            )
+                        else:
+                            statuses[node.name] = last = status.with_plugin(name)
                     remaining = passed
             except Exception as exc:
                 log.exception("Filter %s failed", name)
