@@ -15,8 +15,6 @@ one node, the next pod of the same size scores the others from memory.
 
 from __future__ import annotations
 
-import itertools
-import operator
 from collections.abc import Sequence
 
 from fakeapi.client import DEVICE_CLASSES
@@ -41,10 +39,8 @@ _STATE = NAME
 #: pod sizes (non-zero cpu and memory) kept as one object each at once (beyond, they start
 #: afresh: a node's score for a size made before is then worked out again)
 _SIZES_KEPT = 64
-#: a NodeInfo's remembered score and the pod size it is for (``map`` over hundreds of nodes
-#: without a Python frame per node)
-_fit_score = operator.attrgetter("fit_score")
-_fit_score_size = operator.attrgetter("fit_score_size")
+#: a score not worked out yet (scores are never negative)
+_UNKNOWN = -1
 
 
 class NodeResourcesFit:
@@ -143,13 +139,12 @@ class NodeResourcesFit:
         if len(self._sizes) >= _SIZES_KEPT and (cpu, memory) not in self._sizes:
             self._sizes.clear()
         size = self._sizes.setdefault((cpu, memory), (cpu, memory))
-        scores = list(map(_fit_score, nodes))
-        fresh = list(map(operator.is_, map(_fit_score_size, nodes), itertools.repeat(size)))
+        scores = [node.fit_score if node.fit_score_size is size else _UNKNOWN for node in nodes]
         # the few nodes without a score for this size (those changed since the last pod), found
-        # by C-level scans rather than a walk over every node
+        # by C-level scans
         position = -1
-        for _ in range(fresh.count(False)):
-            position = fresh.index(False, position + 1)
+        for _ in range(scores.count(_UNKNOWN)):
+            position = scores.index(_UNKNOWN, position + 1)
             node = nodes[position]
             node.fit_score = scores[position] = (
                 _least_allocated(
