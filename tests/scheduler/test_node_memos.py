@@ -1,9 +1,12 @@
 """What the scheduling cycle remembers between pods, and that it never goes stale.
 
 A cycle walks hundreds of nodes per pod, so the cheap answers are kept: the cache indexes the
-nodes with taints, images or a cordon (``NodeTraits``), NodeResourcesFit keeps node scores by
-node generation, and DynamicResources leaves the allocations it took from its memo there for
-Score and Reserve. Each test changes what an answer depends on and checks the answer follows.
+nodes with taints, images, a cordon or no room for one more pod (``NodeTraits``),
+NodeResourcesFit keeps each node's score on its NodeInfo until the node changes, and
+DynamicResources remembers its allocator's answers per node (until the node's labels, its
+pools' allocations, slices or classes change) and leaves the allocations it took from that memo
+there for Score and Reserve. Each test changes what an answer depends on and checks the answer
+follows.
 The best node is then found by C-level scans; the last test holds it to the one-draw rule.
 """
 
