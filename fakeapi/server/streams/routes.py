@@ -46,8 +46,8 @@ from fakeapi.server.streams.config import ForwardRule, StreamConfig
 
 __all__ = ["core_with_streams"]
 
-Fallback = Callable[[web.Request, str], Awaitable[web.StreamResponse]]
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+#: serves a core API request by its path's tail
+CoreHandler = Callable[[web.Request, str], Awaitable[web.StreamResponse]]
 _ENDINGS = ("/log", "/exec", "/attach", "/portforward")
 # aiohttp's pattern of /api/v1/namespaces/{namespace}/pods/{name}/{sub}, matched as it matches
 # (against the still-quoted ``path_safe``, groups unquoted after)
@@ -115,16 +115,15 @@ def core_with_streams(
     *,
     registry: GenericStore,
     config: StreamConfig | None,
-    fallback: Fallback,
-) -> Handler:
+    fallback: CoreHandler,
+) -> CoreHandler:
     """The handler of the core API's catch-all ``/api/v1/{tail}``: the pod stream paths are
     served here, everything else (and a log read no rule is for) by ``fallback(request, tail)``,
     as any core API request."""
     pods = registry.resources.lookup("", "v1", "pods")
 
-    def core(request: web.Request) -> Awaitable[web.StreamResponse]:
+    def core(request: web.Request, tail: str) -> Awaitable[web.StreamResponse]:
         # a plain function returning the coroutine that serves: one coroutine less per request
-        tail = request.match_info["tail"]
         if pods is not None and tail.endswith(_ENDINGS):
             match = _STREAM_PATH.fullmatch(request.rel_url.path_safe)
             if match is not None:
