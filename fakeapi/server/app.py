@@ -251,10 +251,7 @@ def create_app(
     add("GET", "/api", api_root)
     add("GET", "/api/", api_root)
 
-    def core_path(request: web.Request, tail: str) -> Awaitable[web.StreamResponse]:
-        return handlers.dispatch(request, "", "v1", tail)
-
-    core = core_with_streams(registry=registry, config=streams, fallback=core_path)
+    core = core_with_streams(registry=registry, config=streams, fallback=handlers.dispatch)
 
     def core_route(request: web.Request) -> Awaitable[web.StreamResponse]:
         return core(request, request.match_info["tail"])
