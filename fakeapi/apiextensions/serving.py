@@ -172,14 +172,14 @@ class CustomResourceRows:
         self._rows: dict[str, tuple[bytes, list[CustomResourceType]]] = {}
 
     def refresh(self) -> Sequence[ResourceType] | None:
-        store = self._storage.resource(CRD_STORAGE_KEY)
         watcher = self._watcher
+        if watcher is not None and not watcher.closed and not watcher.queue:
+            return None  # no definition changed since the last look (every request asks)
+        store = self._storage.resource(CRD_STORAGE_KEY)
         if watcher is None or watcher.closed:
             self._watcher = store.watch(prefix="", predicate=None)
-        elif watcher.queue:
-            watcher.drain()
         else:
-            return None
+            watcher.drain()
         return self._derive(store)
 
     def _derive(self, store: ResourceStore) -> list[ResourceType]:

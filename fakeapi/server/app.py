@@ -8,7 +8,6 @@ bytes. Any :class:`StatusError` raised below a handler becomes its
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from functools import cached_property
 
@@ -16,25 +15,26 @@ import orjson
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from fakeapi import errors
 from fakeapi.auth.authentication import Authenticator
 from fakeapi.auth.authorizer import ALWAYS_ALLOW, AlwaysAllow, AuthorizerChain
 from fakeapi.features import EMULATED_VERSION, KubernetesVersion
 from fakeapi.registry.store import GenericStore
 from fakeapi.server import discovery, openapi
-from fakeapi.server.authfilter import RequestFilter, request_filter
-from fakeapi.server.encoding import json_bytes_response, status_response
+from fakeapi.server.authfilter import request_filter
+from fakeapi.server.encoding import json_bytes_response
+from fakeapi.server.front import Handler, Serving, front_handler
 from fakeapi.server.handlers import ResourceHandlers, WatchSettings
 from fakeapi.server.limits import RequestLimits
 from fakeapi.server.metrics import add_metrics_route
 from fakeapi.server.openapi_v2 import SwaggerEndpoint
 from fakeapi.server.streams import StreamConfig, core_with_streams
 
-__all__ = ["create_app", "REGISTRY", "VERSION_INFO", "AGGREGATED", "version_info"]
-
-log = logging.getLogger("fakeapi.server")
+__all__ = ["create_app", "FRONT", "REGISTRY", "VERSION_INFO", "AGGREGATED", "version_info"]
 
 REGISTRY = web.AppKey("registry", GenericStore)
+#: the app's front (:mod:`fakeapi.server.front`) made from the app's own request handler: what
+#: the HTTP server must call instead of it (:class:`fakeapi.server.runner.ApiServer` does)
+FRONT: web.AppKey[Callable[[Handler], Handler]] = web.AppKey("front")
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 VERSION_INFO = {
     "major": str(EMULATED_VERSION.major),
@@ -64,63 +64,6 @@ def version_info(emulated: KubernetesVersion) -> dict[str, str]:
         "minCompatibilityMajor": str(emulated.major),
         "minCompatibilityMinor": str(emulated.minor - 1),
     }
-
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-def _serving(
-    limits: RequestLimits, filters: RequestFilter | None = None
-) -> Callable[[Handler], Handler]:
-    """What every route's handler is wrapped in: authentication and authorization
-    (``filters``, when the server has them), the request limits, and any :class:`StatusError`
-    rendered as ``kind: Status``.
-
-    A wrapper per route rather than an aiohttp middleware: an app with a middleware awaits two
-    more coroutines per request (aiohttp adds one of its own) and builds the chain per route
-    and request. A route's handler may be a plain function returning the awaitable that
-    serves (the resource catch-alls are), so a request passes through one coroutine here and
-    the handler's own. The router's own 404 and 405 never happen: the last route,
-    :func:`_unmatched`, takes every request no other route took."""
-
-    def served(handler: Handler) -> Handler:
-        async def serve(request: web.Request) -> web.StreamResponse:
-            try:
-                if filters is not None:
-                    filters(request)
-                held = limits.admit(request)
-                try:
-                    return await handler(request)
-                finally:
-                    limits.release(held)
-            except errors.StatusError as exc:
-                return status_response(exc)
-            except web.HTTPNotFound:
-                return status_response(
-                    errors.StatusError(
-                        404, "NotFound", "the server could not find the requested resource", {}
-                    )
-                )
-            except web.HTTPMethodNotAllowed as exc:
-                return status_response(
-                    errors.method_not_allowed(
-                        "the server does not allow this method on the requested resource "
-                        f"({exc.method})"
-                    )
-                )
-            except web.HTTPRequestEntityTooLarge:
-                return status_response(
-                    errors.request_entity_too_large("Request entity too large: limit is 3145728")
-                )
-            except web.HTTPException:
-                raise
-            except Exception as exc:  # a bug: never crash the server, say so like upstream
-                log.exception("internal error serving %s %s", request.method, request.path)
-                return status_response(errors.internal_error(repr(exc)))
-
-        return serve
-
-    return served
 
 
 def _unmatched(router: web.UrlDispatcher) -> Handler:
@@ -232,8 +175,10 @@ def create_app(
         filters = request_filter(authenticator=authenticator, authorizer=registry.authorizer)
     app = web.Application(client_max_size=4 * 1024 * 1024)
     app[REGISTRY] = registry
-    served = _serving(limits, filters)
-    add_metrics_route(app, metrics if metrics is not None else CollectorRegistry(), served=served)
+    serving = Serving(limits, filters)
+    add_metrics_route(
+        app, metrics if metrics is not None else CollectorRegistry(), served=serving.route
+    )
     current = [_Documents(registry)]
 
     def documents() -> _Documents:
@@ -296,7 +241,7 @@ def create_app(
     router = app.router
 
     def add(method: str, path: str, handler: Handler) -> None:
-        router.add_route(method, path, served(handler))
+        router.add_route(method, path, serving.route(handler))
 
     for endpoint in _HEALTH_CHECKS:
         add("GET", f"/{endpoint}", _health(endpoint))
@@ -306,15 +251,22 @@ def create_app(
     add("GET", "/api", api_root)
     add("GET", "/api/", api_root)
 
-    def core_path(request: web.Request, tail: str) -> Awaitable[web.StreamResponse]:
-        return handlers._dispatch(request, "", "v1", tail)
+    core = core_with_streams(registry=registry, config=streams, fallback=handlers.dispatch)
 
-    # aiohttp tries the routes under one prefix (/api/v1, /apis) in the order they were added:
-    # the catch-alls, which every resource request matches, first; a discovery path has no tail,
-    # so it falls through to its own route. The pod stream paths are the core catch-all's.
-    add("*", "/api/v1/{tail:.+}",
-        core_with_streams(registry=registry, config=streams, fallback=core_path))
-    add("*", "/apis/{group}/{version}/{tail:.+}", handlers.grouped)
+    def core_route(request: web.Request) -> Awaitable[web.StreamResponse]:
+        return core(request, request.match_info["tail"])
+
+    def grouped_route(request: web.Request) -> Awaitable[web.StreamResponse]:
+        info = request.match_info
+        return handlers.dispatch(request, info["group"], info["version"], info["tail"])
+
+    # The front (:mod:`fakeapi.server.front`) serves what these two catch-alls would take
+    # without asking the router; they stay for what it leaves to the app. aiohttp tries the
+    # routes under one prefix (/api/v1, /apis) in the order they were added: the catch-alls,
+    # which every resource request matches, first; a discovery path has no tail, so it falls
+    # through to its own route. The pod stream paths are the core catch-all's.
+    add("*", "/api/v1/{tail:.+}", core_route)
+    add("*", "/apis/{group}/{version}/{tail:.+}", grouped_route)
     add("GET", "/api/v1", core_resources)
     add("GET", "/api/v1/", core_resources)
     add("GET", "/apis", apis_root)
@@ -333,4 +285,7 @@ def create_app(
     add("GET", "/openapi/v2", openapi_v2)
     # last: the router indexes it under "/", which it looks at after every longer prefix
     add("*", "/{path:.*}", _unmatched(router))
+    app[FRONT] = lambda app_handler: front_handler(
+        app_handler=app_handler, serving=serving, core=core, grouped=handlers.dispatch
+    )
     return app

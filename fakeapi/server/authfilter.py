@@ -1,7 +1,7 @@
 """The HTTP filters of a server with authentication or authorization on, as kube-apiserver's chain.
 
-One filter per request (:func:`request_filter`), run by the server's one middleware
-(:func:`fakeapi.server.app.create_app`) before the in-flight limits, and only when the server is
+One filter per request (:func:`request_filter`), run by the server's one wrapper of every
+handler (:class:`fakeapi.server.front.Serving`) before the in-flight limits, and only when it is
 configured for it — without, requests take exactly the path they always did. For each request,
 in upstream's filter order:
 

@@ -56,10 +56,11 @@ def json_bytes_response(
     warnings: list[str] | None = None,
     content_type: str = JSON,
 ) -> web.Response:
-    response = web.Response(body=body, status=status)
-    response.headers["Content-Type"] = content_type
-    for text in warnings or ():
-        response.headers.add("Warning", warning_header(text))
+    response = web.Response(body=body, status=status, content_type=content_type)
+    if warnings:
+        headers = response.headers
+        for text in warnings:
+            headers.add("Warning", warning_header(text))
     return response
 
 

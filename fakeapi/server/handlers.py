@@ -87,20 +87,11 @@ class ResourceHandlers:
         self._resolved_generation = self.resources.generation
         self.watch_settings = watch or WatchSettings()
 
-    # the route handlers are plain functions returning the coroutine that serves: one
-    # coroutine less per request
-    def core(self, request: web.Request) -> Awaitable[web.StreamResponse]:
-        return self._dispatch(request, "", "v1", request.match_info["tail"])
-
-    def grouped(self, request: web.Request) -> Awaitable[web.StreamResponse]:
-        info = request.match_info
-        return self._dispatch(request, info["group"], info["version"], info["tail"])
-
-    def _dispatch(
+    def dispatch(
         self, request: web.Request, group: str, version: str, tail: str
     ) -> Awaitable[web.StreamResponse]:
-        """The path's target served (a plain function returning the coroutine: one coroutine
-        less per request)."""
+        """The resource URL ``tail`` of ``group``/``version`` served (a plain function
+        returning the coroutine: one coroutine less per request)."""
         generation = self.resources.generation
         if generation != self._resolved_generation:
             self._resolve.cache_clear()

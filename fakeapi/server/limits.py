@@ -49,14 +49,13 @@ def _true(value: str | None) -> bool:
         return False
 
 
-def _long_running(request: web.Request) -> bool:
-    """Watches and followed subresources, as upstream's long-running request check."""
-    query = request.query
-    if request.method != "GET":
-        return False
-    if "/watch/" in request.path or _true(query.get("watch")):
+def _long_running_get(request: web.Request, path: str) -> bool:
+    """Whether a GET of ``path`` is a watch or a followed subresource, as upstream's
+    long-running request check."""
+    if "/watch/" in path:
         return True
-    return _true(query.get("follow"))
+    query = request.query
+    return bool(query) and (_true(query.get("watch")) or _true(query.get("follow")))
 
 
 @dataclass
@@ -73,11 +72,20 @@ class RequestLimits:
     def admit(self, request: web.Request) -> bool | None:
         """Count a request in (429 past its limit): True when it counts as mutating, False as
         reading, None when it is not counted (long-running, health checks); hand the answer to
-        :meth:`release` when the request is done. Synchronous, so the app's one middleware holds
-        the slot without another coroutine per request."""
-        if request.path.startswith(_EXEMPT_PREFIXES) or _long_running(request):
+        :meth:`release` when the request is done. Synchronous, so the server's one wrapper of
+        every handler holds the slot without another coroutine per request."""
+        # the decoded path; the router's (and the front's) ``path_safe`` is it, already
+        # computed, unless it kept a ``%2F`` or ``%25`` encoded
+        path = request.rel_url.path_safe
+        if "%" in path:
+            path = request.path
+        method = request.method
+        if path.startswith(_EXEMPT_PREFIXES):
             return None
-        if request.method in _MUTATING:
+        if method == "GET":
+            if _long_running_get(request, path):
+                return None
+        elif method in _MUTATING:
             if self._mutating >= self.max_mutating_requests_inflight:
                 raise too_many_requests()
             self._mutating += 1

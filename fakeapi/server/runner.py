@@ -23,11 +23,12 @@ from types import TracebackType
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_server import Server
 from prometheus_client import CollectorRegistry
 
 from fakeapi.auth.authentication import Authenticator
 from fakeapi.registry.store import GenericStore
-from fakeapi.server.app import create_app
+from fakeapi.server.app import FRONT, create_app
 from fakeapi.server.handlers import WatchSettings
 from fakeapi.server.limits import RequestLimits
 from fakeapi.server.streams import StreamConfig
@@ -67,6 +68,16 @@ _http_log = logging.getLogger("fakeapi.server.http")
 _http_log.addFilter(_ClientFaults())
 
 
+class _FrontRunner(web.AppRunner):
+    """The app's runner whose HTTP server calls the app's front (:mod:`fakeapi.server.front`),
+    which hands the app's own handler what it does not serve itself."""
+
+    async def _make_server(self) -> Server:
+        server = await super()._make_server()
+        server.request_handler = self.app[FRONT](server.request_handler)  # type: ignore[arg-type,assignment]
+        return server
+
+
 class ApiServer:
     def __init__(
         self,
@@ -102,7 +113,7 @@ class ApiServer:
     async def start(self) -> None:
         # handler_cancellation: a watch whose client went away is cancelled at once instead of
         # lingering until its next event (and holding up shutdown)
-        self._runner = web.AppRunner(
+        self._runner = _FrontRunner(
             self.app,
             access_log=None,
             handle_signals=False,

@@ -46,8 +46,10 @@ from fakeapi.server.streams.config import ForwardRule, StreamConfig
 
 __all__ = ["core_with_streams"]
 
-Fallback = Callable[[web.Request, str], Awaitable[web.StreamResponse]]
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+#: serves a core API request by its path's tail
+CoreHandler = Callable[[web.Request, str], Awaitable[web.StreamResponse]]
+#: serves an API request by (request, group, version, tail)
+Dispatch = Callable[[web.Request, str, str, str], Awaitable[web.StreamResponse]]
 _ENDINGS = ("/log", "/exec", "/attach", "/portforward")
 # aiohttp's pattern of /api/v1/namespaces/{namespace}/pods/{name}/{sub}, matched as it matches
 # (against the still-quoted ``path_safe``, groups unquoted after)
@@ -115,16 +117,15 @@ def core_with_streams(
     *,
     registry: GenericStore,
     config: StreamConfig | None,
-    fallback: Fallback,
-) -> Handler:
+    fallback: Dispatch,
+) -> CoreHandler:
     """The handler of the core API's catch-all ``/api/v1/{tail}``: the pod stream paths are
-    served here, everything else (and a log read no rule is for) by ``fallback(request, tail)``,
-    as any core API request."""
+    served here, everything else (and a log read no rule is for) by
+    ``fallback(request, "", "v1", tail)``, as any core API request."""
     pods = registry.resources.lookup("", "v1", "pods")
 
-    def core(request: web.Request) -> Awaitable[web.StreamResponse]:
+    def core(request: web.Request, tail: str) -> Awaitable[web.StreamResponse]:
         # a plain function returning the coroutine that serves: one coroutine less per request
-        tail = request.match_info["tail"]
         if pods is not None and tail.endswith(_ENDINGS):
             match = _STREAM_PATH.fullmatch(request.rel_url.path_safe)
             if match is not None:
@@ -134,7 +135,7 @@ def core_with_streams(
                     return session(request, namespace, name, sub)
                 if request.method in ("GET", "HEAD"):
                     return log(request, namespace, name)
-        return fallback(request, tail)
+        return fallback(request, "", "v1", tail)
 
     def pod_of(namespace: str, name: str) -> Obj:
         assert pods is not None
@@ -144,13 +145,13 @@ def core_with_streams(
         assert pods is not None
         tail = f"namespaces/{namespace}/pods/{name}/log"
         if config is None:
-            return await fallback(request, tail)
+            return await fallback(request, "", "v1", tail)
         pod = pod_of(namespace, name)
         options = q.read_options(request.query)
         container = _container(pod, options.container)
         rule = config.logs_for(namespace, name, container)
         if rule is None:
-            return await fallback(request, tail)
+            return await fallback(request, "", "v1", tail)
         # the checks every log read makes (container started, valid options)
         registry.read_subresource(pods, namespace, name, "log", options)
         path = rule.previous_logs_file if options.previous else rule.logs_file
