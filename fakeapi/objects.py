@@ -72,7 +72,8 @@ def deep_copy(value: T) -> T:
 def dig(obj: Any, *keys: str) -> Any:
     """``obj[k1][k2]...``, or None as soon as a level is missing or not a mapping."""
     for key in keys:
-        if not isinstance(obj, Mapping):
+        # a dict first: the ABC check of Mapping is a Python-level call, and objects are dicts
+        if not isinstance(obj, dict) and not isinstance(obj, Mapping):
             return None
         obj = obj.get(key)
     return obj
