@@ -7,7 +7,8 @@ encoding per node; the paths of a whole added sub-tree are one set shared by eve
 that shape, a create's comparison of its spec and status and an applied configuration's set
 are memoised per top-level part; managedFields entries handed out are decoded, and when
 unchanged handed out again, without being read or built; a plain string or boolean field
-is taken as it is without a look at its schema; a pod spec that
+is taken as it is without a look at its schema; a uid is formatted without ``uuid.UUID``; a pod
+spec that
 passed the create rules is remembered; an update built from the stored version skips the fields
 it kept; a time already in its stored form is not parsed. Each
 test here takes objects of every served kind, damaged at random (fields removed, set to
@@ -17,6 +18,7 @@ computation, byte for byte.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import orjson
@@ -43,7 +45,7 @@ from fakeapi.patch.typed import (
     to_field_set,
     zero_object,
 )
-from fakeapi.registry import go_time, typed_decode
+from fakeapi.registry import go_time, metadata, typed_decode
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.options import ListOptions, WriteOptions
 from fakeapi.resources import ResourceType, default_resources
@@ -433,3 +435,12 @@ def test_handed_out_managed_fields_entries_decode_and_encode_as_their_json_does(
     assert orjson.dumps(encode_managed_fields(short)) == orjson.dumps(
         encode_managed_fields(long)
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_a_new_uid_reads_as_uuid4_reads_the_same_random_bytes(random: bytes) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(metadata.os, "urandom", lambda size: random)
+        uid = metadata.new_uid()
+    assert uid == str(uuid.UUID(bytes=random, version=4))
