@@ -10,7 +10,6 @@ Decoding errors carry upstream's messages; callers decide whether they are fatal
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,22 +56,23 @@ class ManagedEntry:
 #: (shared, never modified, as their ``fieldsV1``), so the next write of the object decodes them
 #: without reading them again, and an entry the write leaves as it was (the same
 #: :class:`ManagedEntry` under the same manager) is handed out again as the same dict instead of
-#: being built anew. Each map holds what it is keyed by, so an id cannot be reused while cached.
+#: being built anew. Each map holds what it is keyed by, so an id cannot be reused while kept;
+#: both are emptied when full (cheaper than keeping them in order of use: a miss only means
+#: the long way).
 _HANDED_OUT_SIZE = 4096
-_by_dict: OrderedDict[int, tuple[dict[str, Any], ManagerKey, ManagedEntry]] = OrderedDict()
-_by_entry: OrderedDict[int, tuple[ManagedEntry, ManagerKey, dict[str, Any]]] = OrderedDict()
+_by_dict: dict[int, tuple[dict[str, Any], ManagerKey, ManagedEntry]] = {}
+_by_entry: dict[int, tuple[ManagedEntry, ManagerKey, dict[str, Any]]] = {}
 
 
 def _remember(out: dict[str, Any], key: ManagerKey, entry: ManagedEntry) -> None:
+    if len(_by_entry) >= _HANDED_OUT_SIZE:
+        _by_dict.clear()
+        _by_entry.clear()
     manager, operation, _, subresource = key
     # decoding ``out`` names its manager from what it says, as reading it would
     read_as = manager_key(manager, operation, entry.api_version, subresource)
     _by_dict[id(out)] = (out, read_as, entry)
     _by_entry[id(entry)] = (entry, key, out)
-    if len(_by_dict) > _HANDED_OUT_SIZE:
-        _by_dict.popitem(last=False)
-    if len(_by_entry) > _HANDED_OUT_SIZE:
-        _by_entry.popitem(last=False)
 
 
 def manager_key(manager: str, operation: str, api_version: str, subresource: str) -> ManagerKey:
