@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -248,28 +248,39 @@ def _tokens(path: str) -> tuple[str, ...]:
     return tuple(match.group(1) or match.group(0) for match in _TOKEN.finditer(path))
 
 
-def _parents(value: Any, tokens: tuple[str, ...]) -> Iterator[tuple[dict[str, Any], str]]:
-    """Every (containing dict, key) that ``tokens`` addresses inside ``value``."""
+def _parents(value: Any, tokens: tuple[str, ...]) -> list[tuple[dict[str, Any], str]]:
+    """Every (containing dict, key) that ``tokens`` addresses inside ``value``, in document order.
+
+    A frontier of the values reached so far, widened one token at a time, rather than a
+    recursive generator: this runs for every gated path on every write of a gated kind, and
+    nearly always stops at the first token or two (the field's parent is absent).
+    """
     if not tokens:
-        return
-    head, rest = tokens[0], tokens[1:]
-    if head == "[*]":
-        if isinstance(value, list):
-            for item in value:
-                yield from _parents(item, rest)
-        return
-    if head == "{*}":
-        if isinstance(value, dict):
-            for item in value.values():
-                yield from _parents(item, rest)
-        return
-    if not isinstance(value, dict):
-        return
-    if not rest:
-        if head in value:
-            yield value, head
-        return
-    yield from _parents(value.get(head), rest)
+        return []
+    frontier: list[Any] = [value]
+    for head in tokens[:-1]:
+        reached: list[Any] = []
+        if head == "[*]":
+            for item in frontier:
+                if isinstance(item, list):
+                    reached.extend(item)
+        elif head == "{*}":
+            for item in frontier:
+                if isinstance(item, dict):
+                    reached.extend(item.values())
+        else:
+            for item in frontier:
+                if isinstance(item, dict):
+                    found = item.get(head)
+                    if found is not None:
+                        reached.append(found)
+        if not reached:
+            return []
+        frontier = reached
+    last = tokens[-1]
+    if last == "[*]" or last == "{*}":
+        return []  # a wildcard addresses items, not a field of a dict
+    return [(item, last) for item in frontier if isinstance(item, dict) and last in item]
 
 
 def _set(value: Any) -> bool:
@@ -285,7 +296,7 @@ def field_in_use(obj: Mapping[str, Any] | None, path: str) -> bool:
 
 def drop_field(obj: dict[str, Any], path: str) -> None:
     """Remove the field at ``path`` (every match of the wildcards) from ``obj`` in place."""
-    for parent, key in list(_parents(obj, _tokens(path))):
+    for parent, key in _parents(obj, _tokens(path)):
         del parent[key]
 
 

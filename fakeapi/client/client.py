@@ -41,6 +41,8 @@ from fakeapi.objects import as_dict, meta
 __all__ = ["DEFAULT_FIELD_MANAGER", "DEFAULT_PAGE_SIZE", "Client", "WriteObserver"]
 
 log = logging.getLogger("fakeapi.client")
+#: distinct write parameter sets a client keeps built (see ``Client._write_params``)
+_PARAMS_KEPT = 64
 
 DEFAULT_FIELD_MANAGER = "fakeapi-client"
 #: the page size ``list_all`` asks for (client-go's pager uses the same)
@@ -94,6 +96,7 @@ class Client:
         self._on_warning = on_warning or _log_warning
         self._resolve = resolve
         self._write_observers: list[WriteObserver] = []
+        self._params: dict[tuple[bool, str, FieldValidation | None, bool | None], WriteParams] = {}
 
     def _resource(self, resource: Resource | str) -> Resource:
         """``resource``, or the resource its name denotes."""
@@ -171,12 +174,21 @@ class Client:
         field_validation: FieldValidation | None,
         force: bool | None = None,
     ) -> WriteParams:
-        return WriteParams(
-            dry_run=dry_run,
-            field_manager=self.field_manager if field_manager is None else field_manager,
-            field_validation=field_validation,
-            force=force,
-        )
+        manager = self.field_manager if field_manager is None else field_manager
+        # a client sends the same few parameter sets on every write: each is built once and
+        # handed out again (it is immutable), so a transport may keep what it derives from one
+        key = (dry_run, manager, field_validation, force)
+        params = self._params.get(key)
+        if params is None:
+            if len(self._params) >= _PARAMS_KEPT:
+                self._params.clear()
+            params = self._params[key] = WriteParams(
+                dry_run=dry_run,
+                field_manager=manager,
+                field_validation=field_validation,
+                force=force,
+            )
+        return params
 
     def _object(self, reply: Reply) -> Obj:
         for text in reply.warnings:

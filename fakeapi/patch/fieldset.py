@@ -196,7 +196,7 @@ _decoded: OrderedDict[bytes, FieldSet] = OrderedDict()
 #: those very dicts (shared, never modified), so the next write of the object decodes them
 #: without serialising them first. The dict is held, so its id cannot be reused while cached.
 _ENTRY_CACHE_SIZE = 4096
-_entries: OrderedDict[int, tuple[dict[str, Any], FieldSet]] = OrderedDict()
+_entries: dict[int, tuple[dict[str, Any], FieldSet]] = {}
 
 
 class FieldSet:
@@ -373,12 +373,10 @@ class FieldSet:
         dict returned answers this set without reading it."""
         encoded = self.to_fields_v1()
         key = id(encoded)
-        if key in _entries:
-            _entries.move_to_end(key)
-        else:
+        if key not in _entries:
+            if len(_entries) >= _ENTRY_CACHE_SIZE:
+                _entries.clear()  # cheaper than an order of use: a miss is only the long way
             _entries[key] = (encoded, self)
-            if len(_entries) > _ENTRY_CACHE_SIZE:
-                _entries.popitem(last=False)
         return encoded
 
     @classmethod

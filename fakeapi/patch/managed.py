@@ -44,11 +44,35 @@ class ManagedFieldsError(ValueError):
 
 @dataclass(slots=True)
 class ManagedEntry:
-    """One manager's decoded entry."""
+    """One manager's decoded entry (never modified: a change makes a new one)."""
 
     fields: FieldSet
     api_version: str
     time: str | None
+
+
+#: entries handed out by :func:`encode_managed_fields`, by the identity of the entry dict, with
+#: the manager and decoded entry they encode. A stored object's entries are those very dicts
+#: (shared, never modified, as their ``fieldsV1``), so the next write of the object decodes them
+#: without reading them again, and an entry the write leaves as it was (the same
+#: :class:`ManagedEntry` under the same manager) is handed out again as the same dict instead of
+#: being built anew. Each map holds what it is keyed by, so an id cannot be reused while kept;
+#: both are emptied when full (cheaper than keeping them in order of use: a miss only means
+#: the long way).
+_HANDED_OUT_SIZE = 4096
+_by_dict: dict[int, tuple[dict[str, Any], ManagerKey, ManagedEntry]] = {}
+_by_entry: dict[int, tuple[ManagedEntry, ManagerKey, dict[str, Any]]] = {}
+
+
+def _remember(out: dict[str, Any], key: ManagerKey, entry: ManagedEntry) -> None:
+    if len(_by_entry) >= _HANDED_OUT_SIZE:
+        _by_dict.clear()
+        _by_entry.clear()
+    manager, operation, _, subresource = key
+    # decoding ``out`` names its manager from what it says, as reading it would
+    read_as = manager_key(manager, operation, entry.api_version, subresource)
+    _by_dict[id(out)] = (out, read_as, entry)
+    _by_entry[id(entry)] = (entry, key, out)
 
 
 def manager_key(manager: str, operation: str, api_version: str, subresource: str) -> ManagerKey:
@@ -93,6 +117,10 @@ def decode_managed_fields(entries: Any) -> dict[ManagerKey, ManagedEntry]:
     if not isinstance(entries, list):
         raise ManagedFieldsError("managedFields must be a list")
     for index, entry in enumerate(entries):
+        handed_out = _by_dict.get(id(entry))
+        if handed_out is not None and handed_out[0] is entry:
+            managers[handed_out[1]] = handed_out[2]
+            continue
         if not isinstance(entry, dict):
             raise ManagedFieldsError(f"managed fields entry {index} is not an object")
         operation = entry.get("operation") or ""
@@ -124,9 +152,14 @@ def encode_managed_fields(managers: dict[ManagerKey, ManagedEntry]) -> list[dict
     """Entries in upstream's field order and entry order; empty sets are dropped."""
     rows: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     for key, entry in managers.items():
+        manager, operation, _, subresource = key
+        order = (operation, entry.time or "", manager, entry.api_version, subresource)
+        handed_out = _by_entry.get(id(entry))
+        if handed_out is not None and handed_out[0] is entry and handed_out[1] == key:
+            rows.append((order, handed_out[2]))  # not empty: it was encoded before
+            continue
         if entry.fields.is_empty():
             continue
-        manager, operation, _, subresource = key
         out: dict[str, Any] = {}
         if manager:
             out["manager"] = manager
@@ -138,7 +171,7 @@ def encode_managed_fields(managers: dict[ManagerKey, ManagedEntry]) -> list[dict
         out["fieldsV1"] = entry.fields.entry_fields_v1()
         if subresource:
             out["subresource"] = subresource
-        order = (operation, entry.time or "", manager, entry.api_version, subresource)
+        _remember(out, key, entry)
         rows.append((order, out))
     rows.sort(key=lambda row: row[0])
     return [row[1] for row in rows]

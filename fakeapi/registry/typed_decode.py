@@ -407,7 +407,13 @@ class TypedDecoder:
         name = node.model.__name__ if node.model is not None else struct
         out: dict[str, Any] = {}
         mode = self.mode
+        plain = _plain_fields.get(node)
+        if plain is None:
+            plain = _plain_fields_of(node)
         for key, sub in value.items():
+            if sub.__class__ is plain.get(key):
+                out[key] = sub  # the common leaf (see _plain_fields_of), decided without a call
+                continue
             child = props.get(key)
             if child is None:
                 if mode == "apply":
@@ -425,13 +431,9 @@ class TypedDecoder:
                 if mode == "apply" and child.kind != "object":
                     out[key] = None
                 continue
-            if child.kind == "scalar" and not child.format:
-                # the common leaf, decided here without a call
-                scalar = child.scalar_type
-                cls = sub.__class__
-                if (cls is str and scalar == "string") or (cls is bool and scalar == "boolean"):
-                    out[key] = sub
-                    continue
+            if child.kind == "object" and sub.__class__ is dict:  # _value's first choice
+                out[key] = self._object(child, sub, ("f", loc, key), name)
+                continue
             new = self._value(child, sub, ("f", loc, key), name)
             if new is not None:
                 out[key] = new
@@ -441,7 +443,7 @@ class TypedDecoder:
             value.clear()
             value.update(out)
             return value
-        if mode == "checked" and loc is not None:
+        if mode == "checked" and loc is not None and node.required:
             self._fill_required_into(out, node, loc, name)
         return out
 
@@ -742,4 +744,23 @@ def _zero_when_missing(node: SchemaNode) -> Mapping[str, Any]:
 
 
 _NO_ZEROS: Mapping[str, Any] = {}
+_plain_fields: dict[SchemaNode, dict[str, type]] = {}
+
+
+def _plain_fields_of(node: SchemaNode) -> dict[str, type]:
+    """The fields of struct ``node`` that are plain strings or booleans (no format), each with
+    the one class a valid value has (``str``, ``bool``): such a value decodes to itself in every
+    mode, whatever the walk's location, so :meth:`TypedDecoder._object` takes it as it is
+    (``None`` is never such a class). Most leaves of an object are these."""
+    if len(_plain_fields) > 100_000:  # schemas compiled again and again (custom resources)
+        _plain_fields.clear()
+    plain: dict[str, type] = {}
+    for key, child in node.properties.items():
+        if child.kind == "scalar" and not child.format:
+            if child.scalar_type == "string":
+                plain[key] = str
+            elif child.scalar_type == "boolean":
+                plain[key] = bool
+    _plain_fields[node] = plain
+    return plain
 _zeros_by_node: dict[SchemaNode, Mapping[str, Any]] = {}

@@ -66,6 +66,7 @@ from fakeapi.registry.store import GenericStore
 from fakeapi.resources import ResourceType
 from fakeapi.selectors import SelectorError, parse_field_selector
 from fakeapi.server import query
+from fakeapi.server.params import WriteVerb
 from fakeapi.server.patching import apply_patch_request
 from fakeapi.server.replies import (
     delete_reply,
@@ -77,6 +78,9 @@ from fakeapi.server.routing import Target
 from fakeapi.storage.watch import Watcher
 
 __all__ = ["InProcessTransport"]
+
+#: distinct write parameter sets a transport keeps the options of (see ``_options``)
+_OPTIONS_KEPT = 256
 
 
 def _decode(raw: bytes) -> Obj:
@@ -98,6 +102,10 @@ class InProcessTransport:
         self.registry = registry
         self.clock = clock or registry.clock
         self.user = user
+        #: the options of each write parameter set seen, by identity (see :meth:`_options`)
+        self._write_options: dict[
+            tuple[int, str, bool], tuple[WriteParams, WriteOptions, UserInfo | None]
+        ] = {}
 
     # --- authorization -----------------------------------------------------------------------
     def _authorize(
@@ -133,6 +141,24 @@ class InProcessTransport:
         answer = authorizer.authorize(attrs)
         if not answer.allowed:
             raise forbidden(attrs, answer.reason)
+
+    def _options(
+        self, params: WriteParams, verb: WriteVerb, *, apply_patch: bool = False
+    ) -> WriteOptions:
+        """``query.write_options`` of ``params``'s query, as the HTTP handler parses it, with
+        the request's user. A client hands out one immutable parameter set again and again, so
+        the options are kept by its identity (the set is held, so its id is not reused)."""
+        key = (id(params), verb, apply_patch)
+        kept = self._write_options.get(key)
+        if kept is not None and kept[0] is params and kept[2] is self.user:
+            return kept[1]
+        options = self._as_user(
+            query.write_options(params.query(), verb=verb, apply_patch=apply_patch), verb
+        )
+        if len(self._write_options) >= _OPTIONS_KEPT:
+            self._write_options.clear()
+        self._write_options[key] = (params, options, self.user)
+        return options
 
     def _as_user(self, options: WriteOptions, verb: str) -> WriteOptions:
         return options if self.user is None else replace(options, user=self.user, verb=verb)
@@ -250,7 +276,7 @@ class InProcessTransport:
         rt = self._resource(resource, "POST")
         if rt.namespaced and not namespace:
             raise method_not_allowed("POST")
-        options = self._as_user(query.write_options(params.query(), verb="create"), "create")
+        options = self._options(params, "create")
         result = self.registry.create(rt, namespace, body, options)
         return Reply(_decode(result.raw), list(result.warnings))
 
@@ -269,7 +295,7 @@ class InProcessTransport:
         rt = self._object_target(resource, namespace, name, subresource)
         if subresource and subresource != "status":
             raise method_not_allowed("PUT")
-        options = self._as_user(query.write_options(params.query(), verb="update"), "update")
+        options = self._options(params, "update")
         result = self.registry.update(
             rt, namespace, name, body, options, subresource=subresource
         )
@@ -299,12 +325,7 @@ class InProcessTransport:
             Target(rt, namespace, name, subresource),
             content_type=content_type,
             patch=deep_copy(patch),
-            options=self._as_user(
-                query.write_options(
-                    params.query(), verb="patch", apply_patch=patch_type == "apply"
-                ),
-                "patch",
-            ),
+            options=self._options(params, "patch", apply_patch=patch_type == "apply"),
         )
         return Reply(_decode(result.raw), list(result.warnings))
 
@@ -364,7 +385,7 @@ class InProcessTransport:
             name,
             subresource,
             deep_copy(body),
-            self._as_user(query.write_options(params.query(), verb="create"), "create"),
+            self._options(params, "create"),
         )
         return Reply(success_status(code=201))
 

@@ -136,6 +136,11 @@ class MemoryResourceStore:
     def scan(self, prefix: str, upper: str | None, after: str | None) -> Iterator[Stored]:
         """Current objects with keys in [prefix, upper) and > after, in key order."""
         objects = self.objects
+        if not prefix and upper is None and after is None:
+            # every object (a cluster-wide list, an admission plugin's lookup): the sorted
+            # dict's values are in key order already, without a range search
+            yield from objects.values()
+            return
         for key in self.keys(prefix, upper, after):
             yield objects[key]
 

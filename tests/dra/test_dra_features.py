@@ -141,6 +141,36 @@ def test_field_paths_with_wildcards() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("obj", "path", "in_use", "after"),
+    [
+        # the parent is absent, null, or of another type: nothing is addressed
+        ({}, "spec.devices[*].taints", False, {}),
+        ({"spec": None}, "spec.x", False, {"spec": None}),
+        ({"spec": []}, "spec.x", False, {"spec": []}),
+        ({"spec": {"devices": {"a": 1}}}, "spec.devices[*].x", False,
+         {"spec": {"devices": {"a": 1}}}),
+        ({"spec": {"m": [1]}}, "spec.m{*}.x", False, {"spec": {"m": [1]}}),
+        # items that are not objects, or lack the field, are skipped; the others are addressed
+        ({"s": {"l": [None, 3, {"x": 1}, {"y": 2}, {"x": []}]}}, "s.l[*].x", True,
+         {"s": {"l": [None, 3, {}, {"y": 2}, {}]}}),
+        # wildcards nested in wildcards
+        ({"l": [{"m": {"a": {"x": 0}, "b": {}}}, {"m": {"c": {"x": None}}}]}, "l[*].m{*}.x", True,
+         {"l": [{"m": {"a": {}, "b": {}}}, {"m": {"c": {}}}]}),
+        # a path ending in a wildcard addresses no field of a dict
+        ({"l": [1, 2]}, "l[*]", False, {"l": [1, 2]}),
+        # a field holding only empty values is there but not in use; dropping removes it
+        ({"a": {"b": {}}}, "a.b", False, {"a": {}}),
+    ],
+)
+def test_field_paths_address_every_match(
+    obj: dict[str, object], path: str, in_use: bool, after: dict[str, object]
+) -> None:
+    assert field_in_use(obj, path) is in_use
+    drop_field(obj, path)
+    assert obj == after
+
+
 def test_empty_values_do_not_count_as_in_use() -> None:
     assert not field_in_use({"status": {"devices": []}}, "status.devices")
     assert field_in_use({"spec": {"x": False}}, "spec.x")

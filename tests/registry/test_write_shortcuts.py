@@ -5,7 +5,10 @@ only checked for required fields instead of walked a second time (and a ``checke
 leaves only its top level to check); field sets keep their FieldsV1
 encoding per node; the paths of a whole added sub-tree are one set shared by every sub-tree of
 that shape, a create's comparison of its spec and status and an applied configuration's set
-are memoised per top-level part; a pod spec that
+are memoised per top-level part; managedFields entries handed out are decoded, and when
+unchanged handed out again, without being read or built; a plain string or boolean field
+is taken as it is without a look at its schema; a uid is formatted without ``uuid.UUID``; a pod
+spec that
 passed the create rules is remembered; an update built from the stored version skips the fields
 it kept; a time already in its stored form is not parsed. Each
 test here takes objects of every served kind, damaged at random (fields removed, set to
@@ -15,6 +18,7 @@ computation, byte for byte.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import orjson
@@ -27,6 +31,12 @@ from fakeapi.clock import FakeClock
 from fakeapi.errors import StatusError
 from fakeapi.objects import deep_copy
 from fakeapi.patch.fieldset import FieldSet
+from fakeapi.patch.managed import (
+    ManagedEntry,
+    ManagerKey,
+    decode_managed_fields,
+    encode_managed_fields,
+)
 from fakeapi.patch.typed import (
     Comparison,
     _compare,
@@ -35,7 +45,7 @@ from fakeapi.patch.typed import (
     to_field_set,
     zero_object,
 )
-from fakeapi.registry import go_time
+from fakeapi.registry import go_time, metadata, typed_decode
 from fakeapi.registry.decode import check_decoded, check_types, decode_object
 from fakeapi.registry.options import ListOptions, WriteOptions
 from fakeapi.resources import ResourceType, default_resources
@@ -313,3 +323,124 @@ def test_a_field_set_shared_by_shape_stays_each_objects_own_through_later_writes
                     WriteOptions(field_manager="maker"))
     third = registry.get(pods, "default", "c").obj["metadata"]["managedFields"][0]["fieldsV1"]
     assert "f:image" in third["f:spec"]["f:containers"]['k:{"name":"app"}']
+
+
+#: values a field may be sent with, of every JSON type (a plain string or boolean field's own
+#: class among them), for the decoder's table of plain fields
+RETYPED = (None, "x", True, 1, 1.5, {}, [None], "")
+
+
+def retyped(obj: dict[str, Any], changes: list[tuple[int, int]]) -> dict[str, Any]:
+    """``obj`` with the paths picked by ``changes`` set to a value of another type."""
+    out = deep_copy(obj)
+    for pick, how in changes:
+        paths = all_paths(out)
+        if not paths:
+            break
+        path = paths[pick % len(paths)]
+        parent: Any = out
+        for part in path[:-1]:
+            parent = parent[part]
+        parent[path[-1]] = deep_copy(RETYPED[how])
+    return out
+
+
+def decoding(rt: ResourceType, obj: dict[str, Any], mode: str) -> bytes:
+    """Everything a decoder of ``mode`` answers for ``obj``: the object, or its error, and what
+    it reported."""
+    decoder = rt.new_decoder(mode)  # type: ignore[arg-type]
+    try:
+        out = decoder.decode(rt.schema, deep_copy(obj))
+    except typed_decode.DecodeError as exc:
+        return b"error: " + exc.message.encode()
+    return orjson.dumps(
+        [out, decoder.unknown, decoder.missing, getattr(decoder, "apply_errors", [])]
+    )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(SAMPLES),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, len(RETYPED) - 1)), max_size=4),
+    st.sampled_from(["decode", "checked", "apply", "final"]),
+)
+def test_plain_fields_decode_as_the_walk_of_their_schema_decodes_them(
+    kind_sample: tuple[ResourceType, dict[str, Any]],
+    changes: list[tuple[int, int]],
+    mode: str,
+) -> None:
+    rt, obj = kind_sample
+    body = retyped(obj, changes)
+    shortcut = decoding(rt, body, mode)
+    with pytest.MonkeyPatch.context() as patch:  # no field is taken as plain: each is walked
+        patch.setattr(typed_decode, "_plain_fields", {})
+        patch.setattr(typed_decode, "_plain_fields_of", lambda node: {})
+        assert decoding(rt, body, mode) == shortcut
+
+
+def _entry(fields: tuple[str, ...], version: str = "v1", time: str | None = "t1") -> ManagedEntry:
+    return ManagedEntry(FieldSet.from_paths(*((f,) for f in fields)), version, time)
+
+
+def _moved(managers: dict[ManagerKey, ManagedEntry]) -> None:
+    """An entry moved to another manager as it is (as ``ancient-changes`` takes one over)."""
+    key = next(iter(managers))
+    managers[("ancient-changes", "Update", key[2], "")] = managers.pop(key)
+
+
+def _replaced(managers: dict[ManagerKey, ManagedEntry]) -> None:
+    key = next(iter(managers))
+    managers[key] = _entry(("f:replaced",), time="t9")
+
+
+def _timeless(managers: dict[ManagerKey, ManagedEntry]) -> None:
+    key = next(iter(managers))
+    managers[key] = ManagedEntry(managers[key].fields, managers[key].api_version, "")
+
+
+def _emptied(managers: dict[ManagerKey, ManagedEntry]) -> None:
+    key = next(iter(managers))
+    managers[key] = ManagedEntry(FieldSet(), "v1", "t1")
+
+
+@pytest.mark.parametrize("change", [None, _moved, _replaced, _timeless, _emptied])
+@pytest.mark.parametrize(
+    "managers",
+    [
+        {("a", "Update", "v1", ""): _entry(("f:spec",))},
+        {
+            ("a", "Update", "v1", ""): _entry(("f:spec",), time="t2"),
+            ("b", "Update", "v1", "status"): _entry(("f:status",), time="t1"),
+            ("c", "Apply", "", ""): _entry(("f:metadata",), version="v2", time=None),
+        },
+        {
+            ("b", "Update", "v2", ""): _entry(("f:x",)),
+            ("b", "Update", "v1", ""): _entry(("f:x",)),
+        },
+    ],
+)
+def test_handed_out_managed_fields_entries_decode_and_encode_as_their_json_does(
+    managers: dict[ManagerKey, ManagedEntry], change: Any
+) -> None:
+    entries = encode_managed_fields(dict(managers))
+    # the next write of the object decodes the very entries handed out (the shortcut), where
+    # the long way reads them again from their JSON
+    short = decode_managed_fields(entries)
+    long = decode_managed_fields(orjson.loads(orjson.dumps(entries)))
+    assert sorted(short) == sorted(long)
+    assert all(short[key].fields == long[key].fields for key in short)
+    for decoded in (short, long):
+        if change is not None:
+            change(decoded)
+    assert orjson.dumps(encode_managed_fields(short)) == orjson.dumps(
+        encode_managed_fields(long)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_a_new_uid_reads_as_uuid4_reads_the_same_random_bytes(random: bytes) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(metadata.os, "urandom", lambda size: random)
+        uid = metadata.new_uid()
+    assert uid == str(uuid.UUID(bytes=random, version=4))
