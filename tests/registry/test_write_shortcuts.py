@@ -69,18 +69,27 @@ def all_paths(value: Any, prefix: Path = ()) -> list[Path]:
     return out
 
 
+def picked(obj: dict[str, Any], pick: int) -> tuple[Any, str | int] | None:
+    """The container and key of the ``pick``-th path of ``obj`` (wrapping); None when it has
+    no paths."""
+    paths = all_paths(obj)
+    if not paths:
+        return None
+    path = paths[pick % len(paths)]
+    parent: Any = obj
+    for part in path[:-1]:
+        parent = parent[part]
+    return parent, path[-1]
+
+
 def damaged(obj: dict[str, Any], changes: list[tuple[int, int]]) -> dict[str, Any]:
     """``obj`` with the paths picked by ``changes`` removed or replaced by an empty value."""
     out = deep_copy(obj)
     for pick, how in changes:
-        paths = all_paths(out)
-        if not paths:
+        found = picked(out, pick)
+        if found is None:
             break
-        path = paths[pick % len(paths)]
-        parent: Any = out
-        for part in path[:-1]:
-            parent = parent[part]
-        last = path[-1]
+        parent, last = found
         if how == 0:
             del parent[last]
         else:
@@ -334,14 +343,11 @@ def retyped(obj: dict[str, Any], changes: list[tuple[int, int]]) -> dict[str, An
     """``obj`` with the paths picked by ``changes`` set to a value of another type."""
     out = deep_copy(obj)
     for pick, how in changes:
-        paths = all_paths(out)
-        if not paths:
+        found = picked(out, pick)
+        if found is None:
             break
-        path = paths[pick % len(paths)]
-        parent: Any = out
-        for part in path[:-1]:
-            parent = parent[part]
-        parent[path[-1]] = deep_copy(RETYPED[how])
+        parent, last = found
+        parent[last] = deep_copy(RETYPED[how])
     return out
 
 
