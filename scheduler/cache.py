@@ -125,10 +125,25 @@ class Cache:
         node_name = (pod.get("spec") or {}).get("nodeName") or ""
         if not node_name or _terminal(pod):
             return
-        info = PodInfo(pod)
-        self._assumed.pop(info.uid, None)
-        self._unplace(info.uid)
+        uid = (pod.get("metadata") or {}).get("uid", "")
+        info = self._confirmed_info(uid, pod, node_name) or PodInfo(pod)
+        self._assumed.pop(uid, None)
+        self._unplace(uid)
         self._place(info, node_name)
+
+    def _confirmed_info(self, uid: str, pod: Obj, node_name: str) -> PodInfo | None:
+        """The assumed pod's info carried over to its bound version (the binding only sets
+        ``spec.nodeName``), or None when the pod was not assumed on this node."""
+        if uid not in self._assumed or self._pod_nodes.get(uid) != node_name:
+            return None
+        node = self._nodes.get(node_name)
+        assumed = node.pods.get(uid) if node is not None else None
+        if assumed is None:
+            return None
+        spec = dict(pod.get("spec") or {})
+        if spec.pop("nodeName", None) != node_name or "nodeName" in assumed.spec:
+            return None
+        return assumed.for_version(pod, spec=spec)
 
     def update_pod(self, old: Obj, new: Obj) -> None:
         if _terminal(new):

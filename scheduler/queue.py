@@ -253,7 +253,12 @@ class SchedulingQueue:
 
     def update(self, old: Obj, new: Obj) -> None:
         uid = (new.get("metadata") or {}).get("uid", "")
-        info = PodInfo(new)
+        known = self._queued(uid)
+        info = (
+            known.info.for_version(new, spec=new.get("spec") or {})
+            if known is not None
+            else PodInfo(new)
+        )
         entry = self._active_by_uid.get(uid)
         if entry is not None:
             entry.removed = True
@@ -281,6 +286,16 @@ class SchedulingQueue:
             self._requeue(qpi)
         else:
             self._park(qpi)  # filed again: its keys may have changed
+
+    def _queued(self, uid: str) -> QueuedPodInfo | None:
+        entry = self._active_by_uid.get(uid)
+        if entry is not None:
+            return entry.qpi
+        return (
+            self._backoff_pods.get(uid)
+            or self._in_flight_pods.get(uid)
+            or self._unschedulable.get(uid)
+        )
 
     def delete(self, pod: Obj) -> None:
         uid = (pod.get("metadata") or {}).get("uid", "")

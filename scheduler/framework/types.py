@@ -207,6 +207,21 @@ class PodInfo:
         spec: Obj = self.pod.get("spec") or {}
         return spec
 
+    def for_version(self, pod: Obj, *, spec: Obj) -> PodInfo:
+        """This info for ``pod``, a later version of the same pod: what is derived from the spec
+        is taken over when ``spec`` (``pod``'s spec, bar what the caller knows derives nothing)
+        equals this version's, else worked out again. A status update or the binding leaves the
+        spec as it was, so a pod's requests are read once, not once per informer event."""
+        if spec != (self.pod.get("spec") or {}):
+            return PodInfo(pod)
+        info = PodInfo.__new__(PodInfo)
+        info.pod = pod
+        info.name, info.namespace, info.uid, info.key = (
+            self.name, self.namespace, self.uid, self.key
+        )
+        info.requests, info.non_zero, info.affinity = self.requests, self.non_zero, self.affinity
+        return info
+
 
 @dataclass(slots=True)
 class QueuedPodInfo:

@@ -150,7 +150,16 @@ class ClaimTracker:
         if allocation is None and uid in self._pending:
             allocation = self._pending[uid].allocation
         recorded = self._recorded.get(uid)
-        if recorded is allocation or (recorded is not None and recorded == allocation):
+        if recorded is allocation:
+            return
+        if (
+            recorded is not None
+            and allocation is not None
+            and recorded.get("devices") == allocation.get("devices")
+        ):
+            # the inventory counts only the devices: an allocation written as Reserve chose
+            # it (now with its timestamp) or seen again leaves every count as it was
+            self._recorded[uid] = allocation
             return
         if self.on_pool_change is not None:
             for pool in _pools(recorded) | _pools(allocation):

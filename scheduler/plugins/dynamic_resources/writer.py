@@ -238,8 +238,9 @@ class ClaimWriter:
         # re-reads at once (no pause: the writes are in-process and already done).
         claim: Obj = await retry_on_conflict(attempt, clock=self.clock, delay=0.0)
         self.tracker.assume(claim)
-        klog.info(log, "reserved", pod=kobj(pod), resourceclaim=f"{namespace}/{name}",
-                  **({"allocated": _devices(allocation)} if wrote and allocation else {}))
+        if log.isEnabledFor(logging.INFO):  # the fields cost more than the check
+            klog.info(log, "reserved", pod=kobj(pod), resourceclaim=f"{namespace}/{name}",
+                      **({"allocated": _devices(allocation)} if wrote and allocation else {}))
         return claim, wrote
 
     async def wait_for_binding_conditions(
