@@ -219,7 +219,13 @@ class PodInfo:
         info.name, info.namespace, info.uid, info.key = (
             self.name, self.namespace, self.uid, self.key
         )
-        info.requests, info.non_zero, info.affinity = self.requests, self.non_zero, self.affinity
+        info.requests, info.non_zero = self.requests, self.non_zero
+        # affinity terms read the labels too (matchLabelKeys, mismatchLabelKeys)
+        info.affinity = (
+            self.affinity
+            if self.affinity is None or meta(pod).get("labels") == meta(self.pod).get("labels")
+            else affinity_terms(pod)
+        )
         return info
 
 

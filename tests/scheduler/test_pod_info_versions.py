@@ -77,3 +77,32 @@ def test_a_pod_bound_elsewhere_than_assumed_moves_to_its_node() -> None:
     assert n1 is not None and n2 is not None
     assert "u1" not in n1.pods
     assert n2.pods["u1"].pod["spec"]["nodeName"] == "n2"
+
+
+def test_a_relabelled_version_reads_its_match_label_keys_terms_again() -> None:
+    """``matchLabelKeys`` takes the values of the pod's own labels into the term's selector, so a
+    version with other labels but the same spec has other affinity terms."""
+
+    def labelled(app: str, rv: str) -> dict[str, Any]:
+        version = pod("1", rv=rv)
+        version["metadata"]["labels"] = {"app": app}
+        version["spec"]["affinity"] = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "labelSelector": {"matchLabels": {"tier": "backend"}},
+                        "topologyKey": "kubernetes.io/hostname",
+                        "matchLabelKeys": ["app"],
+                    }
+                ]
+            }
+        }
+        return version
+
+    first = PodInfo(labelled("web", "1"))
+    relabelled = labelled("db", "2")
+    same_labels = labelled("web", "3")
+    carried = first.for_version(relabelled, spec=relabelled["spec"])
+    assert carried.affinity == PodInfo(relabelled).affinity
+    assert carried.affinity != first.affinity
+    assert first.for_version(same_labels, spec=same_labels["spec"]).affinity is first.affinity
