@@ -318,7 +318,7 @@ class Informer:
             cached = self._cache.get(identity[0]) or self._tombstones.get(identity[0])
             if cached is not None and not _newer_version(identity[1], cached):
                 return  # already seen (our own write): the object need not even be decoded
-        obj = event.object if self.transform is None else self.transform(event.object)
+        obj = self._transformed(event)
         key = object_key(obj)
         if event.type == "DELETED":
             self._tombstones.pop(key, None)
@@ -326,6 +326,18 @@ class Informer:
                 self._deleted(obj)
             return
         self._upsert(key, obj)
+
+    def _transformed(self, event: WatchEvent) -> Obj:
+        """The event's object as the cache keeps it: a transport's lean decoding when the
+        transform would only drop the managedFields it leaves out (the same object)."""
+        transform = self.transform
+        if transform is None:
+            return event.object
+        if transform is strip_managed_fields:
+            lean = event.without_managed_fields()
+            if lean is not None:
+                return lean
+        return transform(event.object)
 
     def _upsert(self, key: str, obj: Obj) -> None:
         cached = self._cache.get(key) or self._tombstones.get(key)

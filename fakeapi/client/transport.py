@@ -199,10 +199,12 @@ class WatchEvent:
     A transport that knows an event's object key (``namespace/name``) and resourceVersion without
     decoding the object passes them as ``identity`` and the decoding as ``decode``: the object is
     then decoded on first access only, so a reader that already holds that version (an informer
-    that took it from its own write) skips the work.
+    that took it from its own write) skips the work. It may also pass ``decode_lean``, a
+    decoding of the object without ``metadata.managedFields``, for a reader that drops them
+    anyway (:meth:`without_managed_fields`): half a pod's JSON is its managedFields.
     """
 
-    __slots__ = ("_decode", "_object", "identity", "type")
+    __slots__ = ("_decode", "_decode_lean", "_object", "identity", "type")
 
     def __init__(
         self,
@@ -211,14 +213,23 @@ class WatchEvent:
         *,
         decode: Callable[[], Obj] | None = None,
         identity: tuple[str, str] | None = None,
+        decode_lean: Callable[[], Obj] | None = None,
     ) -> None:
         if object is None and decode is None:
             raise ValueError("a watch event needs its object or a way to decode it")
         self.type = type
         self._object = object
         self._decode = decode
+        self._decode_lean = decode_lean
         #: (object key, resourceVersion), when the transport knows them without decoding
         self.identity = identity
+
+    def without_managed_fields(self) -> Obj | None:
+        """The object without ``metadata.managedFields``, a new one decoded for this call, when
+        the transport can decode it so and the object was not decoded whole yet; else None."""
+        if self._object is not None or self._decode_lean is None:
+            return None
+        return self._decode_lean()
 
     @property
     def object(self) -> Obj:

@@ -31,7 +31,14 @@ from fakeapi import errors
 from fakeapi.errors import StatusError, bad_request
 from fakeapi.registry.options import WriteOptions
 from fakeapi.registry.resource_table import ResourceType
-from fakeapi.registry.typed_decode import DecodeError, DecodeMode, ObjectDecoder, json_type_name
+from fakeapi.registry.typed_decode import (
+    DecodeError,
+    DecodeMode,
+    ObjectDecoder,
+    TypedDecoder,
+    json_type_name,
+)
+from fakeapi.schema import SchemaNode
 from fakeapi.validation import field as fe
 
 __all__ = ["decode_object", "decode_patched", "check_types", "check_decoded", "cannot_handle"]
@@ -94,7 +101,11 @@ def _decode_changed(
     (a ``checked`` decoder's) collects the required fields found absent in the parts decoded.
     """
     if not stored or not isinstance(obj, dict):
-        decoded = decoder.decode(rt.schema, obj)
+        decoded = (
+            _decode_created(decoder, rt.schema, obj)
+            if isinstance(decoder, TypedDecoder) and isinstance(obj, dict)
+            else decoder.decode(rt.schema, obj)
+        )
         if missing is not None:
             missing.extend(decoder.missing)
         return decoded
@@ -131,6 +142,54 @@ def _decode_changed(
 
 
 _TYPE_META = ("apiVersion", "kind")
+
+#: the part of a new object whose decoding is kept (see :func:`_decode_created`)
+_REPEATED_PART = "spec"
+_DECODED_PARTS_KEPT = 512
+#: decoded ``spec`` parts by schema, decoder version and mode, and the part's JSON as sent; the
+#: node is held by its key, so a schema compiled again is a new key, never a stale answer
+_decoded_parts: dict[tuple[SchemaNode, str, str, bytes], bytes] = {}
+
+
+def _decode_created(
+    decoder: TypedDecoder, schema: SchemaNode, obj: dict[str, Any]
+) -> dict[str, Any]:
+    """``decoder.decode(schema, obj)`` for a new object, its ``spec`` walked once per content.
+
+    Objects made from one template (the pods of a workload, the claims of their template)
+    send the same ``spec`` again and again. Its typed decoding depends only on the schema, the
+    decoder's version and mode, and its JSON (which tells an integer from a float and a boolean
+    from a number), and a part whose walk reported nothing (no unknown field, no missing
+    required field; a type error raises) adds nothing to the walk of the rest. So the decoded
+    JSON of such a part is kept, and the next object sending the same bytes gets a fresh copy
+    of it in its place while the rest of the object is walked as usual, the result's keys in
+    the order the walk gives them.
+    """
+    part = obj.get(_REPEATED_PART)
+    if not isinstance(part, dict) or not part:
+        return decoder.decode(schema, obj)
+    try:
+        content = orjson.dumps(part)
+    except TypeError:  # not JSON (an integer beyond 64 bits): walked, not kept
+        return decoder.decode(schema, obj)
+    key = (schema, decoder.package, decoder.mode, content)
+    known = _decoded_parts.get(key)
+    if known is None:
+        decoded = decoder.decode(schema, obj)
+        found = decoded.get(_REPEATED_PART)
+        if not decoder.unknown and not decoder.missing and isinstance(found, dict):
+            if len(_decoded_parts) >= _DECODED_PARTS_KEPT:
+                _decoded_parts.clear()  # a miss is only the long way
+            _decoded_parts[key] = orjson.dumps(found)
+        return decoded
+    rest = decoder.decode(schema, {k: v for k, v in obj.items() if k != _REPEATED_PART})
+    out: dict[str, Any] = {}
+    for name in obj:
+        if name == _REPEATED_PART:
+            out[name] = orjson.loads(known)
+        elif name in rest:
+            out[name] = rest[name]
+    return out
 
 
 def decode_object(

@@ -88,6 +88,18 @@ def _decode(raw: bytes) -> Obj:
     return obj
 
 
+def _decode_lean(obj: Obj) -> Obj:
+    """A new copy of the stored ``obj`` (the very object its bytes were encoded from, never
+    modified) without ``metadata.managedFields``: what decoding its bytes and dropping them
+    gives, key order included, for about two thirds of the cost (a pod's managedFields are half
+    its JSON, and encoding the rest is cheap)."""
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and "managedFields" in meta:
+        lean = {key: value for key, value in meta.items() if key != "managedFields"}
+        obj = {**obj, "metadata": lean}
+    return _decode(orjson.dumps(obj))
+
+
 class InProcessTransport:
     """Serve client requests from ``registry`` in the calling task.
 
@@ -243,6 +255,7 @@ class InProcessTransport:
                             etype,
                             decode=functools.partial(_decode, raw),
                             identity=(object_key(obj), str(meta["resourceVersion"])),
+                            decode_lean=functools.partial(_decode_lean, obj),
                         )
                     continue
                 if watcher.closed:

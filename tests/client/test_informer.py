@@ -304,3 +304,26 @@ async def test_a_transform_shapes_what_is_cached_from_lists_watches_and_own_writ
     finally:
         await factory.stop()
 
+
+
+async def test_a_watched_object_cached_without_managed_fields_is_the_stored_one_less_them(
+    client: Client, writer: Client, eventually: Eventually
+) -> None:
+    factory = InformerFactory(writer, clock=FakeClock(), transform=strip_managed_fields)
+    informer = factory.informer(WIDGETS)
+    factory.start()
+    await factory.wait_for_sync(timeout=5)
+    body = widget("watched", size=2, ratio=0.5, big=2**62, flags=[True, None], nested={"a": {}})
+    await client.create(WIDGETS, body=body)  # another client's write: reaches it by the watch
+    await eventually(lambda: len(informer) == 1)
+    try:
+        cached = informer.get("default/watched")
+        stored = await client.get(WIDGETS, name="watched", namespace="default")
+        assert stored["metadata"]["managedFields"]
+        assert cached is not None
+        assert list(cached["metadata"]) == [k for k in stored["metadata"] if k != "managedFields"]
+        assert cached == strip_managed_fields(stored)
+        cached["spec"]["size"] = 99  # a careless reader's change stays in its copy
+        assert (await client.get(WIDGETS, name="watched", namespace="default")) == stored
+    finally:
+        await factory.stop()
