@@ -45,6 +45,7 @@ from fakeapi import errors
 from fakeapi.auth.attributes import Attributes, forbidden
 from fakeapi.auth.request_info import pinned_name
 from fakeapi.auth.user import UserInfo
+from fakeapi.client.informer import strip_managed_fields
 from fakeapi.client.resource import Resource
 from fakeapi.client.transport import (
     PATCH_CONTENT_TYPES,
@@ -93,11 +94,7 @@ def _decode_lean(obj: Obj) -> Obj:
     modified) without ``metadata.managedFields``: what decoding its bytes and dropping them
     gives, key order included, for about two thirds of the cost (a pod's managedFields are half
     its JSON, and encoding the rest is cheap)."""
-    meta = obj.get("metadata")
-    if isinstance(meta, dict) and "managedFields" in meta:
-        lean = {key: value for key, value in meta.items() if key != "managedFields"}
-        obj = {**obj, "metadata": lean}
-    return _decode(orjson.dumps(obj))
+    return _decode(orjson.dumps(strip_managed_fields(obj)))
 
 
 class InProcessTransport:
