@@ -80,6 +80,7 @@ from fakeapi.scheduler.plugins.dynamic_resources import Allocator
 from fakeapi.scheduler.queue import SchedulingQueue
 from fakeapi.server import inprocess
 from fakeapi.server.inprocess import InProcessTransport
+from fakeapi.timefmt import format_time
 
 DRIVER = "test-driver.cdi.k8s.io"
 CLASS = "test-class"
@@ -390,11 +391,17 @@ def claim_body(name: str, *, owner: dict[str, Any] | None = None) -> dict[str, A
 
 
 def allocation(node: str, device: str) -> dict[str, Any]:
-    """The allocation of one device of a node's pool to the claim's request."""
+    """The allocation of one device of a node's pool to the claim's request, as the scheduler
+    writes it (a node-local device: the node selector names the node)."""
     return {
         "devices": {
             "results": [{"request": "req-0", "driver": DRIVER, "pool": node, "device": device}]
-        }
+        },
+        "nodeSelector": {
+            "nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+            ]
+        },
     }
 
 
@@ -453,10 +460,18 @@ async def api_ceiling(scale: float, *, nodes: int | None = None, count: int | No
     async def seven_writes(name: str, i: int) -> None:
         pod, claim = await bench.template_pod(name)
         node = f"scheduler-perf-dra-{(i // 10) % nodes}"
-        claim["metadata"]["finalizers"] = [DELETE_PROTECTION_FINALIZER]
-        claim = dict(await client.update(RESOURCE_CLAIMS, body=claim))
+        # the bodies the scheduler sends: the finalizer added to the claim as its informer
+        # holds it (no managedFields), then the allocation with its timestamp and the
+        # reservation on the reply, then a binding that names the pod's uid
+        metadata = dict(claim["metadata"])
+        del metadata["managedFields"]
+        metadata["finalizers"] = [DELETE_PROTECTION_FINALIZER]
+        claim = dict(await client.update(RESOURCE_CLAIMS, body={**claim, "metadata": metadata}))
         claim["status"] = {
-            "allocation": allocation(node, f"instance-{i % 10}"),
+            "allocation": {
+                **allocation(node, f"instance-{i % 10}"),
+                "allocationTimestamp": format_time(bench.clock.now()),
+            },
             "reservedFor": [
                 {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
             ],
@@ -470,7 +485,11 @@ async def api_ceiling(scale: float, *, nodes: int | None = None, count: int | No
             body={
                 "apiVersion": "v1",
                 "kind": "Binding",
-                "metadata": {"name": pod["metadata"]["name"], "namespace": NS},
+                "metadata": {
+                    "name": pod["metadata"]["name"],
+                    "namespace": NS,
+                    "uid": pod["metadata"]["uid"],
+                },
                 "target": {"apiVersion": "v1", "kind": "Node", "name": node},
             },
         )
