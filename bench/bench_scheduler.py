@@ -463,10 +463,9 @@ async def api_ceiling(scale: float, *, nodes: int | None = None, count: int | No
         # the bodies the scheduler sends: the finalizer added to the claim as its informer
         # holds it (no managedFields), then the allocation with its timestamp and the
         # reservation on the reply, then a binding that names the pod's uid
-        metadata = dict(claim["metadata"])
-        del metadata["managedFields"]
-        metadata["finalizers"] = [DELETE_PROTECTION_FINALIZER]
-        claim = dict(await client.update(RESOURCE_CLAIMS, body={**claim, "metadata": metadata}))
+        held = strip_managed_fields(claim)  # a copy of the top level and metadata
+        held["metadata"]["finalizers"] = [DELETE_PROTECTION_FINALIZER]
+        claim = dict(await client.update(RESOURCE_CLAIMS, body=held))
         claim["status"] = {
             "allocation": {
                 **allocation(node, f"instance-{i % 10}"),

@@ -68,7 +68,7 @@ from fakeapi.scheduler.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from fakeapi.scheduler.framework.registry import PluginFactory, Registry, merge_registries
 from fakeapi.scheduler.framework.runtime import Framework
 from fakeapi.scheduler.framework.status import Code, Status
-from fakeapi.scheduler.framework.types import NodeInfo, PodInfo, QueuedPodInfo
+from fakeapi.scheduler.framework.types import NodeInfo, QueuedPodInfo
 from fakeapi.scheduler.framework.waiting import WaitingPod
 from fakeapi.scheduler.metrics import SchedulerMetrics
 from fakeapi.scheduler.plugins import default_profile, in_tree_registry
@@ -336,7 +336,7 @@ class Scheduler:
             self.queue.done(qpi.uid)
             return
         if pod is not qpi.pod:
-            qpi.info = PodInfo(pod)
+            qpi.info = qpi.info.for_version(pod, spec=pod.get("spec") or {})
         start = self.clock.monotonic()
         state = CycleState()
         state.pod_info = qpi.info
